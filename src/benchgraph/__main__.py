@@ -1,0 +1,5 @@
+"""python -m benchgraph"""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,297 @@
+"""Compose the steps: record files -> records -> RDF -> checked -> inferred -> query store.
+
+The only module that knows their order. Work is cached per record file (cache.py) and the
+on-disk pyoxigraph store is updated graph by graph, so an edit to one record rebuilds one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import pyoxigraph as ox
+from rdflib import Graph, URIRef
+
+from . import __version__
+from .cache import Cache, Entry
+from .convert import provenance_triples, record_triples
+from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
+from .infer import Reasoner, derive
+from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
+from .provenance import display_path, last_commits
+from .rdfio import nquads
+from .records import find_record_files, load_record
+from .validate import check_record
+
+PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves
+
+
+@dataclass
+class BuildResult:
+    """A built dataset: where its store is, what was wrong, what was left out."""
+
+    store_path: Path
+    key: str
+    problems: list[Problem] = field(default_factory=list)
+    invalid_records: list[str] = field(default_factory=list)
+    left_out: dict[str, str] = field(default_factory=dict)
+    records: int = 0
+    rebuilt: int = 0
+
+    @property
+    def conforms(self) -> bool:
+        return not any(p.severity == VIOLATION for p in self.problems)
+
+    def open(self) -> ox.Store:
+        """The built store, read-only (several readers may share it)."""
+        return ox.Store.read_only(str(self.store_path))
+
+
+def resource(*parts: str) -> Path:
+    """A file shipped with benchgraph (ontology/, shapes/, queries/)."""
+    return Path(str(resources.files("benchgraph").joinpath("resources", *parts)))
+
+
+@lru_cache(maxsize=1)
+def code_key() -> str:
+    """A hash of benchgraph's code, ontology and shapes: a change to any rebuilds all."""
+    h = hashlib.blake2b(__version__.encode(), digest_size=16)
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.read_bytes())
+    for folder in ("ontology", "shapes"):
+        for path in sorted(resource(folder).glob("*.ttl")):
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def ontology_graph() -> Graph:
+    """benchgraph's own ontology (and unit declarations), parsed."""
+    g = Graph()
+    for path in sorted(resource("ontology").glob("*.ttl")):
+        try:
+            g.parse(path, format="turtle")
+        except Exception as exc:  # any parse failure means the install itself is broken
+            raise CannotRun(f"{path}: the ontology does not parse: {exc}") from exc
+    return g
+
+
+@lru_cache(maxsize=1)
+def reasoner() -> Reasoner:
+    return Reasoner(ontology_graph())
+
+
+def cache_dir_for(data_dir: Path) -> Path:
+    """Where the build of data_dir is cached: $BENCHGRAPH_CACHE or .benchgraph/ beside it."""
+    env = os.environ.get("BENCHGRAPH_CACHE")
+    root = Path(env) if env else data_dir.resolve().parent / ".benchgraph"
+    name = hashlib.blake2b(str(data_dir.resolve()).encode(), digest_size=6).hexdigest()
+    return root / f"{data_dir.resolve().name}-{name}" / code_key()[:16]
+
+
+def process(path: str, data_dir: str, shown: str, commit: str | None, digest: str) -> Entry:
+    """One record file -> its cache entry (runs in worker processes)."""
+    record, problems = load_record(Path(path), Path(data_dir), shown)
+    if record is None:
+        return Entry(shown, digest, None, None, "", "", problems, [], {})
+    triples = record_triples(record)
+    problems += check_record(record, triples)
+    own = str(record_iri(record.kind, record.id))
+    inferred = reasoner().local(triples, own)
+    triples += provenance_triples(record, shown, commit)
+    return Entry(
+        shown, digest, record.kind, record.id,
+        nquads(triples, graph_iri(record.kind, record.id)),
+        nquads(inferred, INFERRED_GRAPH), problems, list(record.references()), record.lines,
+    )
+
+
+def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None) -> BuildResult:
+    """Build (or bring up to date) the query store of data_dir.
+
+    Raises RecordsInvalid when a record has a violation, unless skip_invalid, which leaves
+    out the invalid records and those linking to them and reports each.
+    """
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise CannotRun(f"{data_dir}: no such data folder")
+    ontology = ontology_graph()
+    work = cache_dir_for(data_dir)
+    _drop_stale_builds(work)
+    cache = Cache(work / "cache.sqlite")
+    try:
+        return _build(data_dir, work, cache, ontology, skip_invalid, jobs)
+    finally:
+        cache.close()
+
+
+def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_invalid: bool,
+           jobs: int | None) -> BuildResult:
+    files = find_record_files(data_dir)
+    commits = last_commits(data_dir)
+    shown = {p: display_path(p, data_dir) for p in files}
+    digests = {}
+    for p in files:
+        h = hashlib.blake2b(p.read_bytes(), digest_size=16)
+        h.update(shown[p].encode() + b"\0" + (commits.get(shown[p]) or "").encode())
+        digests[shown[p]] = h.hexdigest()
+
+    known = cache.digests()
+    stale = [p for p in files if known.get(shown[p]) != digests[shown[p]]]
+    args = [(str(p), str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
+            for p in stale]
+    if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
+        with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
+            fresh = list(pool.map(process, *zip(*args), chunksize=64))
+    else:
+        fresh = [process(*a) for a in args]
+    cache.put(fresh)
+    cache.forget([p for p in known if p not in digests])
+    entries = cache.get(list(digests))
+    entries.update({e.path: e for e in fresh})
+
+    problems = [p for e in entries.values() for p in e.problems]
+    problems += _link_problems(entries)
+    left_out = _left_out(entries, problems) if skip_invalid else {}
+    if not skip_invalid and any(p.severity == VIOLATION for p in problems):
+        cache.commit()
+        raise RecordsInvalid(problems)
+
+    included = {path: e for path, e in entries.items()
+                if e.kind is not None and path not in left_out}
+    store_path = work / "store"
+    try:
+        store = ox.Store(str(store_path))
+    except OSError as exc:
+        raise CannotRun(f"{store_path}: the build store is in use or broken: {exc}") from exc
+    changed_runs = _update_store(store, cache, included, ontology)
+    derive(store, changed_runs)
+    store.flush()
+    del store
+    key = hashlib.blake2b(
+        "".join(sorted(e.digest for e in included.values())).encode() + code_key().encode(),
+        digest_size=16,
+    ).hexdigest()
+    cache.set_meta("key", key)
+    cache.commit()
+    invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
+    return BuildResult(store_path, key, sorted(problems), invalid, left_out, len(included),
+                       len(fresh))
+
+
+def _link_problems(entries: dict[str, Entry]) -> list[Problem]:
+    """Duplicate ids, and links to records that do not exist."""
+    owners: dict[tuple[str, str], str] = {}
+    problems = []
+    for path, e in sorted(entries.items()):
+        if e.kind is None:
+            continue
+        first = owners.setdefault((e.kind, e.id), path)
+        if first != path:
+            problems.append(Problem(path, e.lines.get("id", 1), "id",
+                                    f"is also the id of {first}", value=e.id,
+                                    code="duplicate-id"))
+    for path, e in entries.items():
+        for dotted, target, kind in e.refs:
+            if (kind, target) not in owners:
+                problems.append(Problem(
+                    path, _line(e.lines, dotted), dotted.split(".")[0],
+                    f"names a record that does not exist ({kind}/{target}.yaml)",
+                    value=target, code="dangling-reference",
+                ))
+    return problems
+
+
+def _line(lines: dict[str, int], dotted: str) -> int:
+    while dotted:
+        if dotted in lines:
+            return lines[dotted]
+        dotted = dotted.rpartition(".")[0]
+    return 1
+
+
+def _left_out(entries: dict[str, Entry], problems: list[Problem]) -> dict[str, str]:
+    """Records to leave out: the invalid ones, then those linking to a left-out record."""
+    out = {}
+    for p in problems:
+        if p.severity == VIOLATION and p.file not in out:
+            out[p.file] = f"{p}"
+    by_key = {(e.kind, e.id): path for path, e in entries.items() if e.kind}
+    changed = True
+    while changed:
+        changed = False
+        for path, e in entries.items():
+            if path in out:
+                continue
+            for dotted, target, kind in e.refs:
+                other = by_key.get((kind, target))
+                if other in out:
+                    out[path] = f"links to {other}, which is left out ({dotted})"
+                    changed = True
+                    break
+    return out
+
+
+def _update_store(store: ox.Store, cache: Cache, included: dict[str, Entry],
+                  ontology: Graph) -> list[str] | None:
+    """Bring the store to hold exactly the included records; return the runs to re-derive
+    (None: all of them)."""
+    wanted = {str(graph_iri(e.kind, e.id)): (e.digest, e) for e in included.values()}
+    onto_nq = nquads(ontology, ONTOLOGY_IRI)
+    wanted[str(ONTOLOGY_IRI)] = (hashlib.blake2b(onto_nq.encode()).hexdigest(), None)
+    loaded = cache.loaded()
+    remove = [g for g, d in loaded.items() if wanted.get(g, (None,))[0] != d]
+    add = {g: d for g, (d, _) in wanted.items() if loaded.get(g) != d}
+    for g in remove:
+        store.remove_graph(ox.NamedNode(g))
+    if remove:
+        _remove_inferred(store, cache, remove)
+    chunks = []
+    for g in add:
+        entry = wanted[g][1]
+        chunks.append(onto_nq if entry is None else entry.stated + entry.inferred)
+    if chunks:
+        store.bulk_load("".join(chunks).encode(), ox.RdfFormat.N_QUADS)
+    cache.set_loaded({g: wanted[g][0] for g in add}, remove)
+    _remember_inferred(cache, {g: wanted[g][1] for g in add})
+    if len(add) + len(remove) > len(wanted) // 2:
+        return None
+    kinds = {g.split("/")[-2] for g in set(add) | set(remove)}
+    if kinds - {"benchmarks"}:
+        return None  # a linked record changed: every run may see it
+    return sorted(str(record_iri("benchmarks", g.rsplit("/", 1)[1]))
+                  for g in set(add) | set(remove))
+
+
+def _remember_inferred(cache: Cache, added: dict[str, Entry | None]) -> None:
+    cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY, nq TEXT)")
+    cache.db.executemany("INSERT OR REPLACE INTO inferred VALUES (?, ?)",
+                         [(g, e.inferred) for g, e in added.items() if e is not None])
+
+
+def _remove_inferred(store: ox.Store, cache: Cache, graphs: list[str]) -> None:
+    """Remove what the local reasoning added for these records: their own nodes only, so no
+    other record shares these triples."""
+    cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY, nq TEXT)")
+    for g in graphs:
+        row = cache.db.execute("SELECT nq FROM inferred WHERE graph = ?", (g,)).fetchone()
+        if row and row[0]:
+            for quad in ox.parse(row[0].encode(), ox.RdfFormat.N_QUADS):
+                store.remove(quad)
+        cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
+
+
+def _drop_stale_builds(work: Path) -> None:
+    """Keep only the current code version's build of this data folder."""
+    parent = work.parent
+    if parent.is_dir():
+        for other in parent.iterdir():
+            if other != work and other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)

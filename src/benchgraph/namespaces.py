@@ -1,0 +1,53 @@
+"""The namespaces benchgraph writes, and the IRIs of records and graphs."""
+
+from __future__ import annotations
+
+from rdflib import Namespace, URIRef
+from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD, SDO
+
+BASE = "https://w3id.org/benchgraph/"
+BG = Namespace(BASE + "ontology#")
+ID = Namespace(BASE + "id/")
+GRAPH = Namespace(BASE + "graph/")
+UNIT = Namespace(BASE + "unit/")
+QUDT = Namespace("http://qudt.org/schema/qudt/")
+QUDT_UNIT = Namespace("http://qudt.org/vocab/unit/")
+MLS = Namespace("http://www.w3.org/ns/mls#")
+SOSA = Namespace("http://www.w3.org/ns/sosa/")
+SCHEMA = SDO
+
+ONTOLOGY_IRI = URIRef(BASE + "ontology")
+INFERRED_GRAPH = GRAPH["inferred"]
+
+PREFIXES = {
+    "bg": str(BG),
+    "bgid": str(ID),  # queries only: dumps keep record IRIs whole
+    "bgunit": str(UNIT),
+    "rdf": str(RDF),
+    "rdfs": str(RDFS),
+    "owl": str(OWL),
+    "xsd": str(XSD),
+    "skos": str(SKOS),
+    "dct": str(DCTERMS),
+    "prov": str(PROV),
+    "schema": str(SCHEMA),
+    "qudt": str(QUDT),
+    "unit": str(QUDT_UNIT),
+    "mls": str(MLS),
+    "sosa": str(SOSA),
+}
+
+
+def record_iri(kind: str, record_id: str) -> URIRef:
+    """The IRI of a record: https://w3id.org/benchgraph/id/<kind folder>/<id>."""
+    return URIRef(f"{ID}{kind}/{record_id}")
+
+
+def graph_iri(kind: str, record_id: str) -> URIRef:
+    """The named graph holding what one record file states."""
+    return URIRef(f"{GRAPH}{kind}/{record_id}")
+
+
+def sparql_prefixes() -> str:
+    """PREFIX lines for every namespace above, for saved queries and the CLI."""
+    return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())

@@ -1,0 +1,84 @@
+"""Saved queries (queries/*.rq) and running SPARQL on the built store."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from .namespaces import PREFIXES
+
+
+@dataclass(frozen=True)
+class SavedQuery:
+    """A competency question: queries/<name>.rq with `# title:` and `# description:`."""
+
+    name: str
+    title: str
+    description: str
+    text: str
+
+
+def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
+    """Every saved query, by name (the file stem)."""
+    if folder is None:
+        from .build import resource
+
+        folder = resource("queries")
+    out = {}
+    for path in sorted(Path(folder).glob("*.rq")):
+        text = path.read_text(encoding="utf-8")
+        meta = {}
+        for line in text.splitlines():
+            if not line.startswith("#"):
+                break
+            key, _, value = line.lstrip("# ").partition(":")
+            meta[key.strip().lower()] = value.strip()
+        out[path.stem] = SavedQuery(path.stem, meta.get("title", path.stem),
+                                    meta.get("description", ""), text)
+    return out
+
+
+def run(store: ox.Store, text: str):
+    """Run a query over the union of all graphs, with benchgraph's prefixes predeclared."""
+    return store.query(text, use_default_graph_as_union=True, prefixes=PREFIXES)
+
+
+def short(term) -> str:
+    """A term as a person reads it: prefixed IRIs, plain literal values."""
+    if term is None:
+        return ""
+    if isinstance(term, ox.NamedNode):
+        iri = term.value
+        for prefix, ns in sorted(PREFIXES.items(), key=lambda kv: -len(kv[1])):
+            if iri.startswith(ns):
+                return f"{prefix}:{iri[len(ns):]}"
+        return iri
+    if isinstance(term, ox.Literal):
+        return term.value
+    return str(term)
+
+
+def render(result, fmt: str) -> str:
+    """SELECT/ASK/CONSTRUCT results as table, csv, tsv or json text."""
+    if isinstance(result, ox.QueryBoolean):
+        if fmt == "json":
+            return json.dumps({"head": {}, "boolean": bool(result)})
+        return "true" if result else "false"
+    if isinstance(result, ox.QueryTriples):
+        return ox.serialize(list(result), format=ox.RdfFormat.TURTLE,
+                            prefixes=PREFIXES).decode()
+    variables = [v.value for v in result.variables]
+    if fmt in ("csv", "tsv", "json"):
+        formats = {"csv": ox.QueryResultsFormat.CSV, "tsv": ox.QueryResultsFormat.TSV,
+                   "json": ox.QueryResultsFormat.JSON}
+        return result.serialize(format=formats[fmt]).decode()
+    rows = [[short(sol[v]) for v in variables] for sol in result]
+    widths = [max([len(v)] + [len(r[i]) for r in rows]) for i, v in enumerate(variables)]
+    line = "  ".join(v.ljust(w) for v, w in zip(variables, widths)).rstrip()
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(out)

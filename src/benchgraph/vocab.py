@@ -1,0 +1,63 @@
+"""The controlled values of the record format and the IRIs they become.
+
+Kept as data in one place: records, conversion, shapes and importers all read it.
+"""
+
+from __future__ import annotations
+
+from .namespaces import BG, QUDT_UNIT, UNIT
+
+STATUS = {"draft": BG.Draft, "provisional": BG.Provisional, "verified": BG.Verified}
+MEASURED_BY = {
+    "first_party": BG.FirstParty, "vendor": BG.Vendor, "third_party": BG.ThirdParty,
+}
+ROLES = {
+    "scale-up-fabric": (BG.ScaleUpFabricRole, BG.ScaleUpFabric),
+    "host-link": (BG.HostLinkRole, BG.HostLink),
+    "scale-out-network": (BG.ScaleOutNetworkRole, BG.ScaleOutNetwork),
+}
+DIRECTIONS = {"higher-is-better": BG.HigherIsBetter, "lower-is-better": BG.LowerIsBetter}
+SCOPES = {"per-user": BG.PerUser, "per-accelerator": BG.PerAccelerator,
+          "aggregate": BG.Aggregate}
+PARALLELISM = {
+    "tensor": BG.tensorParallelSize, "expert": BG.expertParallelSize,
+    "pipeline": BG.pipelineParallelSize, "data": BG.dataParallelSize,
+}
+
+# Unit codes a record may use. QUDT has no unit for tokens, samples or queries per second,
+# so those are benchgraph's own (declared in the ontology, related to unit:PER-SEC).
+UNITS = {
+    "tok/s": UNIT["TOK-PER-SEC"],
+    "samples/s": UNIT["SAMPLE-PER-SEC"],
+    "queries/s": UNIT["QUERY-PER-SEC"],
+    "tok": UNIT["TOK"],
+    "ns": QUDT_UNIT["NanoSEC"],
+    "us": QUDT_UNIT["MicroSEC"],
+    "ms": QUDT_UNIT["MilliSEC"],
+    "s": QUDT_UNIT["SEC"],
+    "W": QUDT_UNIT["W"],
+    "J": QUDT_UNIT["J"],
+    "%": QUDT_UNIT["PERCENT"],
+    "GB": QUDT_UNIT["GigaBYTE"],
+    "GB/s": QUDT_UNIT["GigaBYTE-PER-SEC"],
+}
+
+# Number formats named in engine settings (kv_cache_dtype: fp8_e4m3, ...): SKOS concepts.
+NUMBER_FORMATS = {
+    name: BG["format-" + name]
+    for name in (
+        "fp32", "tf32", "fp16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp6", "fp4",
+        "mxfp4", "mxfp6", "mxfp8", "nvfp4", "int8", "int4", "auto",
+    )
+}
+NUMBER_FORMATS.pop("auto")
+
+
+def is_speculative_setting(name: str) -> bool:
+    """Whether an engine setting configures speculative decoding (by its name)."""
+    lowered = name.lower()
+    return (
+        lowered.startswith(("speculative", "spec_", "num_speculative", "draft_", "dspark_",
+                            "eagle", "medusa", "mtp_"))
+        or "speculative" in lowered
+    )
