@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 from rdflib import Graph, URIRef
+from rdflib.compare import to_canonical_graph
 
 from . import __version__
 from .cache import Cache, Entry
@@ -24,7 +25,8 @@ from .convert import provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
-from .provenance import display_path, last_commits
+from .provenance import display_base, display_path, last_commits
+from .timing import Timer
 from .rdfio import nquads
 from .records import find_record_files, load_record
 from .validate import check_record
@@ -43,6 +45,7 @@ class BuildResult:
     left_out: dict[str, str] = field(default_factory=dict)
     records: int = 0
     rebuilt: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def conforms(self) -> bool:
@@ -80,12 +83,21 @@ def ontology_graph() -> Graph:
             g.parse(path, format="turtle")
         except Exception as exc:  # any parse failure means the install itself is broken
             raise CannotRun(f"{path}: the ontology does not parse: {exc}") from exc
-    return g
+    # The store renames blank nodes at random on loading; skolem IRIs from the canonical
+    # labelling keep the property-chain lists stable, so dumps stay byte-identical.
+    return to_canonical_graph(g).skolemize(authority="https://w3id.org",
+                                           basepath="/benchgraph/genid/")
 
 
 @lru_cache(maxsize=1)
 def reasoner() -> Reasoner:
     return Reasoner(ontology_graph())
+
+
+@lru_cache(maxsize=1)
+def ontology_closure() -> str:
+    """The useful part of the ontology's owlrl closure, as N-Quads of the inferred graph."""
+    return nquads(reasoner().closure, INFERRED_GRAPH)
 
 
 def cache_dir_for(data_dir: Path) -> Path:
@@ -103,9 +115,9 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
         return Entry(shown, digest, None, None, "", "", problems, [], {})
     triples = record_triples(record)
     problems += check_record(record, triples)
+    triples += provenance_triples(record, shown, commit)
     own = str(record_iri(record.kind, record.id))
     inferred = reasoner().local(triples, own)
-    triples += provenance_triples(record, shown, commit)
     return Entry(
         shown, digest, record.kind, record.id,
         nquads(triples, graph_iri(record.kind, record.id)),
@@ -134,29 +146,35 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
 
 def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_invalid: bool,
            jobs: int | None) -> BuildResult:
+    timer = Timer()
     files = find_record_files(data_dir)
     commits = last_commits(data_dir)
-    shown = {p: display_path(p, data_dir) for p in files}
+    prefix = display_path(data_dir, display_base(data_dir))
+    shown = {p: f"{prefix}/{p.relative_to(data_dir).as_posix()}" for p in files}
     digests = {}
     for p in files:
         h = hashlib.blake2b(p.read_bytes(), digest_size=16)
         h.update(shown[p].encode() + b"\0" + (commits.get(shown[p]) or "").encode())
         digests[shown[p]] = h.hexdigest()
 
+    timer.lap("scan")
     known = cache.digests()
     stale = [p for p in files if known.get(shown[p]) != digests[shown[p]]]
     args = [(str(p), str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
             for p in stale]
     if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
+        reasoner()  # owlrl closes the ontology once here; forked workers inherit it
         with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
             fresh = list(pool.map(process, *zip(*args), chunksize=64))
     else:
         fresh = [process(*a) for a in args]
+    timer.lap("convert")
     cache.put(fresh)
     cache.forget([p for p in known if p not in digests])
     entries = cache.get(list(digests))
     entries.update({e.path: e for e in fresh})
 
+    timer.lap("cache")
     problems = [p for e in entries.values() for p in e.problems]
     problems += _link_problems(entries)
     left_out = _left_out(entries, problems) if skip_invalid else {}
@@ -171,8 +189,11 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
         store = ox.Store(str(store_path))
     except OSError as exc:
         raise CannotRun(f"{store_path}: the build store is in use or broken: {exc}") from exc
+    timer.lap("check")
     changed_runs = _update_store(store, cache, included, ontology)
+    timer.lap("load")
     derive(store, changed_runs)
+    timer.lap("derive")
     store.flush()
     del store
     key = hashlib.blake2b(
@@ -182,8 +203,9 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
     cache.set_meta("key", key)
     cache.commit()
     invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
+    timer.lap("finish")
     return BuildResult(store_path, key, sorted(problems), invalid, left_out, len(included),
-                       len(fresh))
+                       len(fresh), timer.laps)
 
 
 def _link_problems(entries: dict[str, Entry]) -> list[Problem]:
@@ -253,10 +275,17 @@ def _update_store(store: ox.Store, cache: Cache, included: dict[str, Entry],
         store.remove_graph(ox.NamedNode(g))
     if remove:
         _remove_inferred(store, cache, remove)
+    missing = [e.path for g in add if (e := wanted[g][1]) is not None and not e.stated]
+    with_quads = cache.get(missing, quads=True)
+    for g in add:
+        entry = wanted[g][1]
+        if entry is not None and entry.path in with_quads:
+            wanted[g] = (wanted[g][0], with_quads[entry.path])
     chunks = []
     for g in add:
         entry = wanted[g][1]
-        chunks.append(onto_nq if entry is None else entry.stated + entry.inferred)
+        chunks.append(onto_nq + ontology_closure() if entry is None
+                      else entry.stated + entry.inferred)
     if chunks:
         store.bulk_load("".join(chunks).encode(), ox.RdfFormat.N_QUADS)
     cache.set_loaded({g: wanted[g][0] for g in add}, remove)
@@ -273,7 +302,8 @@ def _update_store(store: ox.Store, cache: Cache, included: dict[str, Entry],
 def _remember_inferred(cache: Cache, added: dict[str, Entry | None]) -> None:
     cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY, nq TEXT)")
     cache.db.executemany("INSERT OR REPLACE INTO inferred VALUES (?, ?)",
-                         [(g, e.inferred) for g, e in added.items() if e is not None])
+                         [(g, ontology_closure() if e is None else e.inferred)
+                          for g, e in added.items()])
 
 
 def _remove_inferred(store: ox.Store, cache: Cache, graphs: list[str]) -> None:

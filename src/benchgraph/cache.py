@@ -46,12 +46,15 @@ class Cache:
     def digests(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT path, digest FROM entry"))
 
-    def get(self, paths: list[str]) -> dict[str, Entry]:
+    def get(self, paths: list[str], quads: bool = False) -> dict[str, Entry]:
+        """The entries of these paths; their quads only when asked (they are the bulk)."""
+        columns = "stated, inferred" if quads else "'', ''"
         out = {}
         for i in range(0, len(paths), 500):
             chunk = paths[i:i + 500]
             rows = self.db.execute(
-                f"SELECT * FROM entry WHERE path IN ({','.join('?' * len(chunk))})", chunk
+                f"SELECT path, digest, kind, id, {columns}, problems, refs, lines FROM entry"
+                f" WHERE path IN ({','.join('?' * len(chunk))})", chunk
             )
             for row in rows:
                 out[row[0]] = _entry(row)
@@ -96,7 +99,7 @@ class Cache:
 def _entry(row: tuple) -> Entry:
     path, digest, kind, rid, stated, inferred, problems, refs, lines = row
     return Entry(
-        path, digest, kind, rid, zlib.decompress(stated).decode(),
-        zlib.decompress(inferred).decode(), [Problem(**p) for p in json.loads(problems)],
+        path, digest, kind, rid, zlib.decompress(stated).decode() if stated else "",
+        zlib.decompress(inferred).decode() if inferred else "", [Problem(**p) for p in json.loads(problems)],
         [tuple(r) for r in json.loads(refs)], json.loads(lines),
     )

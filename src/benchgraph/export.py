@@ -49,7 +49,10 @@ def dump(store: ox.Store, fmt: str, out: IO[bytes] | Path) -> None:
         lines = sorted(set(text.decode().splitlines(keepends=True)))
         data = "".join(lines).encode()
     elif key in QUADS:
-        data = store.dump(format=FORMATS[key], prefixes=DUMP_PREFIXES)
+        # The store's own order depends on how it was filled, so sort: graph, then subject.
+        quads = sorted(store, key=lambda q: (str(q.graph_name), str(q.subject),
+                                             str(q.predicate), str(q.object)))
+        data = ox.serialize(quads, format=FORMATS[key], prefixes=DUMP_PREFIXES)
     else:
         data = ox.serialize(sorted(_union(store), key=str), format=FORMATS[key],
                             prefixes=DUMP_PREFIXES)

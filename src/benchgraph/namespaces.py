@@ -6,7 +6,23 @@ from rdflib import Namespace, URIRef
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD, SDO
 
 BASE = "https://w3id.org/benchgraph/"
-BG = Namespace(BASE + "ontology#")
+
+
+class _CachedNamespace(Namespace):
+    """A Namespace whose terms are made once: conversion asks for them millions of times."""
+
+    def __getattr__(self, name: str) -> URIRef:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        key = (str(self), name)
+        term = _TERMS.get(key)
+        if term is None:
+            term = _TERMS[key] = URIRef(str(self) + name)
+        return term
+
+
+_TERMS: dict[tuple[str, str], URIRef] = {}
+BG = _CachedNamespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
 GRAPH = Namespace(BASE + "graph/")
 UNIT = Namespace(BASE + "unit/")

@@ -7,10 +7,14 @@ import subprocess
 from pathlib import Path
 
 
-def display_path(path: Path, data_dir: Path) -> str:
-    """How a record file is named in messages and provenance: stable, relative."""
+def display_base(data_dir: Path) -> Path:
+    """What record paths are shown relative to: the git work tree, else data_dir's parent."""
     top = git_toplevel(data_dir)
-    base = top if top is not None else data_dir.resolve().parent
+    return top if top is not None else data_dir.resolve().parent
+
+
+def display_path(path: Path, base: Path) -> str:
+    """How a record file is named in messages and provenance: stable, relative to base."""
     try:
         return path.resolve().relative_to(base).as_posix()
     except ValueError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rdflib import Literal, URIRef
+from rdflib import BNode, Literal, URIRef
 from rdflib.plugins.serializers.nt import _quoteLiteral
 
 
@@ -14,7 +14,9 @@ def term(t: object) -> str:
         return _quoteLiteral(t)
     if isinstance(t, URIRef):
         return f"<{t}>"
-    raise TypeError(f"benchgraph writes no blank nodes: {t!r}")
+    if isinstance(t, BNode):  # only the ontology has them; its graph is canonicalised first
+        return f"_:{t}"
+    raise TypeError(f"cannot write {t!r} as N-Quads")
 
 
 def nquads(triples: Iterable[tuple], graph: URIRef) -> str:

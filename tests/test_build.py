@@ -1,0 +1,257 @@
+"""The foundation: records become a queryable dataset, deterministically, with clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rdflib import Dataset, Graph
+from rdflib.compare import graph_diff, to_isomorphic
+
+from benchgraph.build import build
+from benchgraph.cli import main
+from benchgraph.queries import run
+
+from paths import DATA, TEST_DATA
+
+SEED = "https://w3id.org/benchgraph/id/benchmarks/ev-sglang-dsv41-production-decode-tok-s-per-user"
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    import os
+
+    os.environ["BENCHGRAPH_CACHE"] = str(tmp_path_factory.mktemp("shipped-cache"))
+    return build(DATA, skip_invalid=False).open()
+
+
+def select(store, query: str) -> list[tuple]:
+    return [tuple(term.value if term is not None else None for term in row)
+            for row in run(store, query)]
+
+
+def one(store, query: str):
+    rows = select(store, query)
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+# --- every fact group of the seed record is structured data ---------------------------
+def test_seed_headline_status_and_confidence(shipped):
+    row = one(shipped, f"""SELECT ?value ?unit ?status ?confidence ?count ?updated WHERE {{
+        <{SEED}> bg:value ?value ; qudt:hasUnit ?unit ; bg:status ?status ;
+                 bg:confidence ?confidence ; bg:acceleratorCount ?count ; dct:modified ?updated }}""")
+    assert row == ("93.9", "https://w3id.org/benchgraph/unit/TOK-PER-SEC",
+                   "https://w3id.org/benchgraph/ontology#Draft", "0.75", "8", "2026-10-04")
+
+
+def test_seed_prompt_classes(shipped):
+    rows = select(shipped, f"""SELECT ?class ?value WHERE {{
+        <{SEED}> bg:measurement ?m . ?m bg:value ?value ; bg:metric <https://w3id.org/benchgraph/id/metrics/tok-s-per-user> ;
+           bg:condition [ bg:conditionName "prompt_class" ; bg:conditionValue ?class ] }}
+        ORDER BY ?class""")
+    assert rows == [("prose", "93.9"), ("structured", "134.1")]
+
+
+def test_seed_ttft_range_utilisation_and_power(shipped):
+    assert one(shipped, f"""SELECT ?min ?max ?unit WHERE {{ <{SEED}> bg:measurement ?m .
+        ?m bg:metric <https://w3id.org/benchgraph/id/metrics/ttft> ; bg:minValue ?min ; bg:maxValue ?max ;
+           qudt:hasUnit ?unit }}""") == ("143", "169", "http://qudt.org/vocab/unit/MilliSEC")
+    assert one(shipped, f"""SELECT ?v WHERE {{ <{SEED}> bg:measurement ?m .
+        ?m bg:metric <https://w3id.org/benchgraph/id/metrics/gpu-utilization> ; bg:value ?v }}""") == ("87",)
+    assert one(shipped, f"""SELECT ?v ?of WHERE {{ <{SEED}> bg:measurement ?m .
+        ?m bg:metric <https://w3id.org/benchgraph/id/metrics/power-draw> ; bg:value ?v ; bg:outOf ?of }}""") == ("220", "600")
+
+
+def test_seed_parallelism_concurrency_and_party(shipped):
+    assert one(shipped, f"""SELECT ?tp ?ep ?c ?by ?repro WHERE {{ <{SEED}>
+        bg:tensorParallelSize ?tp ; bg:expertParallelSize ?ep ; bg:concurrency ?c ;
+        bg:measuredBy ?by ; bg:reproducible ?repro }}""") == (
+        "8", "8", "1", "https://w3id.org/benchgraph/ontology#ThirdParty", "true")
+
+
+def test_seed_every_engine_setting(shipped):
+    rows = dict(select(shipped, f"""SELECT ?name ?value WHERE {{ <{SEED}> bg:setting ?s .
+        ?s bg:settingName ?name ; bg:settingValue ?value }}"""))
+    assert rows == {
+        "kv_cache_dtype": "fp8_e4m3", "mem_fraction_static": "0.72",
+        "max_running_requests": "16", "attention_backend": "dsv4",
+        "moe_runner_backend": "flashinfer_mxfp4", "speculative_algorithm": "DSPARK",
+        "dspark_block_size": "6", "cuda_graph_decode": "true",
+    }
+    fmt = one(shipped, f"""SELECT ?f WHERE {{ <{SEED}> bg:setting ?s .
+        ?s bg:settingName "kv_cache_dtype" ; bg:numberFormat ?f }}""")
+    assert fmt == ("https://w3id.org/benchgraph/ontology#format-fp8_e4m3",)
+
+
+def test_seed_speculative_decoding_settings(shipped):
+    rows = select(shipped, f"""SELECT ?name ?value WHERE {{ <{SEED}> bg:setting ?s .
+        ?s a bg:SpeculativeDecodingSetting ; bg:settingName ?name ; bg:settingValue ?value }}
+        ORDER BY ?name""")
+    assert rows == [("dspark_block_size", "6"), ("speculative_algorithm", "DSPARK")]
+
+
+def test_seed_omissions_history_and_source(shipped):
+    omitted = {r[0] for r in select(shipped, f"SELECT ?o WHERE {{ <{SEED}> bg:omittedBySource ?o }}")}
+    assert {"SGLang version/commit", "driver version", "SSH-tunnel bandwidth"} <= omitted
+    date, note = one(shipped, f"""SELECT ?d ?n WHERE {{ <{SEED}> bg:revision ?r .
+        ?r dct:date ?d ; rdfs:comment ?n }}""")
+    assert date == "2026-10-04" and "interconnect_ids was empty" in note
+    (comment,) = one(shipped, f"SELECT ?c WHERE {{ <{SEED}> dct:source/rdfs:comment ?c }}")
+    assert "working day of production use" in comment
+
+
+def test_seed_links_resolve_to_records(shipped):
+    rows = select(shipped, f"""SELECT ?model ?engine ?acc ?fabric WHERE {{ <{SEED}>
+        bg:model/rdfs:label ?model ; bg:engine/rdfs:label ?engine ;
+        bg:accelerator/rdfs:label ?acc ; bg:interconnect/bg:role ?fabric }}""")
+    assert rows == [("DeepSeek-V4.1-Flash", "SGLang", "NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB",
+                     "https://w3id.org/benchgraph/ontology#HostLinkRole")]
+
+
+def test_same_as_is_never_owl_same_as(tmp_path, copy_data):
+    data = copy_data(TEST_DATA / "fabric")
+    with open(data / "accelerators" / "sxm-part.yaml", "a") as f:
+        f.write("same_as: ['http://www.wikidata.org/entity/Q119398498']\n")
+    store = build(data).open()
+    assert select(store, "SELECT ?p WHERE { ?s ?p <http://www.wikidata.org/entity/Q119398498> }"
+                  " ORDER BY ?p") == [("http://www.w3.org/2004/02/skos/core#exactMatch",),
+                                      ("https://schema.org/sameAs",)]
+
+
+# --- provenance and determinism --------------------------------------------------------
+def test_each_record_is_its_own_named_graph_with_its_file(shipped):
+    rows = select(shipped, f"""SELECT ?g ?file WHERE {{ GRAPH ?g {{ <{SEED}> a bg:BenchmarkRun }}
+        ?g bg:sourceFile ?file }}""")
+    assert rows == [("https://w3id.org/benchgraph/graph/benchmarks/"
+                     "ev-sglang-dsv41-production-decode-tok-s-per-user",
+                     "data/benchmarks/ev-sglang-dsv41-production-decode-tok-s-per-user.yaml")]
+
+
+def test_graph_names_the_commit_that_last_changed_the_file(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    data = repo / "data"
+    import shutil
+
+    shutil.copytree(TEST_DATA / "fabric", data)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(git + ["-C", str(repo), "add", "."], check=True)
+    subprocess.run(git + ["-C", str(repo), "commit", "-qm", "first"], check=True)
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    (data / "models" / "model.yaml").write_text("id: model\nname: A model, edited\n")
+    store = build(data).open()
+    commits = dict(select(store, "SELECT ?file ?c WHERE { ?g bg:sourceFile ?file . "
+                                 "OPTIONAL { ?g bg:gitCommit ?c } }"))
+    assert commits["data/benchmarks/pcie-run.yaml"] == head
+    assert commits["data/models/model.yaml"] is None  # changed since: no commit claims it
+
+
+def two_builds(tmp_path, monkeypatch, data: Path, suffix: str) -> list[bytes]:
+    outs = []
+    for i in range(2):
+        monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / f"cache{i}"))
+        out = tmp_path / f"dump{i}{suffix}"
+        assert main(["build", "--data", str(data), "--out", str(out)]) == 0
+        outs.append(out.read_bytes())
+    return outs
+
+
+@pytest.mark.parametrize("suffix", [".trig", ".nq", ".ttl", ".nt", ".jsonld"])
+def test_dumps_are_byte_identical_across_builds(tmp_path, monkeypatch, suffix):
+    first, second = two_builds(tmp_path, monkeypatch, TEST_DATA / "fabric", suffix)
+    assert first == second and len(first) > 1000
+
+
+@pytest.mark.slow
+def test_shipped_dump_is_byte_identical_across_builds(tmp_path, monkeypatch):
+    first, second = two_builds(tmp_path, monkeypatch, DATA, ".trig")
+    assert first == second and SEED.encode() in first
+
+
+def test_dump_parses_and_round_trips(tmp_path):
+    out = tmp_path / "d.trig"
+    assert main(["build", "--data", str(DATA), "--out", str(out)]) == 0
+    ds = Dataset()
+    ds.parse(out, format="trig")
+    nq = tmp_path / "d.nq"
+    assert main(["export", "--data", str(DATA), "--format", "nq", "--out", str(nq)]) == 0
+    ds2 = Dataset()
+    ds2.parse(nq, format="nquads")
+    union1, union2 = Graph(), Graph()
+    for t in ds.quads():
+        union1.add(t[:3])
+    for t in ds2.quads():
+        union2.add(t[:3])
+    _, only1, only2 = graph_diff(to_isomorphic(union1), to_isomorphic(union2))
+    assert not list(only1) and not list(only2)
+
+
+# --- the headline question -----------------------------------------------------------
+def test_headline_query_answers_exactly_the_pcie_only_run(capsys):
+    assert main(["query", "--data", str(TEST_DATA / "fabric"), "--format", "json",
+                 "--example", "no-gpu-fabric"]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]["bindings"]
+    assert [r["run"]["value"].rsplit("/", 1)[1] for r in rows] == ["pcie-run"]
+
+
+def test_headline_on_shipped_data_includes_the_seed(capsys):
+    assert main(["query", "--format", "json", "--data", str(DATA), "--example",
+                 "no-gpu-fabric"]) == 0
+    runs = {r["run"]["value"] for r in json.loads(capsys.readouterr().out)["results"]["bindings"]}
+    assert SEED in runs
+
+
+def test_query_from_file_and_formats(tmp_path, capsys):
+    q = tmp_path / "q.rq"
+    q.write_text("SELECT ?id WHERE { ?r a bg:BenchmarkRun ; bg:recordId ?id } ORDER BY ?id")
+    assert main(["query", "--data", str(TEST_DATA / "fabric"), "--format", "csv", f"@{q}"]) == 0
+    assert capsys.readouterr().out.split() == [
+        "id", "cpu-run", "nvlink-run", "pcie-run", "unpublished-ib-run", "unpublished-run"]
+
+
+# --- errors name file, line and field; every problem at once -------------------------
+def write(data: Path, rel: str, text: str) -> None:
+    (data / rel).write_text(text)
+
+
+def test_errors_name_file_line_and_field_all_at_once(copy_data, capsys):
+    data = copy_data(TEST_DATA / "fabric")
+    write(data, "models/broken.yaml", "id: broken\nname: [unclosed\n")
+    write(data, "models/typo.yaml", "id: typo\nname: A model\nparamters_b: 7\n")
+    write(data, "models/wrong-name.yaml", "id: other-name\nname: A model\n")
+    write(data, "benchmarks/dangling.yaml",
+          (TEST_DATA / "fabric/benchmarks/pcie-run.yaml").read_text()
+          .replace("id: pcie-run", "id: dangling").replace("model: model", "model: no-such-model"))
+    assert main(["build", "--data", str(data)]) == 1
+    err = capsys.readouterr().err
+    assert "models/broken.yaml:3: is not valid YAML" in err or "models/broken.yaml:2: is not valid YAML" in err
+    assert "models/typo.yaml:3: paramters_b: is not a known field" in err
+    assert "models/wrong-name.yaml:1: id: other-name must equal the file name 'wrong-name'" in err
+    assert ("benchmarks/dangling.yaml:8: model: no-such-model names a record that does not "
+            "exist (models/no-such-model.yaml)") in err
+
+
+def test_a_bad_record_does_not_take_down_the_good_ones(copy_data, capsys):
+    data = copy_data(TEST_DATA / "fabric")
+    write(data, "models/broken.yaml", "id: broken\nname: [unclosed\n")
+    assert main(["query", "--data", str(data), "--format", "csv", "--example",
+                 "no-gpu-fabric"]) == 0
+    captured = capsys.readouterr()
+    assert "pcie-run" in captured.out and "models/broken.yaml" in captured.err
+
+
+def test_exit_2_when_it_cannot_run(tmp_path, capsys):
+    assert main(["build", "--data", str(tmp_path / "nowhere")]) == 2
+    assert "no such data folder" in capsys.readouterr().err
+    assert main(["query", "--data", str(DATA), "SELECT WHERE {"]) == 2
+
+
+def test_console_script_runs(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "benchgraph", "query", "--help"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "Example:" in done.stdout
