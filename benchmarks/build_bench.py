@@ -1,0 +1,97 @@
+"""Build benchmark: full build, no-op rebuild and one-record edits at several sizes.
+
+    python benchmarks/build_bench.py [--sizes 1000 10000 100000] [--report FILE]
+
+Machines are noisy, so each figure is also given as a ratio to a peer measured in the same
+run: loading the same N-Quads into a fresh in-memory pyoxigraph store (the floor any build
+that ends in that store cannot beat). Synthetic data comes from benchmarks/synth.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyoxigraph as ox
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth import generate  # noqa: E402
+
+from benchgraph.build import build  # noqa: E402
+from benchgraph.export import dumps  # noqa: E402
+
+
+def timed(fn):
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def measure(size: int, root: Path) -> dict:
+    data = root / f"data-{size}"
+    gen, _ = timed(lambda: generate(data, size))
+    os.environ["BENCHGRAPH_CACHE"] = str(root / f"cache-{size}")
+    full, result = timed(lambda: build(data))
+    phases = dict(result.timings)
+    noop, _ = timed(lambda: build(data))
+    run = next((data / "benchmarks").rglob("*.yaml"))
+    run.write_text(run.read_text().replace("category: synthetic", "category: edited"))
+    edit_run, _ = timed(lambda: build(data))
+    acc = next((data / "accelerators").glob("*.yaml"))
+    acc.write_text(acc.read_text() + "notes: edited\n")
+    edit_acc, result = timed(lambda: build(data))
+    nq = dumps(result.open(), "nq")
+    peer, _ = timed(lambda: ox.Store().bulk_load(nq, ox.RdfFormat.N_QUADS))
+    return {"size": size, "records": result.records, "quads": nq.count(b"\n"),
+            "generate": gen, "full": full, "phases": phases, "noop": noop,
+            "edit_run": edit_run, "edit_accelerator": edit_acc, "peer": peer}
+
+
+def report(rows: list[dict]) -> str:
+    lines = [
+        "# Build benchmark", "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, pyoxigraph {ox.__version__}.", "",
+        "Peer: loading the same N-Quads into a fresh in-memory pyoxigraph store, in the same "
+        "run (the floor for any build that ends in that store).", "",
+        "| runs | records | quads | full build s | x peer | no-op rebuild s | edit one run s "
+        "| edit one accelerator s | peer load s |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['size']:,} | {r['records']:,} | {r['quads']:,} | {r['full']:.1f} | "
+            f"{r['full'] / r['peer']:.1f} | {r['noop']:.2f} | {r['edit_run']:.2f} | "
+            f"{r['edit_accelerator']:.2f} | {r['peer']:.2f} |")
+    lines += ["", "Phases of the full build (s):", "",
+              "| runs | " + " | ".join(rows[0]["phases"]) + " |",
+              "|---:|" + "---:|" * len(rows[0]["phases"])]
+    for r in rows:
+        lines.append(f"| {r['size']:,} | " + " | ".join(f"{v:.1f}" for v in r["phases"].values())
+                     + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--report", type=Path,
+                        default=Path(__file__).parent / "reports" / "build.md")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            rows.append(measure(size, Path(tmp)))
+            print(report(rows), flush=True)
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    args.report.write_text(report(rows))
+
+
+if __name__ == "__main__":
+    main()
