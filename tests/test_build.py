@@ -14,7 +14,6 @@ from rdflib.compare import graph_diff, to_isomorphic
 from benchgraph.build import build
 from benchgraph.cli import main
 from benchgraph.queries import run
-
 from paths import DATA, TEST_DATA
 
 SEED = "https://w3id.org/benchgraph/id/benchmarks/ev-sglang-dsv41-production-decode-tok-s-per-user"

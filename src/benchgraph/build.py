@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 import pyoxigraph as ox
-from rdflib import Graph, URIRef
+from rdflib import Graph
 from rdflib.compare import to_canonical_graph
 
 from . import __version__
@@ -26,9 +26,9 @@ from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
-from .timing import Timer
 from .rdfio import nquads
 from .records import find_record_files, load_record
+from .timing import Timer
 from .validate import check_record
 
 PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves

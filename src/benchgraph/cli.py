@@ -167,9 +167,8 @@ def cmd_export(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .report import write_report
-
     from .build import build
+    from .report import write_report
 
     result = build(args.data, skip_invalid=True)
     write_report(result.problems, args.format, sys.stdout)

@@ -7,8 +7,9 @@ A record becomes the triples its file states, about its own IRI and about nodes 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import quote
 
 from rdflib import Literal, URIRef
@@ -17,7 +18,14 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 from .namespaces import BG, QUDT, SCHEMA, graph_iri, record_iri
 from .records import Record
 from .vocab import (
-    DIRECTIONS, MEASURED_BY, NUMBER_FORMATS, PARALLELISM, ROLES, SCOPES, STATUS, UNITS,
+    DIRECTIONS,
+    MEASURED_BY,
+    NUMBER_FORMATS,
+    PARALLELISM,
+    ROLES,
+    SCOPES,
+    STATUS,
+    UNITS,
     is_speculative_setting,
 )
 

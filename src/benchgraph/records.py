@@ -10,9 +10,10 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
