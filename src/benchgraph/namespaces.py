@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rdflib import Namespace, URIRef
-from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD, SDO
+from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SDO, SKOS, XSD
 
 BASE = "https://w3id.org/benchgraph/"
 
