@@ -1,0 +1,87 @@
+"""LLM-Inference-Bench: units from the source's scripts, identical tables and rows once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchgraph.importers import import_argonne
+from benchgraph.records import load_record
+
+
+def _runs(out: Path) -> dict[str, dict]:
+    runs = {}
+    for path in sorted((out / "benchmarks" / "argonne").glob("*.yaml")):
+        record, problems = load_record(path, out)
+        assert not problems, problems
+        runs[record.id] = record.fields
+    return runs
+
+
+@pytest.fixture
+def small(fixtures, tmp_path):
+    out = tmp_path / "data"
+    report = import_argonne(fixtures / "argonne", out)
+    return report, _runs(out)
+
+
+def test_byte_identical_tables_are_read_once(small):
+    report, _ = small
+    reason = ("byte-identical to Plots/Fig_5_a/TP_PP_Results.csv; its rows are imported once, "
+              "from that file")
+    assert ("Plots/Fig_5_b/TP_EP_PP_results.csv", reason) in report.left_out
+
+
+def test_a_row_repeated_in_the_tp_table_is_one_run_with_its_parallelism(small):
+    _, runs = small
+    run = runs["argonne-nvidia-a100-x1-tensorrt-llm-llama-2-7b-hf-io128-bs32-tp1"]
+    assert run["parallelism"] == {"tensor": 1}
+    assert [(s["path"], s["row"]) for s in run["source"]] == [
+        ("Plots/All_results.csv", "2"), ("Plots/Fig_5_a/TP_PP_Results.csv", "2")]
+    assert run["value"] == 3883.9761104260347 and run["unit"] == "tok/s"
+    latency = run["measurements"][0]
+    assert (latency["metric"], latency["value"], latency["unit"]) == (
+        "latency-batch-e2e", 2.1091787815093994, "s")
+
+
+def test_different_measurements_of_one_configuration_are_separate_runs(small):
+    _, runs = small
+    base = "argonne-nvidia-a100-x4-vllm-mistral-7b-v0.1-io512-bs16"
+    assert runs[base]["value"] == 3556.9222906876985
+    assert runs[base + "-2"]["value"] == 3589.2890570107816
+    assert "parallelism" in runs[base]["omitted_by_source"]
+
+
+def test_hybrid_parallelism_is_stated(small):
+    _, runs = small
+    run = runs["argonne-nvidia-a100-x4-tensorrt-llm-mixtral-8x7b-v0.1-io128-bs1-tp2-ep2"]
+    assert run["parallelism"] == {"expert": 2, "tensor": 2}
+
+
+def test_rows_that_do_not_fit_the_documented_units_are_left_out(small):
+    report, runs = small
+    assert any(where == "Plots/All_results.csv:7" and reason.startswith("units not documented")
+               for where, reason in report.left_out)
+    assert not any(r["engine"] == "llama-cpp" for r in runs.values())
+
+
+def test_family_hardware_maps_to_a_family_record_without_interconnects(small, shipped):
+    _, runs = small
+    run = runs["argonne-nvidia-h100-x1-vllm-llama-2-7b-hf-io128-bs1"]
+    assert run["accelerators"] == ["nvidia-h100"] and run["accelerator_count"] == 1
+    record, problems = load_record(shipped / "accelerators" / "nvidia-h100.yaml", shipped)
+    assert not problems and "interconnect_ids" not in record.fields
+    assert run["measured_by"] == "third_party" and run["status"] == "provisional"
+    assert run["workload"] == {"input_tokens": 128, "output_tokens": 128, "batch_size": 1}
+    per = run["measurements"][1]
+    assert per["derived"] is True and per["metric"] == "throughput-total-tok-s-per-accelerator"
+
+
+def test_tables_without_documented_units_are_left_out_with_the_reason(imported):
+    _, report = imported("argonne")
+    reasons = dict(report.left_out)
+    assert "no documented unit" in reasons["Plots/Fig_16_a_b/power_results.csv"]
+    for table in ("Plots/Fig_21/all_results_TTFT.csv", "Plots/Fig_22/all_results_TTFT_ITL.csv"):
+        assert reasons[table].startswith("no published script defines")
+    assert report.records["runs"] > 3000
