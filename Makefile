@@ -1,5 +1,5 @@
 # Two commands set everything up on a fresh machine (Python 3.11+, pip, git, make):
-#   make run    install, build the shipped data and answer the headline question
+#   make run    install, build the shipped data and serve it (SPARQL endpoint, query page)
 #   make test   install with the test extras and run the test suite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -18,8 +18,8 @@ install-test: $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 
 run: install
-	$(BIN)/benchgraph build --data data --out .benchgraph/benchgraph.trig
 	$(BIN)/benchgraph query --data data --example no-gpu-fabric
+	$(BIN)/benchgraph serve --data data --host 127.0.0.1 --port 5000
 
 test: install-test
 	$(BIN)/python -m pytest -q
@@ -32,3 +32,17 @@ bench: install-test
 
 clean:
 	rm -rf .benchgraph
+
+YASGUI_VERSION ?= 4.6.2
+YASGUI_DIR      = src/benchgraph/web/static/vendor/yasgui
+.PHONY: vendor
+# Refresh the vendored query editor from npm (serving needs neither npm nor a CDN).
+# LICENSE in $(YASGUI_DIR) is kept: the npm tarball ships none.
+vendor:
+	rm -rf .vendor-tmp && mkdir -p .vendor-tmp $(YASGUI_DIR)
+	cd .vendor-tmp && npm pack --silent @zazuko/yasgui@$(YASGUI_VERSION) >/dev/null \
+		&& tar xzf zazuko-yasgui-$(YASGUI_VERSION).tgz
+	cp .vendor-tmp/package/build/yasgui.min.js .vendor-tmp/package/build/yasgui.min.css $(YASGUI_DIR)/
+	sed -i '/^\/\/# sourceMappingURL=/d' $(YASGUI_DIR)/yasgui.min.js
+	printf '@zazuko/yasgui %s\n' "$(YASGUI_VERSION)" > $(YASGUI_DIR)/VERSION
+	rm -rf .vendor-tmp

@@ -1,0 +1,105 @@
+"""The web app: a SPARQL endpoint, Linked Data pages and a query page over the built dataset.
+
+`create_app(config)` takes defaults, then `BENCHGRAPH_*` environment variables, then
+`config`. STORE_PATH names a prepared store (benchgraph.serve prepares one); without it the
+app builds DATA_DIR itself, as `benchgraph serve` would.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+__all__ = ["create_app"]
+
+DEFAULTS: dict[str, Any] = {
+    "STORE_PATH": None,  # a pyoxigraph store directory, opened read-only
+    "DATASET_KEY": "",  # a hash of the served data: the base of every ETag
+    "DATA_DIR": "data",  # built when STORE_PATH is not given
+    "INVALID_RECORDS": [],  # record files left out of the build
+    "PROBLEM_COUNTS": {},  # problems of the build by severity
+    "QUERY_TIMEOUT": 30.0,  # seconds a query may run before it is stopped
+    "QUERY_WORKERS": max(4, os.cpu_count() or 1),  # queries that can run at once
+    "MAX_RESULT_BYTES": 64 * 1024 * 1024,  # a bigger result is refused, never cut
+    "ALLOW_SERVICE": [],  # SERVICE endpoints a query may call; none by default
+    "QUERIES_DIR": None,  # saved example queries; default: the shipped queries/
+    "DUMP_DIR": None,  # where dumps are written; default: beside the store
+    "LINK_LIMIT": 200,  # incoming links listed on a record page
+    "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a POSTed query longer than this gets 413
+}
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """The Flask app, with its query workers started."""
+    # Imported here, not above: query worker processes import this package and need no Flask.
+    from flask import Flask
+
+    from ..queries import saved_queries
+    from . import dumps, errors, hooks, ld, ops, sparql, ui
+    from .querypool import PoolSettings, QueryPool
+    from .site import Site
+
+    app = Flask(__name__)
+    app.config.from_mapping(DEFAULTS)
+    app.config.from_prefixed_env("BENCHGRAPH")
+    if config:
+        app.config.from_mapping(config)
+    c = app.config
+    if not c["STORE_PATH"]:
+        _build_into(c)
+    store_path = Path(c["STORE_PATH"])
+    allow = c["ALLOW_SERVICE"]
+    allow = [allow] if isinstance(allow, str) else list(allow)  # one IRI from the environment
+    pool = QueryPool(PoolSettings(
+        store=str(store_path), size=int(c["QUERY_WORKERS"]), timeout=float(c["QUERY_TIMEOUT"]),
+        max_bytes=int(c["MAX_RESULT_BYTES"]), allow_service=tuple(allow),
+    ))
+    site = Site(
+        store_path=store_path,
+        key=c["DATASET_KEY"] or _fallback_key(store_path),
+        pool=pool,
+        examples=saved_queries(Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None),
+        invalid_records=list(c["INVALID_RECORDS"]),
+        problem_counts=dict(c["PROBLEM_COUNTS"]),
+        dump_dir=Path(c["DUMP_DIR"] or store_path.parent / "dumps"),
+        link_limit=int(c["LINK_LIMIT"]),
+    )
+    app.extensions["benchgraph"] = site
+    atexit.register(site.close)
+    for blueprint in (sparql.bp, ld.bp, ui.bp, dumps.bp, ops.bp):
+        app.register_blueprint(blueprint)
+    errors.register(app)
+    hooks.register(app)
+    return app
+
+
+def _build_into(config: dict) -> None:
+    """Build DATA_DIR (leaving out invalid records) and serve a private copy of it."""
+    from ..build import build
+    from ..serve import prepare
+
+    result = build(Path(config["DATA_DIR"]), skip_invalid=True)
+    served = prepare(result, [])
+    atexit.register(served.cleanup)
+    config.update(served.app_config())
+
+
+def _fallback_key(store_path: Path) -> str:
+    """Without a dataset key, the store files' names and times stand for the data."""
+    h = hashlib.blake2b(digest_size=16)
+    for path in sorted(store_path.iterdir()):
+        h.update(f"{path.name}:{path.stat().st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
+def problem_counts(problems: list) -> dict[str, int]:
+    """Problems of a build by severity."""
+    return dict(Counter(p.severity for p in problems))

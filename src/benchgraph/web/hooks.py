@@ -1,0 +1,92 @@
+"""What every response gets on its way out: CORS, conditional answers (304) and gzip."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+
+from flask import Flask, Response, request
+
+COMPRESSIBLE = ("text/", "application/json", "application/javascript", "application/xml",
+                "application/n-triples", "application/n-quads", "application/trig",
+                "image/svg+xml")
+COMPRESSIBLE_SUFFIXES = ("+json", "+xml")
+MIN_SIZE = 500
+EXPOSED = "ETag, Content-Disposition, Server-Timing, Retry-After"
+
+_static_gzip: dict[tuple[str, str], bytes] = {}  # (path, etag) -> compressed bytes
+_static_lock = threading.Lock()
+
+
+def register(app: Flask) -> None:
+    """Install the hooks on the app."""
+    app.after_request(cors)
+    app.after_request(compress)  # after_request hooks run last-registered first
+    app.after_request(conditional)
+
+
+def not_modified(etag: str) -> Response:
+    """A 304 for a client that holds the representation `etag` names (weakly)."""
+    response = Response(status=304)
+    response.set_etag(etag, weak=True)
+    response.vary.add("Accept")
+    return response
+
+
+def cors(response: Response) -> Response:
+    """Any page may read any response (no credentials are ever involved)."""
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    response.headers["Access-Control-Expose-Headers"] = EXPOSED
+    if request.method == "OPTIONS":
+        response.headers["Access-Control-Allow-Methods"] = "GET, HEAD, POST, OPTIONS"
+        response.headers["Access-Control-Allow-Headers"] = request.headers.get(
+            "Access-Control-Request-Headers", "Accept, Content-Type")
+        response.headers["Access-Control-Max-Age"] = "86400"
+    return response
+
+
+def conditional(response: Response) -> Response:
+    """Turn a 200 whose ETag the client already holds into a 304."""
+    if (request.method in ("GET", "HEAD") and response.status_code == 200
+            and response.get_etag()[0] and not response.direct_passthrough):
+        response.make_conditional(request)
+    return response
+
+
+def compress(response: Response) -> Response:
+    """gzip text-like bodies for clients that accept it; the ETag becomes weak."""
+    response.vary.add("Accept-Encoding")
+    if (response.status_code != 200 or "Content-Encoding" in response.headers
+            or request.method == "HEAD" or not _compressible(response.mimetype or "")
+            or request.accept_encodings["gzip"] <= 0):
+        return response
+    if response.direct_passthrough:  # a static file: compress it once
+        etag = response.get_etag()[0] or ""
+        key = (request.path, etag)
+        with _static_lock:
+            data = _static_gzip.get(key)
+        if data is None:
+            response.direct_passthrough = False
+            data = gzip.compress(response.get_data(), compresslevel=6, mtime=0)
+            with _static_lock:
+                _static_gzip[key] = data
+        else:
+            response.response.close()
+            response.direct_passthrough = False
+    elif response.is_streamed:
+        return response
+    else:
+        body = response.get_data()
+        if len(body) < MIN_SIZE:
+            return response
+        data = gzip.compress(body, compresslevel=6, mtime=0)
+    response.set_data(data)
+    response.headers["Content-Encoding"] = "gzip"
+    etag, weak = response.get_etag()
+    if etag and not weak:
+        response.set_etag(etag, weak=True)
+    return response
+
+
+def _compressible(mimetype: str) -> bool:
+    return mimetype.startswith(COMPRESSIBLE) or mimetype.endswith(COMPRESSIBLE_SUFFIXES)

@@ -1,0 +1,292 @@
+"""Linked Data: every record IRI and the ontology IRI resolve on this server.
+
+`/id/<kind>/<id>` answers an HTML page for a browser and RDF for an RDF client (by Accept,
+or `?format=`). The page shows what the record's file states, grouped by node; its links
+followed both ways; its provenance (the record graph's own triples); and what was derived,
+marked as such. Every value goes through Jinja's escaping: notes are free text.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from ..convert import CLASSES
+from ..export import DUMP_PREFIXES
+from ..namespaces import (
+    BASE,
+    BG,
+    GRAPH,
+    ID,
+    INFERRED_GRAPH,
+    ONTOLOGY_IRI,
+    UNIT,
+    graph_iri,
+    record_iri,
+)
+from ..queries import short
+from .errors import error_response
+from .hooks import not_modified
+from .negotiation import GRAPH as GRAPH_FORMATS
+from .negotiation import HTML, Format, NotAcceptable, choose, serialize_rdf
+from .site import Site
+
+bp = Blueprint("ld", __name__)
+
+RDFS_LABEL = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
+RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+INFERRED = ox.NamedNode(str(INFERRED_GRAPH))
+ONTOLOGY = ox.NamedNode(str(ONTOLOGY_IRI))
+OFFERED = (*GRAPH_FORMATS, HTML)  # RDF for */*, HTML for a browser (it asks for text/html)
+
+
+@dataclass
+class Term:
+    """A term as a page shows it: text, where it links, and what kind of value it is."""
+
+    text: str
+    href: str | None = None
+    label: str | None = None
+    datatype: str | None = None
+    language: str | None = None
+
+
+@dataclass
+class Fact:
+    predicate: Term
+    value: Term
+    derived: bool = False
+
+
+@dataclass
+class Node:
+    """One subject on the page (the record, or a node below it such as #measurement-1)."""
+
+    iri: str
+    anchor: str
+    facts: list[Fact] = field(default_factory=list)
+
+
+def site() -> Site:
+    return current_app.extensions["benchgraph"]
+
+
+@bp.route("/id/<kind>/<path:record_id>")
+def record(kind: str, record_id: str) -> Response:
+    """A record: HTML for people, RDF for programs."""
+    if kind not in CLASSES:
+        abort(404, f"there is no kind of record called {kind!r}; kinds: "
+                   + ", ".join(sorted(CLASSES)))
+    try:
+        fmt = _format()
+    except NotAcceptable as exc:
+        return error_response(406, "not acceptable", str(exc))
+    etag = site().etag("ld", request.path, fmt.name)
+    if request.if_none_match.contains_weak(etag):
+        return not_modified(etag)
+    iri, graph = str(record_iri(kind, record_id)), str(graph_iri(kind, record_id))
+    store = site().store()
+    try:
+        stated = list(store.quads_for_pattern(None, None, None, ox.NamedNode(graph)))
+    except ValueError:  # not even an IRI: no record has that id
+        stated = []
+    if not stated:
+        abort(404, f"there is no record {kind}/{record_id} in this dataset")
+    own = [q for q in stated if _is_own(q.subject, iri)]
+    derived = [q for subject in {q.subject for q in own}
+               for q in store.quads_for_pattern(subject, None, None, INFERRED)]
+    if fmt is not HTML:
+        return _rdf(stated + derived, fmt, etag)
+    page = RecordPage(store, iri, graph, site().link_limit)
+    return _html(render_template("record.html", page=page.build(stated, derived), kind=kind,
+                                 record_id=record_id, formats=GRAPH_FORMATS), etag)
+
+
+@bp.route("/graph/<kind>/<path:record_id>")
+def record_graph(kind: str, record_id: str) -> Response:
+    """A record's graph IRI leads to the record's page, which shows the graph."""
+    return redirect(url_for("ld.record", kind=kind, record_id=record_id), 303)
+
+
+@bp.route("/ontology")
+def ontology() -> Response:
+    """The ontology: its terms as a page, or its graph as RDF."""
+    try:
+        fmt = _format()
+    except NotAcceptable as exc:
+        return error_response(406, "not acceptable", str(exc))
+    etag = site().etag("ontology", fmt.name)
+    if request.if_none_match.contains_weak(etag):
+        return not_modified(etag)
+    store = site().store()
+    quads = list(store.quads_for_pattern(None, None, None, ONTOLOGY))
+    if fmt is not HTML:
+        return _rdf(quads, fmt, etag)
+    return _html(render_template("ontology.html", sections=ontology_sections(store, quads),
+                                 iri=str(ONTOLOGY_IRI), formats=GRAPH_FORMATS), etag)
+
+
+# --- building pages -------------------------------------------------------------------------
+class RecordPage:
+    """What a record's page shows, read from its graph and the inferred graph."""
+
+    def __init__(self, store: ox.Store, iri: str, graph: str, link_limit: int):
+        self.store, self.iri, self.graph, self.limit = store, iri, graph, link_limit
+        self._labels: dict[str, str | None] = {}
+
+    def build(self, stated: list[ox.Quad], derived: list[ox.Quad]) -> dict:
+        own = [q for q in stated if _is_own(q.subject, self.iri)]
+        provenance = [q for q in stated if q.subject.value == self.graph]
+        said = {q.triple for q in stated}
+        nodes: dict[str, Node] = {}
+        for q in sorted(own, key=_order) + sorted(derived, key=_order):
+            if q.graph_name == INFERRED and q.triple in said:
+                continue
+            subject = q.subject.value
+            node = nodes.setdefault(subject, Node(subject, subject.partition("#")[2]))
+            node.facts.append(Fact(self.term(q.predicate), self.term(q.object),
+                                   derived=q.graph_name == INFERRED))
+        main = nodes.pop(self.iri, Node(self.iri, ""))
+        incoming, more = self.incoming()
+        return {
+            "iri": self.iri, "graph": self.graph, "label": self.label(self.iri),
+            "types": [self.term(q.object) for q in own
+                      if q.subject.value == self.iri and q.predicate == RDF_TYPE],
+            "main": main, "nodes": sorted(nodes.values(), key=lambda n: n.iri),
+            "provenance": [Fact(self.term(q.predicate), self.term(q.object))
+                           for q in sorted(provenance, key=_order)],
+            "incoming": incoming, "more_incoming": more,
+            "derived_count": sum(f.derived for n in [main, *nodes.values()] for f in n.facts),
+        }
+
+    def incoming(self) -> tuple[list[tuple[Term, list[tuple[Term, bool]]]], int]:
+        """Links to this record from others, by property; and how many were not shown."""
+        seen: dict[tuple[str, str], bool] = {}
+        target = ox.NamedNode(self.iri)
+        for q in self.store.quads_for_pattern(None, None, target, None):
+            if (_is_own(q.subject, self.iri) or q.subject.value == self.graph
+                    or q.graph_name == ONTOLOGY):
+                continue  # its own nodes, its provenance, the ontology's mentions
+            key = (q.predicate.value, q.subject.value)
+            seen[key] = seen.get(key, True) and q.graph_name == INFERRED
+        by_predicate: dict[str, list[tuple[Term, bool]]] = defaultdict(list)
+        for n, ((predicate, subject), derived) in enumerate(sorted(seen.items())):
+            if n >= self.limit:
+                break
+            by_predicate[predicate].append((self.term(ox.NamedNode(subject)), derived))
+        rows = [(self.term(ox.NamedNode(p)), links) for p, links in sorted(by_predicate.items())]
+        return rows, max(0, len(seen) - self.limit)
+
+    def term(self, term: object) -> Term:
+        if isinstance(term, ox.NamedNode):
+            return Term(short(term), _local_href(term.value), self.label(term.value))
+        if isinstance(term, ox.Literal):
+            datatype = term.datatype.value if term.datatype else None
+            if datatype in (XSD_STRING, RDF_LANG_STRING):
+                datatype = None
+            return Term(term.value, datatype=datatype and short(ox.NamedNode(datatype)),
+                        language=term.language)
+        return Term(str(term))
+
+    def label(self, iri: str) -> str | None:
+        if iri not in self._labels:
+            found = next(iter(self.store.quads_for_pattern(ox.NamedNode(iri), RDFS_LABEL, None,
+                                                           None)), None)
+            self._labels[iri] = found.object.value if found else None
+        return self._labels[iri]
+
+
+def ontology_sections(store: ox.Store, quads: list[ox.Quad]) -> list[tuple[str, list[Node]]]:
+    """The ontology's terms grouped by what they are (classes, properties, ...)."""
+    page = RecordPage(store, str(ONTOLOGY_IRI), str(ONTOLOGY_IRI), 0)
+    nodes: dict[str, Node] = {}
+    kinds: dict[str, str] = {}
+    for q in sorted(quads, key=_order):
+        subject = q.subject.value
+        node = nodes.setdefault(subject, Node(subject, _anchor(subject)))
+        node.facts.append(Fact(page.term(q.predicate), page.term(q.object)))
+        if q.predicate == RDF_TYPE:
+            kinds.setdefault(subject, SECTION_OF.get(q.object.value, "Other terms"))
+    groups: dict[str, list[Node]] = defaultdict(list)
+    for subject, node in nodes.items():
+        section = "The ontology" if subject == str(ONTOLOGY_IRI) else kinds.get(subject,
+                                                                                "Other terms")
+        groups[section].append(node)
+    order = ["The ontology", "Classes", "Properties", "Concepts", "Units", "Other terms"]
+    return [(name, sorted(groups[name], key=lambda n: n.iri)) for name in order
+            if groups.get(name)]
+
+
+OWL = "http://www.w3.org/2002/07/owl#"
+SECTION_OF = {
+    OWL + "Class": "Classes", "http://www.w3.org/2000/01/rdf-schema#Class": "Classes",
+    OWL + "ObjectProperty": "Properties", OWL + "DatatypeProperty": "Properties",
+    OWL + "AnnotationProperty": "Properties",
+    "http://www.w3.org/1999/02/22-rdf-syntax-ns#Property": "Properties",
+    "http://www.w3.org/2004/02/skos/core#Concept": "Concepts",
+    "http://www.w3.org/2004/02/skos/core#ConceptScheme": "Concepts",
+    "http://qudt.org/schema/qudt/Unit": "Units",
+}
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+
+# --- helpers -------------------------------------------------------------------------------
+def _format() -> Format:
+    return choose(OFFERED, request.headers.get("Accept"), request.args.getlist("format"))
+
+
+def _rdf(quads: list[ox.Quad], fmt: Format, etag: str) -> Response:
+    body = serialize_rdf(quads, fmt, DUMP_PREFIXES)
+    response = Response(body, content_type=fmt.content_type)
+    return _finish(response, etag)
+
+
+def _html(text: str, etag: str) -> Response:
+    return _finish(Response(text, mimetype="text/html"), etag)
+
+
+def _finish(response: Response, etag: str) -> Response:
+    response.set_etag(etag, weak=True)
+    response.headers["Cache-Control"] = "no-cache"
+    response.vary.add("Accept")
+    return response
+
+
+def _is_own(subject: object, iri: str) -> bool:
+    value = getattr(subject, "value", "")
+    return value == iri or value.startswith(iri + "#")
+
+
+def _order(q: ox.Quad) -> tuple:
+    return (q.subject.value, q.predicate != RDF_TYPE, q.predicate.value, str(q.object))
+
+
+def _anchor(iri: str) -> str:
+    return iri.rpartition("#")[2] if "#" in iri else iri.rstrip("/").rpartition("/")[2]
+
+
+def _local_href(iri: str) -> str | None:
+    """Where an IRI leads from a page: this server for its own IRIs, else the IRI itself."""
+    root = request.script_root
+    if iri.startswith((str(ID), str(GRAPH))):
+        return f"{root}/{iri[len(BASE):]}"
+    if iri == str(ONTOLOGY_IRI):
+        return f"{root}/ontology"
+    if iri.startswith((str(BG), str(UNIT))):
+        return f"{root}/ontology#{_anchor(iri)}"
+    if iri.startswith(("http://", "https://")):
+        return iri
+    return None

@@ -1,0 +1,116 @@
+"""Look at a query before it runs: its form, its dataset clauses, the SERVICE endpoints it
+would call.
+
+The check works on rdflib's parse tree, not on the text: `SERVICE` inside a subquery, a
+FILTER EXISTS, behind a prefixed name or a `\\u0053ERVICE` escape is found all the same. A
+query rdflib cannot parse is refused, so nothing unchecked reaches pyoxigraph, which would
+fetch a SERVICE URL by itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urljoin
+
+from pyparsing import ParseBaseException
+from rdflib.plugins.sparql.parser import parseQuery
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.term import Variable
+
+FORMS = {"SelectQuery": "SELECT", "AskQuery": "ASK", "ConstructQuery": "CONSTRUCT",
+         "DescribeQuery": "DESCRIBE"}
+
+
+@dataclass(frozen=True)
+class QueryInfo:
+    """What the server needs to know about a query before running it."""
+
+    form: str  # SELECT, ASK, CONSTRUCT or DESCRIBE
+    has_dataset: bool  # FROM or FROM NAMED in the query
+    services: tuple[str, ...]  # the SERVICE endpoints; "?name" for a variable
+
+
+class Refused(Exception):
+    """A query the endpoint will not run; carries the HTTP status and a message."""
+
+    def __init__(self, status: int, title: str, detail: str,
+                 position: dict[str, int] | None = None):
+        self.status, self.title, self.detail, self.position = status, title, detail, position
+        super().__init__(detail)
+
+
+def inspect_query(text: str, base_iri: str | None = None,
+                  prefixes: tuple[tuple[str, str], ...] = ()) -> QueryInfo:
+    """Parse the query; raise Refused (400) with the parser's message and position."""
+    return _inspect(text, base_iri, prefixes)
+
+
+@lru_cache(maxsize=512)
+def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]
+             ) -> QueryInfo:
+    try:
+        prologue, query = parseQuery(text)
+    except ParseBaseException as exc:
+        position = {"line": exc.lineno, "column": exc.col}
+        raise Refused(400, "malformed query",
+                      f"{exc.msg}, found {_found(exc)} at line {exc.lineno}, column {exc.col}",
+                      position) from None
+    known = dict(prefixes)
+    base = base_iri
+    for decl in prologue:
+        if decl.name == "PrefixDecl":
+            known[_param(decl, "prefix")] = str(decl["iri"])
+        elif decl.name == "Base":
+            base = urljoin(base or "", str(decl["iri"]))
+    services = tuple(_resolve(term, known, base) for term in _service_terms(query))
+    return QueryInfo(FORMS[query.name], "datasetClause" in query, services)
+
+
+def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
+    """Refuse (403) a query that calls a SERVICE not on the allow-list."""
+    allowed = set(allowed)
+    for endpoint in info.services:
+        if endpoint.startswith("?"):
+            raise Refused(403, "federated query refused",
+                          f"SERVICE {endpoint}: an endpoint chosen at run time cannot be "
+                          "checked, so this server does not call it")
+        if endpoint not in allowed:
+            hint = ("federated queries (SERVICE) are off on this server" if not allowed
+                    else "allowed: " + ", ".join(sorted(allowed)))
+            raise Refused(403, "federated query refused",
+                          f"SERVICE <{endpoint}> is not an allowed endpoint; {hint}")
+
+
+def _service_terms(node: object) -> Iterator[object]:
+    if isinstance(node, CompValue):
+        if node.name == "ServiceGraphPattern":
+            yield node["term"]
+        for value in node.values():
+            yield from _service_terms(value)
+    elif isinstance(node, (list, tuple)) or hasattr(node, "as_list"):
+        for value in node:
+            yield from _service_terms(value)
+
+
+def _resolve(term: object, prefixes: dict[str, str], base: str | None) -> str:
+    if isinstance(term, Variable):
+        return f"?{term}"
+    if isinstance(term, CompValue) and term.name == "pname":
+        prefix = _param(term, "prefix")
+        if prefix not in prefixes:
+            raise Refused(400, "malformed query", f"SERVICE {prefix}:...: unknown prefix")
+        return prefixes[prefix] + _param(term, "localname")
+    iri = str(term)
+    return urljoin(base, iri) if base else iri
+
+
+def _param(node: CompValue, name: str) -> str:
+    # CompValue.get answers the key's own name when it is missing, so test membership.
+    return str(node[name]) if name in node else ""
+
+
+def _found(exc: ParseBaseException) -> str:
+    rest = exc.pstr[exc.loc:exc.loc + 20].split("\n")[0]
+    return repr(rest) if rest else "the end of the query"

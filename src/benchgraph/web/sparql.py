@@ -1,0 +1,245 @@
+"""The SPARQL 1.1 Protocol endpoint at /sparql, and its Service Description.
+
+Queries come by GET, form POST or direct POST; the protocol's default-graph-uri and
+named-graph-uri override the query's FROM clauses. The endpoint is read-only: an update is
+refused whatever way it comes. Each query runs in a worker process of the pool, under a hard
+time limit, and its answer is sent only once complete, so a client never gets a 200 with a
+cut body.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import pyoxigraph as ox
+from flask import Blueprint, Response, current_app, render_template, request
+from werkzeug.datastructures import MultiDict
+
+from .errors import error_response
+from .hooks import not_modified
+from .negotiation import GRAPH, HTML, SOLUTIONS, TURTLE, NotAcceptable, choose, serialize_rdf
+from .querypool import PoolBusy, PoolError, QueryTimeout
+from .site import Site
+
+bp = Blueprint("sparql", __name__)
+
+SD_NS = "http://www.w3.org/ns/sparql-service-description#"
+FORMATS = "http://www.w3.org/ns/formats/"
+SIMPLE_ENTAILMENT = "http://www.w3.org/ns/entailment/Simple"
+RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+VOID_TRIPLES = ox.NamedNode("http://rdfs.org/ns/void#triples")
+XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
+SD_PREFIXES = {"sd": SD_NS, "formats": FORMATS, "void": "http://rdfs.org/ns/void#",
+               "xsd": "http://www.w3.org/2001/XMLSchema#"}
+RESULT_FORMATS = {"json": "SPARQL_Results_JSON", "xml": "SPARQL_Results_XML",
+                  "csv": "SPARQL_Results_CSV", "tsv": "SPARQL_Results_TSV",
+                  "turtle": "Turtle", "ntriples": "N-Triples", "nquads": "N-Quads",
+                  "trig": "TriG", "jsonld": "JSON-LD", "rdfxml": "RDF_XML"}
+FORM_TYPE = "application/x-www-form-urlencoded"
+QUERY_TYPE = "application/sparql-query"
+UPDATE_TYPE = "application/sparql-update"
+
+
+class ProtocolError(Exception):
+    """A request the SPARQL protocol does not allow; carries the status to answer."""
+
+    def __init__(self, status: int, title: str, detail: str):
+        self.status, self.title, self.detail = status, title, detail
+        super().__init__(detail)
+
+
+@dataclass(frozen=True)
+class Operation:
+    """What a protocol request asks: a query (or an update) and its dataset."""
+
+    kind: str  # "query" or "update"
+    text: str
+    default_graphs: list[str]
+    named_graphs: list[str]
+
+
+def site() -> Site:
+    return current_app.extensions["benchgraph"]
+
+
+@bp.route("/sparql/", methods=["GET", "POST"], endpoint="endpoint_slash")
+@bp.route("/sparql", methods=["GET", "POST"])
+def endpoint() -> Response:
+    """Answer a query, or describe the service when there is none."""
+    try:
+        operation = read_operation()
+    except ProtocolError as exc:
+        return error_response(exc.status, exc.title, exc.detail)
+    if operation is None:
+        return service_description()
+    if operation.kind == "update":
+        return error_response(403, "read-only endpoint",
+                              "this endpoint does not accept SPARQL Update: the dataset is "
+                              "built from the record files, so change those instead")
+    return run_query(operation)
+
+
+def read_operation() -> Operation | None:
+    """The operation of the request, following the SPARQL 1.1 Protocol; None for none."""
+    args = request.args
+    if request.method == "GET":
+        params = args
+    else:
+        mimetype = request.mimetype
+        charset = request.mimetype_params.get("charset", "utf-8").lower()
+        if mimetype in (QUERY_TYPE, UPDATE_TYPE) and charset not in ("utf-8", "utf8"):
+            raise ProtocolError(415, "unsupported media type",
+                                f"the body must be UTF-8, not {charset}")
+        if mimetype == FORM_TYPE:
+            params = MultiDict(args)
+            for key, value in request.form.items(multi=True):
+                params.add(key, value)
+        elif mimetype in (QUERY_TYPE, UPDATE_TYPE):
+            kind = "query" if mimetype == QUERY_TYPE else "update"
+            if "query" in args or "update" in args:
+                raise ProtocolError(400, "bad request",
+                                    f"a direct POST carries the {kind} in its body only")
+            return Operation(kind, _utf8(request.get_data()), args.getlist("default-graph-uri"),
+                             args.getlist("named-graph-uri"))
+        else:
+            raise ProtocolError(415, "unsupported media type",
+                                f"POST a query as {FORM_TYPE} (query=...) or as {QUERY_TYPE}; "
+                                f"got {mimetype or 'no Content-Type'}")
+    queries, updates = params.getlist("query"), params.getlist("update")
+    if len(queries) + len(updates) > 1:
+        raise ProtocolError(400, "bad request",
+                            "give exactly one query (or update) parameter per request")
+    if updates:
+        return Operation("update", updates[0], [], [])
+    if not queries:
+        if request.method == "POST":
+            raise ProtocolError(400, "bad request", "the request has no query parameter")
+        return None
+    return Operation("query", queries[0], params.getlist("default-graph-uri"),
+                     params.getlist("named-graph-uri"))
+
+
+def run_query(operation: Operation) -> Response:
+    """Run the query in a worker; answer its result, or the reason it has none."""
+    s = site()
+    accept = request.headers.get("Accept", "")
+    override = request.values.getlist("format")
+    etag = None
+    if request.method == "GET":
+        etag = s.etag(request.full_path, accept)
+        if request.if_none_match.contains_weak(etag):
+            return not_modified(etag)
+    start = time.perf_counter()
+    job = {"query": operation.text, "base": request.base_url.rstrip("/"), "accept": accept,
+           "format": override, "default_graphs": operation.default_graphs,
+           "named_graphs": operation.named_graphs}
+    try:
+        header, body = s.pool.run(job, current_app.config["QUERY_TIMEOUT"])
+    except PoolError as exc:
+        elapsed = time.perf_counter() - start
+        s.metrics.observe(exc.status, elapsed, timed_out=isinstance(exc, QueryTimeout))
+        current_app.logger.warning("%s: %s", exc.title, exc)
+        retry = {"Retry-After": "5"} if isinstance(exc, PoolBusy) else None
+        return error_response(exc.status, exc.title, str(exc), retry)
+    elapsed = time.perf_counter() - start
+    status = header["status"]
+    s.metrics.observe(status, elapsed, header.get("form", ""))
+    if status != 200:
+        extra = {"position": header["position"]} if "position" in header else {}
+        return error_response(status, header["error"], header["detail"], **extra)
+    response = Response(body, status=200, content_type=header["content_type"])
+    response.headers["Server-Timing"] = f"query;dur={elapsed * 1000:.1f}"
+    response.vary.add("Accept")
+    if etag:
+        response.set_etag(etag, weak=True)
+        response.headers["Cache-Control"] = "no-cache"
+    if request.args.get("download"):
+        extension = {f.name: f.extension for f in (*SOLUTIONS, *GRAPH)}[header["format"]]
+        response.headers["Content-Disposition"] = f'attachment; filename="result.{extension}"'
+    return response
+
+
+def _utf8(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(400, "bad request", f"the body is not UTF-8: {exc}") from None
+
+
+# --- Service Description -----------------------------------------------------------------
+def service_description() -> Response:
+    """The SPARQL Service Description of this endpoint, in the format the client prefers."""
+    s = site()
+    endpoint_iri = request.base_url
+    try:
+        fmt = choose((*GRAPH, HTML), request.headers.get("Accept"),
+                     request.args.getlist("format"))
+    except NotAcceptable as exc:
+        return error_response(406, "not acceptable", str(exc))
+    etag = s.etag("sd", endpoint_iri, fmt.name)
+    if request.if_none_match.contains_weak(etag):
+        return not_modified(etag)
+
+    def make() -> bytes:
+        triples = describe_service(s, endpoint_iri)
+        if fmt is HTML:
+            turtle = serialize_rdf(triples, TURTLE, SD_PREFIXES).decode()
+            return render_template("service.html", turtle=turtle,
+                                   endpoint=endpoint_iri).encode()
+        return serialize_rdf(triples, fmt, SD_PREFIXES)
+
+    try:
+        body = s.remember(("sd", endpoint_iri, fmt.name), make)
+    except (PoolError, RuntimeError) as exc:
+        return error_response(503, "service description unavailable", str(exc))
+    response = Response(body, content_type="text/html; charset=utf-8" if fmt is HTML
+                        else fmt.content_type)
+    response.set_etag(etag, weak=True)
+    response.vary.add("Accept")
+    return response
+
+
+def describe_service(s: Site, endpoint_iri: str) -> list[ox.Triple]:
+    """The description: endpoint, language, result formats, features, dataset and counts."""
+    service = ox.NamedNode(endpoint_iri + "#service")
+    out = [
+        ox.Triple(service, RDF_TYPE, SD("Service")),
+        ox.Triple(service, SD("endpoint"), ox.NamedNode(endpoint_iri)),
+        ox.Triple(service, SD("supportedLanguage"), SD("SPARQL11Query")),
+        ox.Triple(service, SD("defaultEntailmentRegime"), ox.NamedNode(SIMPLE_ENTAILMENT)),
+    ]
+    out += [ox.Triple(service, SD("resultFormat"), ox.NamedNode(FORMATS + name))
+            for name in RESULT_FORMATS.values()]
+    features = ["UnionDefaultGraph", "EmptyGraphs"]
+    if s.pool.settings.allow_service:
+        features.append("BasicFederatedQuery")
+    out += [ox.Triple(service, SD("feature"), SD(name)) for name in features]
+    per_graph, union = s.graph_counts()
+    dataset, default = ox.BlankNode("dataset"), ox.BlankNode("default")
+    out += [
+        ox.Triple(service, SD("defaultDataset"), dataset),
+        ox.Triple(dataset, RDF_TYPE, SD("Dataset")),
+        ox.Triple(dataset, SD("defaultGraph"), default),
+        ox.Triple(default, RDF_TYPE, SD("Graph")),
+        ox.Triple(default, VOID_TRIPLES, _integer(union)),
+    ]
+    for i, (name, count) in enumerate(sorted(per_graph.items())):
+        named, graph = ox.BlankNode(f"named{i}"), ox.BlankNode(f"graph{i}")
+        out += [
+            ox.Triple(dataset, SD("namedGraph"), named),
+            ox.Triple(named, RDF_TYPE, SD("NamedGraph")),
+            ox.Triple(named, SD("name"), ox.NamedNode(name)),
+            ox.Triple(named, SD("graph"), graph),
+            ox.Triple(graph, RDF_TYPE, SD("Graph")),
+            ox.Triple(graph, VOID_TRIPLES, _integer(count)),
+        ]
+    return out
+
+
+def SD(name: str) -> ox.NamedNode:  # noqa: N802 - reads like the vocabulary's prefix
+    return ox.NamedNode(SD_NS + name)
+
+
+def _integer(n: int) -> ox.Literal:
+    return ox.Literal(str(n), datatype=ox.NamedNode(XSD_INTEGER))

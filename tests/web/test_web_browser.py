@@ -1,0 +1,82 @@
+"""The query page in headless Chromium: open it, run an example, see its rows.
+
+Needs Debian's `chromium` and `chromium-driver` (.ci/run installs them). Where they are
+missing the test skips, saying so; with CI=true it fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--window-size=1400,1000"]
+
+
+@pytest.fixture
+def browser():
+    missing = [name for name, path in (("chromium", CHROMIUM), ("chromedriver", CHROMEDRIVER))
+               if not path or not os.path.exists(path)]
+    if missing:
+        reason = (f"{' and '.join(missing)} not installed (Debian packages chromium, "
+                  "chromium-driver)")
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason + "; CI must run the browser test")
+        pytest.skip(reason)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="benchgraph-chromium-")
+    for flag in [*FLAGS, f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_run_an_example_and_see_its_rows(live_server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(live_server.url + "/")
+    wait = WebDriverWait(browser, 30)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".yasqe .CodeMirror")))
+    browser.find_element(By.CSS_SELECTOR, 'button[data-example="accelerators"]').click()
+
+    def rows(driver):
+        found = driver.find_elements(By.CSS_SELECTOR, ".yasr table tbody tr")
+        texts = [r.text for r in found]
+        return texts if any("NVIDIA H100 SXM 80 GB" in t for t in texts) else False
+
+    texts = wait.until(rows)
+    assert len(texts) == 2, texts  # the two accelerator records of the test data
+    assert any("96" in t and "NVIDIA RTX PRO 6000" in t for t in texts)
+    # the result can be downloaded in each format a SELECT allows
+    links = browser.find_elements(By.CSS_SELECTOR, "#download-links a")
+    assert [a.text for a in links] == ["SPARQL JSON", "SPARQL XML", "CSV", "TSV"]
+    assert "format=csv" in links[2].get_attribute("href")
+    # nothing on the page failed to load or threw
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == [], errors
+
+
+def test_record_notes_do_not_run_as_markup(live_server, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(live_server.url + "/id/engines/markup-notes")
+    heading = browser.find_element(By.TAG_NAME, "h1").text
+    assert heading == '<b>Markup</b> & "quotes" engine'
+    assert browser.execute_script("return window.__bg_injected === undefined")

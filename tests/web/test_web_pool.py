@@ -1,0 +1,92 @@
+"""The query pool alone: answers, the time limit, a busy pool, a worker killed from outside."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import psutil
+import pytest
+
+from benchgraph.web.querypool import PoolBusy, PoolSettings, QueryPool, QueryTimeout, WorkerDied
+
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+ASK = {"query": "ASK { ?s ?p ?o }", "accept": "application/sparql-results+json"}
+
+
+@pytest.fixture
+def pool(served):
+    one = QueryPool(PoolSettings(store=str(served.store_path), size=1, timeout=1.0))
+    yield one
+    one.close()
+
+
+def wait_for_workers(pool: QueryPool, n: int) -> None:
+    deadline = time.monotonic() + 30
+    while pool.stats()["idle"] < n and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_answers_and_reuses_its_worker(pool):
+    for _ in range(3):
+        header, body = pool.run(ASK)
+        assert header["status"] == 200 and b'"boolean":true' in body
+    assert pool.stats() == {"workers": 1, "idle": 1, "restarts": 0}
+
+
+def test_timeout_kills_and_replaces_the_worker(pool):
+    worker = psutil.Process(pool.pids()[0])
+    start = time.monotonic()
+    with pytest.raises(QueryTimeout):
+        pool.run({"query": RUNAWAY})
+    assert time.monotonic() - start < 1.5
+    assert not worker.is_running() or worker.status() == psutil.STATUS_ZOMBIE
+    wait_for_workers(pool, 1)
+    assert pool.run(ASK)[0]["status"] == 200
+    assert pool.stats()["restarts"] == 1
+
+
+def test_busy_pool_says_so(pool):
+    thread = threading.Thread(target=lambda: pytest.raises(QueryTimeout, pool.run,
+                                                           {"query": RUNAWAY}, 3.0))
+    thread.start()
+    time.sleep(0.3)
+    with pytest.raises(PoolBusy):
+        pool.run(ASK, 0.3)
+    thread.join()
+
+
+def test_a_worker_killed_from_outside_is_reported_and_replaced(pool):
+    outcome = {}
+
+    def run():
+        try:
+            pool.run({"query": RUNAWAY}, 10.0)
+        except WorkerDied as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.5)
+    psutil.Process(pool.pids()[0]).kill()
+    thread.join()
+    assert isinstance(outcome.get("error"), WorkerDied)
+    wait_for_workers(pool, 1)
+    assert pool.run(ASK)[0]["status"] == 200
+
+
+def test_a_store_that_cannot_open_fails_at_start(tmp_path):
+    with pytest.raises(RuntimeError, match="could not open the store"):
+        QueryPool(PoolSettings(store=str(tmp_path / "nothing-here"), size=1))
+
+
+def test_a_long_query_runs_at_lower_priority(pool):
+    worker = psutil.Process(pool.pids()[0])
+    thread = threading.Thread(target=lambda: pytest.raises(QueryTimeout, pool.run,
+                                                           {"query": RUNAWAY}, 2.0))
+    thread.start()
+    time.sleep(1.0)
+    assert worker.nice() == 10
+    thread.join()
+    wait_for_workers(pool, 1)
+    assert psutil.Process(pool.pids()[0]).nice() == 0

@@ -1,0 +1,65 @@
+"""`benchgraph serve`'s preparation: --with files become named graphs in a private copy, and
+the cached build is never written."""
+
+from __future__ import annotations
+
+import argparse
+
+import pyoxigraph as ox
+import pytest
+
+from benchgraph.build import build
+from benchgraph.serve import parse_with, prepare
+from web.web_support import RECORDS
+
+
+@pytest.fixture
+def built(web_cache):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BENCHGRAPH_CACHE", str(web_cache))
+        return build(RECORDS, skip_invalid=True)
+
+
+def snapshot(folder):
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+
+def test_with_files_become_named_graphs_in_a_copy(built, tmp_path):
+    named = tmp_path / "gpus.ttl"
+    named.write_text("<https://example.org/h100> <https://example.org/p> 1 .\n")
+    unnamed = tmp_path / "extra.nt"
+    unnamed.write_text("<https://example.org/a> <https://example.org/p> <https://example.org/b>"
+                       " .\n")
+    before = snapshot(built.store_path)
+    served = prepare(built, [(named, "https://example.org/gpus"), (unnamed, None)])
+    try:
+        store = ox.Store.read_only(str(served.store_path))
+        graphs = {g.value for g in store.named_graphs()}
+        assert {"https://example.org/gpus", unnamed.resolve().as_uri()} <= graphs
+        assert len(store) == len(ox.Store.read_only(str(built.store_path))) + 2
+        assert served.key != built.key and len(served.key) == 32
+        del store
+    finally:
+        served.cleanup()
+    assert not served.workdir.exists()
+    assert snapshot(built.store_path) == before  # the cached build was not written
+
+
+def test_the_key_follows_the_with_files(built, tmp_path):
+    extra = tmp_path / "x.nt"
+    extra.write_text("<https://example.org/a> <https://example.org/p> \"1\" .\n")
+    keys = []
+    for iri in ("https://example.org/one", "https://example.org/two"):
+        served = prepare(built, [(extra, iri)])
+        keys.append(served.key)
+        served.cleanup()
+    assert keys[0] != keys[1]
+
+
+def test_parse_with(tmp_path):
+    path = tmp_path / "a.ttl"
+    path.write_text("")
+    assert parse_with(str(path)) == (path, None)
+    assert parse_with(f"{path}=https://example.org/g?x=1") == (path, "https://example.org/g?x=1")
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_with(str(tmp_path / "missing.ttl"))

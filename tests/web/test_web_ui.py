@@ -1,0 +1,122 @@
+"""The query page, the dumps, /healthz and /metrics, through the test client."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+
+import pytest
+from rdflib import Dataset, Graph
+
+from web.web_support import HERE
+
+
+def test_query_page_serves_the_editor_from_this_server(client):
+    response = client.get("/")
+    assert response.status_code == 200 and response.mimetype == "text/html"
+    text = response.get_data(as_text=True)
+    assert "/static/vendor/yasgui/yasgui.min.js" in text
+    # nothing is fetched from a CDN or another site
+    assert not re.search(r'(src|href)="(https?:)?//', text)
+    for path in ("/static/vendor/yasgui/yasgui.min.js", "/static/vendor/yasgui/yasgui.min.css",
+                 "/static/benchgraph.js", "/static/benchgraph.css"):
+        assert client.get(path).status_code == 200, path
+
+
+def test_yasgui_licence_is_shipped_beside_it():
+    vendor = HERE.parents[1] / "src" / "benchgraph" / "web" / "static" / "vendor" / "yasgui"
+    assert "MIT License" in (vendor / "LICENSE").read_text()
+    assert (vendor / "VERSION").read_text().startswith("@zazuko/yasgui ")
+
+
+def test_examples_come_from_the_saved_queries(client):
+    text = client.get("/").get_data(as_text=True)
+    assert 'data-example="accelerators"' in text
+    assert "Accelerators and their memory" in text
+    # a title with markup characters is text on the page
+    assert "Engines &lt;and&gt; &#34;names&#34; &amp; notes" in text
+    config = json.loads(re.search(r'id="bg-config">(.*?)</script>', text, re.S).group(1))
+    example = next(e for e in config["examples"] if e["name"] == "accelerators")
+    # the editor gets the query with the PREFIX lines it needs to run anywhere
+    assert example["query"].startswith("PREFIX bg: <https://w3id.org/benchgraph/ontology#>")
+    assert "# title:" not in example["query"]
+    assert config["endpoint"] == "http://localhost/sparql"
+
+
+def test_example_queries_run(client):
+    text = client.get("/").get_data(as_text=True)
+    config = json.loads(re.search(r'id="bg-config">(.*?)</script>', text, re.S).group(1))
+    for example in config["examples"]:
+        response = client.post("/sparql", data={"query": example["query"]})
+        assert response.status_code == 200, example["name"]
+        assert response.get_json(force=True)["results"]["bindings"], example["name"]
+
+
+def test_query_page_without_examples(app, client, tmp_path):
+    site = app.extensions["benchgraph"]
+    saved, site.examples = site.examples, {}
+    try:
+        text = client.get("/").get_data(as_text=True)
+    finally:
+        site.examples = saved
+    assert "No saved queries yet." in text
+
+
+def test_prefixes_for_the_editor(client):
+    prefixes = client.get("/prefixes.json").get_json()
+    assert prefixes["bg"] == "https://w3id.org/benchgraph/ontology#"
+
+
+def test_invalid_records_are_announced(client):
+    assert "1 record file left out of this build" in client.get("/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize(("ext", "parser", "quads"), [
+    ("trig", "trig", True), ("nq", "nquads", True), ("jsonld", "json-ld", True),
+    ("ttl", "turtle", False), ("nt", "nt", False), ("rdf", "xml", False),
+])
+def test_dumps_in_every_format(app, client, ext, parser, quads):
+    response = client.get(f"/dumps/benchgraph.{ext}")
+    assert response.status_code == 200
+    assert "attachment" in response.headers["Content-Disposition"]
+    data = response.get_data()
+    store = app.extensions["benchgraph"].store()
+    if quads:
+        d = Dataset()
+        d.parse(data=data, format=parser)
+        assert len(d) == len(store)
+    else:
+        union = {(q.subject, q.predicate, q.object) for q in store}
+        assert len(Graph().parse(data=data, format=parser)) == len(union)
+    zipped = client.get(f"/dumps/benchgraph.{ext}", headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(zipped.get_data()) == data
+
+
+def test_unknown_dump_is_404(client):
+    assert client.get("/dumps/benchgraph.docx").status_code == 404
+
+
+def test_healthz_reports_the_left_out_record(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["ok"] is True and body["invalid_records"] == 1
+    assert body["invalid"] == ["tests/web/data/records/benchmarks/invalid-confidence.yaml"]
+    assert body["problems"]["violation"] >= 1
+    assert body["query_workers"]["workers"] == 2
+
+
+def test_metrics_count_queries(client):
+    def counter(text: str, status: str) -> int:
+        found = re.search(rf'benchgraph_queries_total{{status="{status}"}} (\d+)', text)
+        return int(found.group(1)) if found else 0
+
+    before = client.get("/metrics").get_data(as_text=True)
+    client.get("/sparql", query_string={"query": "ASK {}"})
+    client.get("/sparql", query_string={"query": "ASK {"})
+    after = client.get("/metrics").get_data(as_text=True)
+    assert counter(after, "200") == counter(before, "200") + 1
+    assert counter(after, "400") == counter(before, "400") + 1
+    assert "benchgraph_query_seconds_count" in after

@@ -1,0 +1,112 @@
+"""The pieces alone: content negotiation and the query check (SERVICE, form, dataset)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchgraph.web.negotiation import (
+    BOOLEAN,
+    CSV,
+    GRAPH,
+    JSON,
+    NTRIPLES,
+    RDFXML,
+    SOLUTIONS,
+    TURTLE,
+    XML,
+    NotAcceptable,
+    choose,
+)
+from benchgraph.web.queryinfo import Refused, check_services, inspect_query
+
+BASE = "http://localhost/sparql"
+
+
+@pytest.mark.parametrize(("offered", "accept", "expected"), [
+    (SOLUTIONS, None, JSON),
+    (SOLUTIONS, "", JSON),
+    (SOLUTIONS, "*/*", JSON),
+    (SOLUTIONS, "application/json", JSON),
+    (SOLUTIONS, "application/xml", XML),
+    (SOLUTIONS, "text/csv;q=0.4, application/sparql-results+xml;q=0.5", XML),
+    (SOLUTIONS, "application/*;q=0.3, text/csv;q=0.2", JSON),
+    (GRAPH, "text/*", TURTLE),
+    (GRAPH, "text/turtle;q=0, */*", NTRIPLES),
+    (GRAPH, "application/rdf+xml, application/sparql-results+xml", RDFXML),
+    (BOOLEAN, "application/rdf+xml, application/sparql-results+xml", XML),
+])
+def test_choose(offered, accept, expected):
+    assert choose(offered, accept) is expected
+
+
+def test_choose_refuses_when_nothing_fits():
+    with pytest.raises(NotAcceptable):
+        choose(BOOLEAN, "text/csv")
+    with pytest.raises(NotAcceptable):
+        choose(GRAPH, "*/*;q=0")
+
+
+def test_format_parameter_overrides_accept():
+    assert choose(GRAPH, "text/turtle", "rdfxml") is RDFXML
+    assert choose(GRAPH, None, "application/n-triples") is NTRIPLES
+    # SPARQLWrapper sends format=xml, format=rdf+xml and the media type, for every form
+    assert choose(GRAPH, "application/rdf+xml", ["xml", "rdf+xml"]) is RDFXML
+    assert choose(SOLUTIONS, None, ["xml"]) is XML
+    # a value naming no format is ignored; one naming a format this answer lacks is refused
+    assert choose(SOLUTIONS, "text/csv", ["excel"]) is CSV
+    with pytest.raises(NotAcceptable):
+        choose(BOOLEAN, None, "csv")
+
+
+@pytest.mark.parametrize(("query", "form", "has_dataset"), [
+    ("SELECT * {}", "SELECT", False),
+    ("ASK FROM <http://g> {}", "ASK", True),
+    ("CONSTRUCT WHERE { ?s ?p ?o }", "CONSTRUCT", False),
+    ("DESCRIBE <http://x> FROM NAMED <http://g>", "DESCRIBE", True),
+])
+def test_inspect_form_and_dataset(query, form, has_dataset):
+    info = inspect_query(query, BASE)
+    assert (info.form, info.has_dataset, info.services) == (form, has_dataset, ())
+
+
+LISTENER = "http://127.0.0.1:9/sparql"
+
+
+@pytest.mark.parametrize(("query", "found"), [
+    (f"SELECT * {{ SERVICE <{LISTENER}> {{ ?s ?p ?o }} }}", LISTENER),
+    (f"SELECT * {{ SERVICE SILENT <{LISTENER}> {{ ?s ?p ?o }} }}", LISTENER),
+    ("PREFIX x: <http://127.0.0.1:9/> SELECT * { SERVICE x:sparql { ?s ?p ?o } }", LISTENER),
+    ("BASE <http://127.0.0.1:9/> SELECT * { SERVICE <sparql> { ?s ?p ?o } }", LISTENER),
+    ("SELECT * { SERVICE <other> { } }", "http://localhost/other"),
+    (f"SELECT * {{ {{ SELECT * {{ SERVICE <{LISTENER}> {{ ?s ?p ?o }} }} }} }}", LISTENER),
+    (f"ASK {{ FILTER EXISTS {{ SERVICE <{LISTENER}> {{ ?s ?p ?o }} }} }}", LISTENER),
+    (f"ASK {{ OPTIONAL {{ ?a ?b ?c MINUS {{ SERVICE <{LISTENER}> {{ }} }} }} }}", LISTENER),
+    (f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ SERVICE <{LISTENER}> {{ ?s ?p ?o }} }}", LISTENER),
+    (rf"SELECT * {{ \u0053ERVICE <{LISTENER}> {{ ?s ?p ?o }} }}", LISTENER),
+    ("# SERVICE <http://a/> in a comment is no call\nSELECT * { SERVICE ?where { } }",
+     "?where"),
+])
+def test_service_calls_are_found_in_the_parse_tree(query, found):
+    assert inspect_query(query, BASE).services == (found,)
+
+
+def test_service_text_that_is_not_a_call_is_no_service():
+    query = 'SELECT * { ?s ?p "SERVICE <http://127.0.0.1:9/> {}" } # SERVICE <http://x/>'
+    assert inspect_query(query, BASE).services == ()
+
+
+def test_check_services_refuses_all_but_the_allowed():
+    info = inspect_query(f"SELECT * {{ SERVICE <{LISTENER}> {{ }} }}", BASE)
+    with pytest.raises(Refused) as refused:
+        check_services(info, [])
+    assert refused.value.status == 403 and "off on this server" in refused.value.detail
+    check_services(info, [LISTENER])
+    with pytest.raises(Refused):
+        check_services(inspect_query("SELECT * { SERVICE ?x { } }", BASE), [LISTENER])
+
+
+def test_a_query_rdflib_cannot_parse_is_refused_with_its_position():
+    with pytest.raises(Refused) as refused:
+        inspect_query("SELECT * WHERE {\n  ?s ?p\n}", BASE)
+    assert refused.value.status == 400
+    assert refused.value.position == {"line": 2, "column": 3}
