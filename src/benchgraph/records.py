@@ -20,6 +20,9 @@ import yaml
 from .errors import Problem
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+# Date fields: a quoted '2026-10-04' there is a date too (YAML writers quote them).
+DATE_FIELD = re.compile(r"^(updated|(history|source)\.\d+\.date)$")
+DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 # A field's shape: "scalar", "list" (of scalars), "map" (free keys, scalar values),
 # a dict (a mapping with exactly those keys), or [dict] (a list of such mappings).
@@ -51,6 +54,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "systems": {
         "accelerators": [{"id": SCALAR, "count": SCALAR}], "nodes": SCALAR,
         "host_cpu": SCALAR, "interconnect_ids": LIST, "interconnect_raw": MAP,
+        "fabric_published": SCALAR,
         "vendor": SCALAR, "submitter": SCALAR, "system_type": SCALAR,
         "availability": SCALAR, "software": SCALAR,
     },
@@ -65,6 +69,7 @@ KINDS: dict[str, dict[str, Any]] = {
         "metric": SCALAR, "value": SCALAR, "unit": SCALAR, "model": SCALAR,
         "engine": SCALAR, "engine_version": SCALAR, "accelerators": LIST,
         "accelerator_count": SCALAR, "system": SCALAR, "interconnect_ids": LIST,
+        "fabric_published": SCALAR,
         "parallelism": {"tensor": SCALAR, "expert": SCALAR, "pipeline": SCALAR, "data": SCALAR},
         "concurrency": SCALAR, "measured_by": SCALAR, "reproducible": SCALAR,
         "methodology": SCALAR, "measurements": [MEASUREMENT], "settings": MAP,
@@ -270,7 +275,9 @@ class _Reader:
                     text.replace("_", ""))
             if tag == "float":
                 return float(text.replace("_", ""))
-            if tag == "timestamp":
+            if tag == "timestamp" or (tag == "str" and DATE_FIELD.match(dotted)
+                                      and DATE_TEXT.match(text)):
+                tag = "timestamp"
                 return _timestamp(text)
         except ValueError:
             self.problem(node, dotted, "is not a real date" if tag == "timestamp"

@@ -1,11 +1,593 @@
-"""Checks of records: one record alone (SHACL) and across records (links)."""
+"""SHACL validation of records, reported at the file, line and field a curator edits.
+
+Two passes, both from the shapes in shapes/ (see shacl.py for the evaluator):
+- check_record: the shapes that need the record alone, on its own triples. It runs where the
+  record is converted (worker processes) and the build caches it with the record's content.
+- check_dataset: the shapes marked bg:acrossRecords (a link names a record of the right
+  class, a unit is its metric's, a stated fabric is one the accelerators carry), once per
+  build, over small per-record facts: kind, id, links and units.
+reference_results runs pySHACL over a whole graph; tests hold both passes to it.
+"""
 
 from __future__ import annotations
 
-from .errors import Problem
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+from itertools import product
+from math import prod
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+import pyoxigraph as ox
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.namespace import RDF, SKOS, XSD
+
+from .convert import CLASSES
+from .errors import INFO, VIOLATION, WARNING, Problem
+from .namespaces import BG, ID, QUDT, record_iri
 from .records import Record
+from .shacl import SH, Index, Result, Shapes, is_numeric, render
+
+if TYPE_CHECKING:
+    from .cache import Cache, Entry
+
+SEVERITY = {SH.Violation: VIOLATION, SH.Warning: WARNING, SH.Info: INFO}
+# Nodes inside a record (`<record>#measurement-2`) and the YAML they come from.
+NESTED = [
+    (re.compile(r"measurement-(\d+)-(.+)"), lambda m, f: (
+        f"measurements.{int(m[1]) - 1}.condition.{unquote(m[2])}")),
+    (re.compile(r"measurement-(\d+)"), lambda m, f: f"measurements.{int(m[1]) - 1}."),
+    (re.compile(r"source-(\d+)"), lambda m, f: f"source.{int(m[1]) - 1}."),
+    (re.compile(r"revision-(\d+)"), lambda m, f: f"history.{int(m[1]) - 1}."),
+    (re.compile(r"accelerators-(\d+)"), lambda m, f: f"accelerators.{int(m[1]) - 1}."),
+    (re.compile(r"setting-(.+)"), lambda m, f: f"settings.{unquote(m[1])}"),
+    (re.compile(r"interconnect-raw-(\d+)"), lambda m, f: "interconnect_raw." + (
+        sorted(f.get("interconnect_raw") or {}) or [""])[int(m[1]) - 1]),
+]
+# How a reference (records.Record.references) is stated in RDF: (node suffix, predicate).
+LINKS: dict[tuple[str, str], list[tuple[str, URIRef]]] = {
+    ("benchmarks", "metric"): [("", BG.metric)],
+    ("benchmarks", "model"): [("", BG.model)],
+    ("benchmarks", "engine"): [("", BG.engine)],
+    ("benchmarks", "accelerators"): [("", BG.accelerator)],
+    ("benchmarks", "system"): [("", BG.system)],
+    ("benchmarks", "interconnect_ids"): [("", BG.interconnect)],
+    ("benchmarks", "measurements.metric"): [("#measurement-{n}", BG.metric)],
+    ("accelerators", "interconnect_ids"): [("", BG.interconnect)],
+    ("accelerators", "family"): [("", SKOS.broader)],
+    ("systems", "accelerators.id"): [("#accelerators-{n}", BG.accelerator),
+                                     ("", BG.accelerator)],
+    ("systems", "interconnect_ids"): [("", BG.interconnect)],
+    ("models", "family"): [("", SKOS.broader)],
+}
+NESTED_CLASSES = {"#measurement-": BG.Measurement, "#accelerators-": BG.AcceleratorConfig}
+# What the dataset pass reads from a record's own triples (the rest comes from its links).
+FACT_PREDICATES = {str(BG.unitCode): "unit", str(QUDT.hasUnit): "known-unit",
+                   str(RDF.type): "type"}
 
 
-def check_record(record: Record, triples: list) -> list[Problem]:
-    """Problems of one record on its own."""
-    return []
+# --- the shapes ---------------------------------------------------------------------------
+def shapes_dir() -> Path:
+    return Path(str(resources.files("benchgraph").joinpath("resources", "shapes")))
+
+
+@lru_cache(maxsize=1)
+def shapes_graph() -> Graph:
+    """Every shapes/*.ttl, parsed (by Oxigraph: rdflib's Turtle parser is several times
+    slower, and every `benchgraph` command pays it)."""
+    g = Graph()
+    for path in sorted(shapes_dir().glob("*.ttl")):
+        for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE):
+            g.add((_term(t.subject), _term(t.predicate), _term(t.object)))
+    return g
+
+
+def _term(t: Any) -> Any:
+    if isinstance(t, ox.NamedNode):
+        return URIRef(t.value)
+    if isinstance(t, ox.BlankNode):
+        return BNode(t.value)
+    if t.language:
+        return Literal(t.value, lang=t.language)
+    if t.datatype.value == str(XSD.string):
+        return Literal(t.value)  # as rdflib reads a plain literal, and convert.py writes it
+    return Literal(t.value, datatype=URIRef(t.datatype.value))
+
+
+def _across(g: Graph, shape: URIRef) -> bool:
+    return (shape, BG.acrossRecords, Literal(True)) in g
+
+
+@lru_cache(maxsize=1)
+def local_shapes() -> Shapes:
+    """The shapes compiled for one record alone: constraints needing other records left out."""
+    g = shapes_graph()
+    return Shapes(g, LOCAL_TWINS,
+                  skip=lambda s, p: _across(g, s) and p in (SH["class"], SH.sparql))
+
+
+@dataclass(frozen=True)
+class ShapeInfo:
+    """What a result needs from its shape to become a Problem."""
+
+    field: str
+    line_field: str
+    message: str
+
+
+@cache
+def shape_info(shape: URIRef) -> ShapeInfo:
+    g = shapes_graph()
+    field = g.value(shape, SH.name) or g.value(shape, BG.recordField) or ""
+    return ShapeInfo(str(field), str(g.value(shape, BG.lineField) or ""),
+                     str(g.value(shape, SH.message) or ""))
+
+
+def curie(iri: URIRef) -> str:
+    return "bg:" + iri[len(BG):] if iri.startswith(str(BG)) else str(iri)
+
+
+# --- SPARQL twins (the SELECTs in shapes/, in Python; tests compare them with pySHACL) ------
+PARALLEL = tuple(str(p) for p in (BG.tensorParallelSize, BG.pipelineParallelSize,
+                                   BG.dataParallelSize, BG.expertParallelSize))
+COUNT = str(BG.acceleratorCount)
+
+
+def _parallelism(d: Index, focus: URIRef) -> Iterator[dict]:
+    """bg:ParallelismConstraint."""
+    sizes = [d.objects(focus, p) or [None] for p in PARALLEL]
+    if all(s == [None] for s in sizes):
+        return
+    for count in d.objects(focus, COUNT):
+        if not (is_numeric(count) and count.value > 0):
+            continue
+        for row in product(*sizes):
+            if any(x is not None and not is_numeric(x) for x in row):
+                continue
+            ranks = prod(x.value if x is not None else 1 for x in row[:3])
+            expert = row[3].value if row[3] is not None else 1
+            needed = expert if expert > ranks else ranks
+            if needed > count.value:
+                yield {"needed": needed, "count": count}
+
+
+LOCAL_TWINS = {BG.ParallelismConstraint: _parallelism}
+
+
+# --- one record ------------------------------------------------------------------------------
+def check_record(record: Record, triples: list, known: Iterable[Problem] = ()) -> list[Problem]:
+    """Problems of one record on its own. A result at a field already reported by `known`
+    (e.g. `2026-02-30 is not a real date` from reading the YAML) is not repeated."""
+    results = local_shapes().evaluate(Index(triples))
+    taken = {(p.line, p.field.split(".")[0]) for p in known}
+    out = set()
+    for r in results:
+        p = problem(r, record.path, record.lines, record.fields, record_iri(record.kind, record.id))
+        if (p.line, p.field.split(".")[0]) not in taken:
+            out.add(p)
+    return sorted(out)
+
+
+def problem(r: Result, path: str, lines: dict[str, int], fields: dict[str, Any],
+            own: URIRef, refs: Iterable[tuple] = ()) -> Problem:
+    """A result located in the YAML: the field from the shape (prefixed for nested nodes),
+    the line of that field (of the list item for a value in a list), the value as written."""
+    info = shape_info(r.shape)
+    prefix = _prefix(str(r.focus), str(own), fields)
+    field = (prefix + info.field if prefix.endswith(".") or not prefix else prefix).rstrip(".")
+    value = _shown(r.value, r.focus)
+    if not value and r.value == r.focus and isinstance(fields.get(field), (str, int, float)):
+        value = _shown(Literal(fields[field]), None)  # a rule about a field: show the field
+    line = _line(lines, field) if field in lines or not info.line_field else None
+    if line is None:
+        line = _line(lines, prefix + info.line_field)
+    item = _item(field, value, fields, refs)
+    if item is not None and item in lines:
+        line = lines[item]
+    message = r.message or info.message
+    if r.component == SH.MinCountConstraintComponent:
+        message = "is missing; it " + message
+    elif r.component == SH.MaxCountConstraintComponent:
+        message = "is given more than once; it " + message
+    severity = SEVERITY.get(r.severity, VIOLATION)
+    return Problem(path, line, field, message, value, curie(r.shape), severity)
+
+
+def _prefix(focus: str, own: str, fields: dict) -> str:
+    if focus == own or not focus.startswith(own + "#"):
+        return ""
+    local = focus[len(own) + 1:]
+    for pattern, make in NESTED:
+        m = pattern.fullmatch(local)
+        if m:
+            return make(m, fields)
+    return ""
+
+
+def _line(lines: dict[str, int], dotted: str) -> int:
+    while dotted:
+        if dotted in lines:
+            return lines[dotted]
+        dotted = dotted.rpartition(".")[0]
+    return 1
+
+
+def _shown(value: object, focus: object) -> str:
+    if value is None or value == focus:
+        return ""
+    if isinstance(value, URIRef) and value.startswith(str(ID)):
+        return value.rsplit("/", 1)[1]
+    if isinstance(value, Literal) and value.datatype == XSD.boolean:
+        return "true" if value.value else "false"
+    return str(value)
+
+
+def _item(field: str, value: str, fields: dict, refs: Iterable[tuple]) -> str | None:
+    """The dotted name of the list item holding value (`accelerators.1`), if any."""
+    for dotted, target, _kind in refs:
+        if target == value and dotted.rsplit(".", 1)[0] == field:
+            return dotted
+    items = fields.get(field) if "." not in field else None
+    if isinstance(items, list):
+        for i, item in enumerate(items):
+            if str(item) == value:
+                return f"{field}.{i}"
+    return None
+
+
+# --- across records ------------------------------------------------------------------------
+@dataclass
+class RecordFacts:
+    """What the dataset pass needs of one record: where it is, its links and a few facts."""
+
+    path: str
+    kind: str
+    id: str
+    refs: list[tuple[str, str, str]]
+    lines: dict[str, int]
+    facts: list[tuple[str, str, str]]  # (node suffix, fact, value), see FACT_PREDICATES
+
+
+def facts_from_nquads(kind: str, text: str, own: str) -> list[tuple[str, str, str]]:
+    """The facts of FACT_PREDICATES in a record's N-Quads (types only of interconnects)."""
+    wanted = [p for p in FACT_PREDICATES if kind == "interconnects" or p != str(RDF.type)]
+    lines = []
+    for predicate in wanted:
+        needle = f"> <{predicate}> "
+        start = text.find(needle)
+        while start != -1:
+            begin = text.rfind("\n", 0, start) + 1
+            end = text.find("\n", start)
+            lines.append(text[begin:end if end != -1 else len(text)])
+            start = text.find(needle, start + 1)
+    out = []
+    if lines:
+        for quad in ox.parse("\n".join(lines).encode(), ox.RdfFormat.N_QUADS):
+            s = quad.subject.value
+            if not s.startswith(own):
+                continue
+            o = quad.object
+            if isinstance(o, ox.Literal) and o.datatype.value != str(XSD.string):
+                continue  # a unit that is not text is reported by the unit shape
+            if "\t" in o.value or "\n" in o.value:
+                continue  # not a unit code (the unit shape says so); kept out of the cache
+            out.append((s[len(own):], FACT_PREDICATES[quad.predicate.value], o.value))
+    return sorted(set(out))
+
+
+def facts_from_triples(record: Record, triples: list) -> RecordFacts:
+    """RecordFacts of a converted record (tests and benchmarks; the build uses its cache)."""
+    from .rdfio import nquads
+
+    own = str(record_iri(record.kind, record.id))
+    text = nquads(triples, URIRef("urn:x-benchgraph:graph"))
+    return RecordFacts(record.path, record.kind, record.id, list(record.references()),
+                       record.lines, facts_from_nquads(record.kind, text, own))
+
+
+@dataclass(frozen=True)
+class _ClassCheck:
+    """sh:class on a link, as a reference of a record kind names it."""
+
+    shape: URIRef
+    suffix: str  # the focus node: the record ("") or a node inside it ("#measurement-{n}")
+    predicate: URIRef
+    cls: str
+    severity: URIRef
+    message: str
+
+
+@dataclass(frozen=True)
+class _TwinCheck:
+    shape: URIRef
+    targets: frozenset[str]
+    twin: Any
+    message: str
+    severity: URIRef
+
+
+@lru_cache(maxsize=1)
+def across_checks() -> tuple[dict[tuple[str, str], list[_ClassCheck]], list[_TwinCheck]]:
+    """The constraints of bg:acrossRecords shapes: sh:class on links, by (record kind,
+    reference field), and the SPARQL constraints with their twins."""
+    g = shapes_graph()
+    by_ref: dict[tuple[str, str], list[_ClassCheck]] = {}
+    twins = []
+    node_class = {"": None, **{s: str(c) for s, c in NESTED_CLASSES.items()}}
+    for shape in sorted(g.subjects(BG.acrossRecords, Literal(True)), key=str):
+        parents = list(g.subjects(SH.property, shape)) or [shape]
+        targets = frozenset(str(c) for p in parents for c in g.objects(p, SH.targetClass))
+        severity = g.value(shape, SH.severity) or SH.Violation
+        message = str(g.value(shape, SH.message) or "")
+        path = g.value(shape, SH.path)
+        for cls in g.objects(shape, SH["class"]):
+            for (kind, spec), links in LINKS.items():
+                for suffix, predicate in links:
+                    focus = node_class[suffix[:suffix.find("{")] if suffix else ""]
+                    if predicate == path and (focus or str(CLASSES[kind])) in targets:
+                        by_ref.setdefault((kind, spec), []).append(_ClassCheck(
+                            shape, suffix, predicate, str(cls), severity, message))
+        for constraint in g.objects(shape, SH.sparql):
+            if constraint not in ACROSS_TWINS:
+                raise ValueError(f"{constraint}: a SPARQL constraint with no Python twin")
+            twins.append(_TwinCheck(shape, targets, ACROSS_TWINS[constraint],
+                                    str(g.value(constraint, SH.message) or ""), severity))
+    return by_ref, twins
+
+
+class _Dataset:
+    """What the across-record checks read: which records exist, their links, and the facts
+    (units, interconnect roles) of the records that carry them."""
+
+    def __init__(self, records: Iterable[RecordFacts]):
+        records = sorted(records, key=lambda r: r.path, reverse=True)
+        # a link names the first file of an id (a second one is a duplicate-id problem)
+        self.records = {(r.kind, r.id): r for r in records}
+        self.types: dict[tuple[str, str], set[str]] = {}  # beyond the kind's own class
+        self.units: dict[tuple[str, str], str] = {}  # (file, node suffix) -> unit code
+        self.known_units: set[tuple[str, str]] = set()
+        for r in records:
+            for suffix, fact, value in r.facts:
+                if fact == "type" and not suffix and self.records[(r.kind, r.id)] is r:
+                    self.types.setdefault((r.kind, r.id), set()).add(value)
+                elif fact == "unit":
+                    self.units[(r.path, suffix)] = value
+                elif fact == "known-unit":
+                    self.known_units.add((r.path, suffix))
+
+    def has_class(self, kind: str, rid: str, cls: str) -> bool:
+        if (kind, rid) not in self.records:
+            return False
+        return _KIND_CLASS[kind] == cls or cls in self.types.get((kind, rid), ())
+
+
+_KIND_CLASS = {kind: str(cls) for kind, cls in CLASSES.items()}
+TIME_UNITS = {"ns", "us", "ms", "s"}  # the only unit codes of one kind: they convert
+
+
+def _unit_of_metric(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict]]:
+    """bg:UnitOfMetricConstraint, for the run and each of its measurements:
+    (focus suffix, bindings)."""
+    if rec.kind != "benchmarks":
+        return
+    for dotted, target, kind in rec.refs:
+        metric = data.records.get((kind, target)) if kind == "metrics" else None
+        if metric is None:
+            continue
+        if dotted == "metric":
+            suffix = ""
+        elif dotted.startswith("measurements."):
+            suffix = f"#measurement-{int(dotted.split('.')[1]) + 1}"
+        else:
+            continue
+        unit = data.units.get((rec.path, suffix))
+        metric_unit = data.units.get((metric.path, ""))
+        if (unit is not None and metric_unit is not None and unit != metric_unit
+                and not (unit in TIME_UNITS and metric_unit in TIME_UNITS)
+                and (rec.path, suffix) in data.known_units):
+            yield suffix, {"path": BG.unitCode, "value": Literal(unit), "metricId": target,
+                           "metricUnit": metric_unit}
+
+
+_FABRIC = str(BG.ScaleUpFabric)
+
+
+def _fabric_claim(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict]]:
+    """bg:FabricClaimConstraint, for runs and systems."""
+    claimed = [t for d, t, k in rec.refs if k == "interconnects" and d.startswith(
+        "interconnect_ids") and data.has_class(k, t, _FABRIC)]
+    if not claimed:
+        return
+    for dotted, target, kind in rec.refs:
+        other = data.records.get((kind, target)) if kind == "accelerators" and (
+            dotted.startswith("accelerators")) else None
+        if other is not None and any(
+                k == "interconnects" and d.startswith("interconnect_ids")
+                and data.has_class(k, t, _FABRIC) for d, t, k in other.refs):
+            return
+    for target in dict.fromkeys(claimed):
+        yield "", {"path": BG.interconnect, "value": URIRef(f"{ID}interconnects/{target}")}
+
+
+ACROSS_TWINS = {BG.UnitOfMetricConstraint: _unit_of_metric,
+                BG.FabricClaimConstraint: _fabric_claim}
+
+
+def across_results(records: Iterable[RecordFacts], only: Iterable[RecordFacts] | None = None
+                   ) -> list[tuple[Result, RecordFacts]]:
+    """The results of the across-record shapes on `only` (default: every record), with the
+    whole dataset `records` to look links up in."""
+    records = list(records)
+    data = _Dataset(records)
+    by_ref, twins = across_checks()
+    linking_kinds = {k for k, _ in by_ref}
+    twins_of: dict[Any, list[_TwinCheck]] = {}
+    for check in twins:
+        twins_of.setdefault(check.twin, []).append(check)
+    specs: dict[str, tuple[str, int]] = {}  # "measurements.2.metric" -> ("measurements.metric", 3)
+    out = []
+    for rec in (records if only is None else only):
+        for dotted, target, kind in rec.refs if rec.kind in linking_kinds else ():
+            spec = specs.get(dotted)
+            if spec is None:
+                head, _, rest = dotted.partition(".")
+                n, _, tail = rest.partition(".")
+                spec = specs[dotted] = (f"{head}.{tail}" if tail else head,
+                                        int(n) + 1 if n.isdigit() else 0)
+            for check in by_ref.get((rec.kind, spec[0]), ()):
+                if not data.has_class(kind, target, check.cls):
+                    focus = URIRef(f"{ID}{rec.kind}/{rec.id}{check.suffix.format(n=spec[1])}")
+                    out.append((Result(focus, check.predicate, check.shape,
+                                       URIRef(f"{ID}{kind}/{target}"), check.severity,
+                                       SH.ClassConstraintComponent, check.message), rec))
+        own = _KIND_CLASS[rec.kind]
+        for twin, checks in twins_of.items():
+            for suffix, row in twin(data, rec):
+                node_cls = str(BG.Measurement) if suffix else own
+                for check in checks:
+                    if node_cls not in check.targets:
+                        continue
+                    row = dict(row)
+                    value, path = row.pop("value"), row.pop("path")
+                    out.append((Result(URIRef(f"{ID}{rec.kind}/{rec.id}{suffix}"), path,
+                                       check.shape, value, check.severity,
+                                       SH.SPARQLConstraintComponent,
+                                       render(check.message, row)), rec))
+    return out
+
+
+def across_problems(records: Iterable[RecordFacts], only: Iterable[RecordFacts] | None = None
+                    ) -> dict[str, list[Problem]]:
+    """Problems of the across-record shapes, located in the YAML, by record file."""
+    out: dict[str, set[Problem]] = {}
+    for r, rec in across_results(records, only):
+        own = record_iri(rec.kind, rec.id)
+        out.setdefault(rec.path, set()).add(problem(r, rec.path, rec.lines, {}, own, rec.refs))
+    return {path: sorted(ps) for path, ps in out.items()}
+
+
+def check_dataset(entries: dict[str, Entry], cache: Cache,
+                  link_problems: list[Problem]) -> list[Problem]:
+    """The across-record problems of a build, plus link_problems (those about a link the
+    shapes report too, e.g. a dangling one, are left out: one line per problem).
+
+    Incremental: each record's facts and problems are kept in the build cache with its
+    content's digest. Only records that changed, and those whose checks read a changed or
+    removed record, are checked again; nothing links to a run, so an edit to runs re-checks
+    those runs alone."""
+    found = _Across(entries, cache).problems()
+    taken = {(p.file, p.line, p.field.split(".")[0]) for p in found}
+    kept = [p for p in link_problems if p.code != "dangling-reference"
+            or (p.file, p.line, p.field.split(".")[0]) not in taken]
+    return kept + found
+
+
+class _Across:
+    """The across-record pass of one build, over the cache of the previous one."""
+
+    TABLE = ("CREATE TABLE IF NOT EXISTS validate_across (path TEXT PRIMARY KEY, digest TEXT,"
+             " kind TEXT, facts TEXT, problems TEXT)")
+
+    def __init__(self, entries: dict[str, Entry], cache: Cache):
+        self.entries = {p: e for p, e in entries.items() if e.kind is not None}
+        self.cache = cache
+        self.db = cache.db
+        self.db.execute(self.TABLE)
+
+    def problems(self) -> list[Problem]:
+        stored = dict(self.db.execute("SELECT path, digest FROM validate_across"))
+        changed = [p for p, e in self.entries.items() if stored.get(p) != e.digest]
+        gone = [p for p in stored if p not in self.entries]
+        if changed or gone:
+            self._update(changed, gone)
+        out = []
+        for (text,) in self.db.execute(
+                "SELECT problems FROM validate_across WHERE problems != ''"):
+            out.extend(Problem(**d) for d in json.loads(text))
+        return out
+
+    def _update(self, changed: list[str], gone: list[str]) -> None:
+        gone_keys = {(k, p.rsplit("/", 1)[1].rsplit(".", 1)[0]) for p, k in self.db.execute(
+            "SELECT path, kind FROM validate_across WHERE path IN (SELECT value FROM "
+            "json_each(?))", (json.dumps(gone),))}
+        changed_keys = {(self.entries[p].kind, self.entries[p].id) for p in changed}
+        moved = (gone_keys | changed_keys) - {k for k in changed_keys if k[0] == "benchmarks"}
+        affected = set(changed)
+        if moved:  # a record others link to changed: find who reads it, two links deep
+            readers: dict[tuple[str, str], list[str]] = {}
+            for path, e in self.entries.items():
+                for _dotted, target, kind in e.refs:
+                    readers.setdefault((kind, target), []).append(path)
+            first = {p for k in moved for p in readers.get(k, ())}
+            second = {p for q in first if self.entries[q].kind == "accelerators"
+                      for p in readers.get((self.entries[q].kind, self.entries[q].id), ())}
+            affected |= first | second
+        facts = self._facts(affected)
+        # nothing links to a run: the other runs are not needed to check these records
+        records = [RecordFacts(p, e.kind, e.id, e.refs, e.lines, facts.get(p, []))
+                   for p, e in self.entries.items() if e.kind != "benchmarks" or p in affected]
+        mine = [r for r in records if r.path in affected]
+        found = across_problems(records, mine)
+        self.db.executemany(
+            "INSERT OR REPLACE INTO validate_across VALUES (?, ?, ?, ?, ?)",
+            [(r.path, self.entries[r.path].digest, r.kind,
+              "\n".join("\t".join(f) for f in r.facts),
+              json.dumps([p.as_dict() for p in found[r.path]]) if r.path in found else "")
+             for r in mine])
+        self.db.executemany("DELETE FROM validate_across WHERE path = ?", [(p,) for p in gone])
+
+    def _facts(self, affected: set[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """Facts of the affected records (from their N-Quads when they changed) and of every
+        record that is not a run (what runs link to; few)."""
+        out: dict[str, list] = {}
+        digests = {}
+        rows = self.db.execute(
+            "SELECT path, digest, facts FROM validate_across WHERE kind != 'benchmarks' "
+            "OR path IN (SELECT value FROM json_each(?))", (json.dumps(sorted(affected)),))
+        for path, digest, text in rows:
+            digests[path] = digest
+            out[path] = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
+        wanted = [p for p, e in self.entries.items()
+                  if (p in affected or e.kind != "benchmarks") and digests.get(p) != e.digest]
+        missing = [p for p in wanted if not self.entries[p].stated]
+        quads = self.cache.get(missing, quads=True) if missing else {}
+        for path in wanted:
+            e = quads.get(path) or self.entries[path]
+            out[path] = facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id)))
+        return out
+
+
+# --- the reference ----------------------------------------------------------------------------
+def reference_results(data: Graph) -> list[Result]:
+    """pySHACL's results for a graph (the whole dataset's stated triples), as Results."""
+    import pyshacl
+
+    shapes = Graph()
+    shapes += shapes_graph()  # a copy: pySHACL adds to the shapes graph it is given
+    _conforms, report, _text = pyshacl.validate(data, shacl_graph=shapes, inference="none",
+                                                advanced=False)
+    out = []
+    for node in report.objects(None, SH.result):
+        def one(p: URIRef, node: Any = node) -> Any:
+            return report.value(node, p)
+
+        out.append(Result(one(SH.focusNode), one(SH.resultPath), one(SH.sourceShape),
+                          one(SH.value), one(SH.resultSeverity),
+                          one(SH.sourceConstraintComponent), str(one(SH.resultMessage) or "")))
+    return out
+
+
+def fast_results(converted: Iterable[tuple[Record, list]]) -> list[Result]:
+    """Both passes over converted records (record, triples), as the build runs them."""
+    local: list[Result] = []
+    facts = []
+    shapes = local_shapes()
+    for record, triples in converted:
+        local += shapes.evaluate(Index(triples))
+        facts.append(facts_from_triples(record, triples))
+    return local + [r for r, _ in across_results(facts)]

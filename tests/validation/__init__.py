@@ -1,0 +1,1 @@
+"""Tests of validation: shapes, their examples, the bad-record corpus, the fast path."""
