@@ -209,6 +209,7 @@ class _Converter:
         yield from self.plain(BG.nodes, "nodes", XSD.integer)
         yield from self.plain(BG.hostCpu, "host_cpu")
         yield from self.links(BG.interconnect, "interconnect_ids", "interconnects")
+        yield from self.plain(BG.fabricPublished, "fabric_published")
         for i, (key, value) in enumerate(sorted((self.f.get("interconnect_raw") or {}).items()),
                                          1):
             node = self.node(f"interconnect-raw-{i}")
@@ -253,6 +254,7 @@ class _Converter:
         yield from self.plain(BG.acceleratorCount, "accelerator_count", XSD.integer)
         yield from self.links(BG.system, "system", "systems")
         yield from self.links(BG.interconnect, "interconnect_ids", "interconnects")
+        yield from self.plain(BG.fabricPublished, "fabric_published")
         for key, value in (f.get("parallelism") or {}).items():
             if value is not None:
                 yield s, PARALLELISM[key], literal(value, XSD.integer)

@@ -299,6 +299,9 @@ class _Context:
             "source": self.source(rel),
         }
         unpublished = self.norm.is_placeholder(data.get("accelerator_interconnect"))
+        if unpublished and per_node:
+            # The fabric field is a placeholder: a host link alone must not read as "none".
+            record["fabric_published"] = False
         return System(sys_id, division, submitter, stem, rel, data, parts, per_node, nodes,
                       {k: v for k, v in record.items() if v is not None}, unpublished)
 
