@@ -174,11 +174,12 @@ def test_shipped_dump_is_byte_identical_across_builds(tmp_path, monkeypatch):
 
 def test_dump_parses_and_round_trips(tmp_path):
     out = tmp_path / "d.trig"
-    assert main(["build", "--data", str(DATA), "--out", str(out)]) == 0
+    data = TEST_DATA / "fabric"
+    assert main(["build", "--data", str(data), "--out", str(out)]) == 0
     ds = Dataset()
     ds.parse(out, format="trig")
     nq = tmp_path / "d.nq"
-    assert main(["export", "--data", str(DATA), "--format", "nq", "--out", str(nq)]) == 0
+    assert main(["export", "--data", str(data), "--format", "nq", "--out", str(nq)]) == 0
     ds2 = Dataset()
     ds2.parse(nq, format="nquads")
     union1, union2 = Graph(), Graph()
@@ -231,8 +232,8 @@ def test_errors_name_file_line_and_field_all_at_once(copy_data, capsys):
     assert "models/broken.yaml:3: is not valid YAML" in err or "models/broken.yaml:2: is not valid YAML" in err
     assert "models/typo.yaml:3: paramters_b: is not a known field" in err
     assert "models/wrong-name.yaml:1: id: other-name must equal the file name 'wrong-name'" in err
-    assert ("benchmarks/dangling.yaml:8: model: no-such-model names a record that does not "
-            "exist (models/no-such-model.yaml)") in err
+    assert ("benchmarks/dangling.yaml:8: model: no-such-model must be the id of a model record"
+            " (a file under models/) [bg:BenchmarkRunShape-model]") in err
 
 
 def test_a_bad_record_does_not_take_down_the_good_ones(copy_data, capsys):

@@ -1,51 +1,174 @@
 """Reasoning: the ontology's semantics applied to each record, then cross-record rules.
 
-Strategy (measured; see README, Design): owlrl closes the ontology alone once; the closure's
-class and property hierarchy is then applied to each record's own triples in Python (cached
-per record, so an edit re-infers one record); rules that join records run as SPARQL in the
-query store.
+Strategy (measured: benchmarks/reports/infer.md): owlrl closes the ontology alone, once; the
+useful part of that closure goes into the inferred graph. The closed hierarchy (super-classes,
+super-properties, domains, ranges) is then applied to each record's own triples in Python, in
+the build's worker processes, cached per record, so an edit re-infers one record. The same
+pass derives the facts that need only the record itself (bg:crossesDevices, comparisons of
+its measurements). Rules that join records (property chains, bg:fabricStatus, whether a
+comparison outperforms its baseline) run as SPARQL in the query store (rules.py).
+
+The fast path gives the answers a full owlrl closure gives (tests/reasoning/), as long as the
+ontology keeps to the constructs in SUPPORTED; `Reasoner.unsupported()` names any other.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import Any
 
-from rdflib import Graph, URIRef
-from rdflib.namespace import OWL, RDF, RDFS
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.namespace import OWL, RDF, RDFS, XSD
 
-Triple = tuple
+from .namespaces import BG, GRAPH, ID
+
+Triple = tuple[Any, Any, Any]
+
+# The fast path implements rdfs:subClassOf, rdfs:subPropertyOf, rdfs:domain, rdfs:range and
+# owl:equivalentClass/equivalentProperty (owlrl's closure of the ontology turns these into
+# sub-class and sub-property pairs); owl:propertyChainAxiom is joined across records by
+# rules.py; owl:disjointWith derives nothing (an inconsistency is SHACL's to report).
+# Anything below would derive triples the fast path does not:
+UNSUPPORTED = {
+    OWL.inverseOf, OWL.sameAs, OWL.hasValue, OWL.someValuesFrom, OWL.allValuesFrom,
+    OWL.intersectionOf, OWL.unionOf, OWL.oneOf, OWL.hasKey, OWL.maxCardinality,
+    OWL.maxQualifiedCardinality, OWL.complementOf, OWL.onProperty,
+}
+UNSUPPORTED_TYPES = {
+    OWL.TransitiveProperty, OWL.SymmetricProperty, OWL.FunctionalProperty,
+    OWL.InverseFunctionalProperty, OWL.IrreflexiveProperty, OWL.AsymmetricProperty,
+}
+BUILT_IN = (str(RDF), str(RDFS), str(OWL), str(XSD))
+EVERYTHING = {OWL.Thing, RDFS.Resource}
+
+# What the cross-record rules write (rules.py); the per-record pass never does.
+RULE_PREDICATES = {BG.interconnect, BG.fabricStatus, BG.outperformsBaseline}
+MODEL_PARALLEL = (BG.tensorParallelSize, BG.pipelineParallelSize, BG.expertParallelSize)
+CHANGE_PLACES = Decimal("0.000001")
+# Bound once: rdflib's namespace lookups are slow in the per-triple loops below.
+RDF_TYPE = RDF.type
+IS_TYPE = frozenset([RDF.type])
+
+
+def useful(triple: Triple) -> bool:
+    """Whether an entailed triple is worth keeping: not reflexive, not about blank nodes,
+    literals or the RDF/OWL/XSD vocabulary itself, not typing with owl:Thing/rdfs:Resource,
+    not a datatype axiom."""
+    s, p, o = triple
+    if not isinstance(s, URIRef) or isinstance(o, BNode) or s == o:
+        return False
+    if str(s).startswith(BUILT_IN) or o in EVERYTHING:
+        return False
+    return not (p == RDF.type and (o == RDFS.Datatype or str(o).startswith(str(XSD))))
+
+
+def owlrl_closure(graph: Graph) -> set[Triple]:
+    """The useful triples a full owlrl OWL-RL closure adds to `graph` (a copy is closed)."""
+    import owlrl
+
+    closed = Graph()
+    for t in graph:
+        closed.add(t)
+    before = set(closed)
+    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, axiomatic_triples=False,
+                           datatype_axioms=False).expand(closed)
+    return {t for t in closed if t not in before and useful(t)}
+
+
+def graph_of(own: str) -> str:
+    """The named graph of the record whose IRI is `own`."""
+    return str(GRAPH) + own[len(str(ID)):] if own.startswith(str(ID)) else own
 
 
 class Reasoner:
-    """The ontology's class and property hierarchy, ready to apply to one record at a time."""
+    """The ontology closed once with owlrl, its hierarchy ready to apply to one record."""
 
     def __init__(self, ontology: Graph):
+        self.ontology = ontology
+        self.closure = sorted(owlrl_closure(ontology))
+        closed = set(ontology) | set(self.closure)
         self.superclasses: dict[URIRef, set[URIRef]] = defaultdict(set)
         self.superproperties: dict[URIRef, set[URIRef]] = defaultdict(set)
-        for sub, sup in ontology.subject_objects(RDFS.subClassOf):
-            if isinstance(sub, URIRef) and isinstance(sup, URIRef) and sup != OWL.Thing:
-                self.superclasses[sub].add(sup)
-        for sub, sup in ontology.subject_objects(RDFS.subPropertyOf):
-            if isinstance(sub, URIRef) and isinstance(sup, URIRef):
-                self.superproperties[sub].add(sup)
+        self.domains: dict[URIRef, set[URIRef]] = defaultdict(set)
+        self.ranges: dict[URIRef, set[URIRef]] = defaultdict(set)
+        tables = {RDFS.subClassOf: self.superclasses, RDFS.subPropertyOf: self.superproperties,
+                  RDFS.domain: self.domains, RDFS.range: self.ranges}
+        for s, p, o in closed:
+            table = tables.get(p)
+            if table is not None and isinstance(s, URIRef) and isinstance(o, URIRef) \
+                    and s != o and not str(o).startswith(BUILT_IN):
+                table[s].add(o)
+        # owlrl closes these already; closing again keeps the fast path right on its own.
         _close(self.superclasses)
         _close(self.superproperties)
+        self._plans: dict[URIRef, tuple[tuple, frozenset, frozenset]] = {}
+
+    def unsupported(self) -> list[str]:
+        """Axioms of the ontology that the fast path does not implement (should be none)."""
+        out = []
+        for s, p, o in self.ontology:
+            if p in UNSUPPORTED or (p == RDF.type and o in UNSUPPORTED_TYPES):
+                out.append(f"{s} {p} {o}")
+        return sorted(out)
+
+    def _plan(self, p: URIRef) -> tuple[tuple, frozenset, frozenset]:
+        """For a predicate: its super-properties, the classes its subject and (IRI) object
+        belong to by the domains and ranges of it and its super-properties, closed."""
+        plan = self._plans.get(p)
+        if plan is None:
+            supers = tuple(sorted(self.superproperties.get(p, ())))
+            domain: set[URIRef] = set()
+            range_: set[URIRef] = set()
+            for q in (p, *supers):
+                for c in self.domains.get(q, ()):
+                    domain |= {c} | self.superclasses.get(c, set())
+                for c in self.ranges.get(q, ()):
+                    range_ |= {c} | self.superclasses.get(c, set())
+            plan = self._plans[p] = (supers, frozenset(domain), frozenset(range_))
+        return plan
+
+    def entail(self, triples: Iterable[Triple], owned) -> set[Triple]:
+        """What the hierarchy entails from `triples` about subjects for which owned(s).
+
+        The tables hold no built-in class (owl:Thing, rdfs:Resource, xsd:*), so what this
+        adds is useful as it stands."""
+        out: set[Triple] = set()
+        add = out.add
+        supers_of, plans = self.superclasses, self._plans
+        for s, p, o in triples:
+            if not owned(s):
+                continue
+            supers, domain, range_ = plans.get(p) or self._plan(p)
+            for q in supers:
+                add((s, q, o))
+            for c in domain:
+                add((s, RDF_TYPE, c))
+            if range_ and isinstance(o, URIRef) and owned(o):
+                for c in range_:
+                    add((o, RDF_TYPE, c))
+            if p in IS_TYPE:
+                for c in supers_of.get(o, ()):
+                    add((s, RDF_TYPE, c))
+        return out
 
     def local(self, triples: Iterable[Triple], own: str) -> list[Triple]:
-        """What the hierarchy adds to a record's triples, about the record's own nodes only
-        (subjects starting with `own`), minus what is already stated."""
+        """What one record adds to the inferred graph: the facts derived from it alone and
+        what the hierarchy entails about its own nodes (`own`, `own#...` and its graph),
+        minus what it states."""
         stated = set(triples)
-        out = set()
-        for s, p, o in stated:
-            if not str(s).startswith(own):
-                continue
-            for q in self.superproperties.get(p, ()):
-                out.add((s, q, o))
-            if p == RDF.type:
-                for c in self.superclasses.get(o, ()):
-                    out.add((s, RDF.type, c))
-        return sorted(out - stated)
+        exact = {own, graph_of(own)}
+        prefix = own + "#"
+
+        def owned(term: Any) -> bool:
+            # str.startswith and a set of str: an rdflib URIRef never equals a plain str
+            return type(term) is URIRef and (str.startswith(term, prefix) or str(term) in exact)
+
+        derived = set(derive_local(stated, URIRef(own)))
+        out = derived | self.entail(stated | derived, owned)
+        out -= stated
+        return sorted(t for t in out if t[1] not in RULE_PREDICATES and t[0] != t[2])
 
 
 def _close(edges: dict[URIRef, set[URIRef]]) -> None:
@@ -60,6 +183,104 @@ def _close(edges: dict[URIRef, set[URIRef]]) -> None:
             seen.add(n)
             todo.extend(edges.get(n, ()))
         edges[node] = seen
+
+
+# --- facts a run's own record supports --------------------------------------------------
+
+def derive_local(triples: set[Triple], run: URIRef) -> Iterator[Triple]:
+    """The facts one run record supports on its own: bg:crossesDevices and the comparisons
+    of its measurements. Nothing for a record that is not a run."""
+    if (run, RDF_TYPE, BG.BenchmarkRun) not in triples:
+        return
+    about: dict[Any, dict[Any, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    for s, p, o in triples:
+        about[s][p].append(o)
+    crosses = crosses_devices(about[run])
+    if crosses is not None:
+        yield run, BG.crossesDevices, Literal(crosses)
+    yield from comparisons(run, about)
+
+
+def _int(values: list[Any]) -> int | None:
+    for v in values:
+        try:
+            return int(v.toPython())
+        except (TypeError, ValueError, AttributeError):
+            continue
+    return None
+
+
+def crosses_devices(run: dict[Any, list[Any]]) -> bool | None:
+    """Whether one copy of the model spans accelerators; None when unknown or CPU-only.
+
+    True when a tensor, pipeline or expert parallel size is above 1; false on a single
+    accelerator, when the stated model-parallel sizes are all 1, or when data-parallel
+    replicas fill the accelerators; otherwise (a multi-accelerator run stating no
+    parallelism) unknown, not guessed.
+    """
+    count = _int(run.get(BG.acceleratorCount, []))
+    if not run.get(BG.accelerator) or count == 0:
+        return None
+    sizes = [n for p in MODEL_PARALLEL if (n := _int(run.get(p, []))) is not None]
+    if any(n > 1 for n in sizes):
+        return True
+    if count == 1 or sizes:
+        return False
+    data = _int(run.get(BG.dataParallelSize, []))
+    if data is not None and count is not None and data >= count:
+        return False
+    return None
+
+
+def comparisons(run: URIRef, about: dict[Any, dict[Any, list[Any]]]) -> Iterator[Triple]:
+    """One bg:Comparison per pair of the run's measurements of the same metric and unit whose
+    conditions differ in exactly one value; the later-listed one is compared with the
+    earlier (the record's own order), e.g. structured (134.1) against prose (93.9): +0.428."""
+    items = []
+    for m in about[run].get(BG.measurement, []):
+        facts = about.get(m, {})
+        value = _decimal(facts.get(BG.value, []))
+        if value is None:
+            continue
+        conditions = {}
+        for c in facts.get(BG.condition, []):
+            names = about.get(c, {}).get(BG.conditionName, [])
+            values = about.get(c, {}).get(BG.conditionValue, [])
+            if names and values:
+                conditions[str(names[0])] = values[0]
+        key = (tuple(facts.get(BG.metric, [])), tuple(map(str, facts.get(BG.unitCode, []))))
+        items.append((_index(m), m, value, key, conditions))
+    items.sort(key=lambda item: item[0])
+    for i, (ia, a, va, ka, ca) in enumerate(items):
+        for ib, b, vb, kb, cb in items[:i]:
+            if ka != kb or ca.keys() != cb.keys() or vb == 0:
+                continue
+            differ = [name for name in ca if ca[name] != cb[name]]
+            if len(differ) != 1:
+                continue
+            name = differ[0]
+            node = URIRef(f"{run}#comparison-{ia}-vs-{ib}")
+            change = (va / vb - 1).quantize(CHANGE_PLACES, rounding=ROUND_HALF_EVEN)
+            yield run, BG.comparison, node
+            yield node, RDF_TYPE, BG.Comparison
+            yield node, BG.compared, a
+            yield node, BG.baseline, b
+            yield node, BG.relativeChange, Literal(change, datatype=XSD.decimal)
+            yield node, RDFS.label, Literal(f"{name} {ca[name]} vs {cb[name]}")
+
+
+def _index(measurement: Any) -> int:
+    tail = str(measurement).rpartition("-")[2]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _decimal(values: list[Any]) -> Decimal | None:
+    for v in values:
+        try:
+            return Decimal(str(v))
+        except (InvalidOperation, ValueError):
+            continue
+    return None
 
 
 def derive(store, runs: list[str] | None = None) -> None:

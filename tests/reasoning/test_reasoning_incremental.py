@@ -1,0 +1,91 @@
+"""Editing records re-derives what depends on them: build, edit YAML in a copy of the fixture
+folder, rebuild, query; and the incrementally updated store equals a fresh build."""
+
+from __future__ import annotations
+
+import pyoxigraph as ox
+
+from .reasoning_support import REASONING, build_store, select
+
+RUNS = "https://w3id.org/benchgraph/id/benchmarks/"
+
+
+def _status(store: ox.Store) -> dict[str, tuple]:
+    rows = select(store, """SELECT ?run ?status ?crosses WHERE { ?run a bg:BenchmarkRun .
+        OPTIONAL { ?run bg:fabricStatus ?status } OPTIONAL { ?run bg:crossesDevices ?crosses } }""")
+    return {run.rsplit("/", 1)[1]: (status, crosses) for run, status, crosses in rows}
+
+
+def _quads(store: ox.Store) -> set:
+    """Every quad without blank nodes (the ontology's lists get new ids in each store)."""
+    return {q for q in store
+            if not any(isinstance(t, ox.BlankNode) for t in (q.subject, q.object))}
+
+
+def _edit(path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_editing_records_rederives_and_matches_a_fresh_build(tmp_path, copy_data):
+    data = copy_data(REASONING)
+    cache = tmp_path / "cache"
+    store = build_store(data, cache)
+    before = _status(store)
+    assert before["unpublished-1x"] == ("FabricNotPublished", "false")
+    assert before["pcie-8x-tp8"] == ("NoScaleUpFabric", "true")
+    del store
+
+    # An accelerator gains a host link: every run on it is re-derived.
+    _edit(data / "accelerators" / "unpublished-npu.yaml", "vendor: Example",
+          "vendor: Example\ninterconnect_ids: [pcie-gen5]")
+    # An accelerator's list changes to a scale-up fabric (the run still states PCIe).
+    _edit(data / "accelerators" / "rtx-pro-6000.yaml", "interconnect_ids: [pcie]",
+          "interconnect_ids: [nvlink-4]")
+    store = build_store(data, cache)
+    after = _status(store)
+    assert after["unpublished-1x"] == ("NoScaleUpFabric", "false")
+    assert after["unpublished-ib"] == ("NoScaleUpFabric", None)
+    assert after["pcie-8x-tp8"] == ("ScaleUpFabricPresent", "true")
+    assert select(store, f"""SELECT ?i WHERE {{ <{RUNS}unpublished-ib> bg:interconnect ?i }}
+        ORDER BY ?i""") == [("interconnects/infiniband-ndr",), ("interconnects/pcie-gen5",)]
+    del store
+
+    # Runs only: one edited (TP=1 -> 2 on two accelerators; its TTFT pair dropped), one deleted.
+    run = data / "benchmarks" / "h100-1x-tp1.yaml"
+    _edit(run, "accelerator_count: 1", "accelerator_count: 2")
+    _edit(run, "parallelism: {tensor: 1}", "parallelism: {tensor: 2}")
+    text = run.read_text(encoding="utf-8")
+    run.write_text("\n".join(line for line in text.splitlines() if "metric: ttft" not in line)
+                   + "\n", encoding="utf-8")
+    (data / "benchmarks" / "h100-8x-unstated.yaml").unlink()
+    store = build_store(data, cache)
+    after = _status(store)
+    assert after["h100-1x-tp1"] == ("ScaleUpFabricPresent", "true")
+    assert "h100-8x-unstated" not in after
+    assert select(store, f"""SELECT ?p WHERE {{ <{RUNS}h100-8x-unstated> ?p ?o }}""") == []
+    comparisons = select(store, f"""SELECT ?c ?out WHERE {{ ?c bg:outperformsBaseline ?out .
+        FILTER(STRSTARTS(STR(?c), "{RUNS}h100-1x-tp1#")) }} ORDER BY ?c""")
+    assert comparisons == [("benchmarks/h100-1x-tp1#comparison-2-vs-1", "false"),
+                           ("benchmarks/h100-1x-tp1#comparison-3-vs-2", "true")]
+    incremental = _quads(store)
+    del store
+
+    fresh = _quads(build_store(data, tmp_path / "fresh-cache"))
+    assert sorted(map(str, incremental - fresh)) == []
+    assert sorted(map(str, fresh - incremental)) == []
+
+
+def test_a_host_link_is_no_evidence_where_the_fabric_is_not_published(tmp_path, copy_data):
+    """A system or run stating fabric_published: false (an MLPerf "N/A") keeps its runs at
+    FabricNotPublished even with PCIe listed; a scale-up fabric is still present."""
+    data = copy_data(REASONING)
+    _edit(data / "systems" / "arc-two-nodes.yaml", "nodes: 2", "nodes: 2\nfabric_published: false")
+    _edit(data / "benchmarks" / "pcie-8x-tp8.yaml", "concurrency: 1",
+          "concurrency: 1\nfabric_published: false")
+    _edit(data / "systems" / "h100-two-nodes.yaml", "nodes: 2", "nodes: 2\nfabric_published: false")
+    status = _status(build_store(data, tmp_path / "cache"))
+    assert status["arc-2node-tp4-dp2"] == ("FabricNotPublished", "true")
+    assert status["pcie-8x-tp8"] == ("FabricNotPublished", "true")
+    assert status["h100-2node-tp8-pp2"] == ("ScaleUpFabricPresent", "true")
