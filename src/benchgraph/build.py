@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -167,6 +168,13 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
         digests[shown[p]] = h.hexdigest()
 
     timer.lap("scan")
+    fingerprint = hashlib.blake2b("\n".join(f"{k} {v}" for k, v in sorted(digests.items()))
+                                  .encode(), digest_size=16).hexdigest()
+    unchanged = _unchanged(cache, work / "store", fingerprint, skip_invalid)
+    if unchanged is not None:
+        timer.lap("finish")
+        unchanged.timings = timer.laps
+        return unchanged
     known = cache.digests()
     stale = [p for p in files if known.get(shown[p]) != digests[shown[p]]]
     args = [(str(p), str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
@@ -210,11 +218,31 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
         digest_size=16,
     ).hexdigest()
     cache.set_meta("key", key)
-    cache.commit()
     invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
+    result = BuildResult(store_path, key, sorted(problems), invalid, left_out, len(included),
+                         len(fresh))
+    cache.set_meta("fingerprint", fingerprint)
+    cache.set_meta("result", json.dumps({
+        "key": key, "problems": [p.as_dict() for p in result.problems], "invalid": invalid,
+        "left_out": left_out, "records": result.records}))
+    cache.commit()
     timer.lap("finish")
-    return BuildResult(store_path, key, sorted(problems), invalid, left_out, len(included),
-                       len(fresh), timer.laps)
+    result.timings = timer.laps
+    return result
+
+
+def _unchanged(cache: Cache, store_path: Path, fingerprint: str,
+               skip_invalid: bool) -> BuildResult | None:
+    """The last build's result when no record file changed since (no file is re-read)."""
+    saved = cache.meta("result")
+    if cache.meta("fingerprint") != fingerprint or saved is None or not store_path.is_dir():
+        return None
+    last = json.loads(saved)
+    problems = [Problem(**p) for p in last["problems"]]
+    if not skip_invalid and any(p.severity == VIOLATION for p in problems):
+        raise RecordsInvalid(problems)
+    return BuildResult(store_path, last["key"], problems, last["invalid"], last["left_out"],
+                       last["records"], 0)
 
 
 def _link_problems(entries: dict[str, Entry]) -> list[Problem]:
