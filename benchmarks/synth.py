@@ -9,6 +9,7 @@ the folder is for measuring speed only; it never goes into data/.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import random
 from pathlib import Path
 
@@ -88,7 +89,7 @@ def generate(out_dir: Path, n_runs: int, seed: int = 0) -> None:
         rec = {
             "id": f"run-{i:06d}", "title": f"Synthetic run {i}", "category": "synthetic",
             "status": rnd.choice(["draft", "provisional", "verified"]),
-            "confidence": round(rnd.uniform(0.3, 1.0), 2), "updated": "2026-10-04",
+            "confidence": round(rnd.uniform(0.3, 1.0), 2), "updated": dt.date(2026, 10, 4),
             "metric": metric, "value": value, "unit": unit, "model": rnd.choice(models),
             "engine": rnd.choice(engines), "accelerators": [acc], "accelerator_count": count,
             "system": sid, "concurrency": rnd.choice([1, 8, 64]),
@@ -103,7 +104,7 @@ def generate(out_dir: Path, n_runs: int, seed: int = 0) -> None:
                  "condition": {"prompt_class": "structured"}},
             ],
             "omitted_by_source": ["driver version"],
-            "history": [{"date": "2026-10-04", "note": "created"}],
+            "history": [{"date": dt.date(2026, 10, 4), "note": "created"}],
             "source": {"publisher": "Synthetic", "url": f"https://example.org/{i}"},
         }
         if rnd.random() < 0.7:

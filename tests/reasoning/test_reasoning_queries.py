@@ -18,6 +18,8 @@ CONCATENATED = {"links", "settings", "omittedBySource"}  # GROUP_CONCAT: order i
 
 # name: (variables, rows in the query's order)
 EXPECTED = {
+    # The fixture holds no MLPerf runs; the shipped-data test below checks real answers.
+    "mlperf-llama2-no-fabric": (("run", "accelerator", "count", "perAccelerator", "scenario"), []),
     "accelerator-profile": (
         ("subject", "property", "value"),
         [
@@ -406,3 +408,19 @@ def test_shipped_best_per_model_has_nothing_better(shipped_store):
     for r in rows:
         pick = max if directions[r["metric"]] == "HigherIsBetter" else min
         assert float(r["best"]) == pick(values[(r["model"], r["metric"])])
+
+
+def test_shipped_mlperf_llama2_without_fabric_ranked_per_accelerator(shipped_store):
+    rows = _shipped(shipped_store, "mlperf-llama2-no-fabric")
+    assert len(rows) >= 4
+    values = [float(r["perAccelerator"]) for r in rows]
+    assert values == sorted(values, reverse=True)
+    status = {r[0]: r[1] for r in select(shipped_store, """SELECT ?r ?s WHERE {
+        ?r bg:fabricStatus ?s }""")}
+    for row in rows:
+        assert row["run"].startswith("benchmarks/mlperf-v5.1-closed-")
+        assert "llama2-70b" in row["run"]
+        assert status[row["run"]] == "NoScaleUpFabric"
+        headline = select(shipped_store, f"""SELECT ?v WHERE {{
+            <https://w3id.org/benchgraph/id/{row['run']}> bg:value ?v }}""")[0][0]
+        assert abs(float(headline) / int(row["count"]) - float(row["perAccelerator"])) < 0.01
