@@ -29,7 +29,7 @@ from .infer import Reasoner, derive
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
 from .rdfio import nquads
-from .records import find_record_files, load_record
+from .records import find_record_files, line_of, load_record
 from .timing import Timer
 from .validate import check_dataset, check_record
 
@@ -261,19 +261,11 @@ def _link_problems(entries: dict[str, Entry]) -> list[Problem]:
         for dotted, target, kind in e.refs:
             if (kind, target) not in owners:
                 problems.append(Problem(
-                    path, _line(e.lines, dotted), dotted.split(".")[0],
+                    path, line_of(e.lines, dotted), dotted.split(".")[0],
                     f"names a record that does not exist ({kind}/{target}.yaml)",
                     value=target, code="dangling-reference",
                 ))
     return problems
-
-
-def _line(lines: dict[str, int], dotted: str) -> int:
-    while dotted:
-        if dotted in lines:
-            return lines[dotted]
-        dotted = dotted.rpartition(".")[0]
-    return 1
 
 
 def _left_out(entries: dict[str, Entry], problems: list[Problem]) -> dict[str, str]:

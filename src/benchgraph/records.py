@@ -99,6 +99,15 @@ REFERENCES: dict[str, dict[str, str]] = {
 }
 
 
+def line_of(lines: dict[str, int], dotted: str) -> int:
+    """The line of a dotted field, or of the nearest field above it that has one."""
+    while dotted:
+        if dotted in lines:
+            return lines[dotted]
+        dotted = dotted.rpartition(".")[0]
+    return 1
+
+
 @dataclass
 class Record:
     """One record file: its kind (the folder), id, fields and the line of each field."""
@@ -111,11 +120,7 @@ class Record:
 
     def line(self, dotted: str) -> int:
         """The line of a field such as `parallelism.tensor` or `measurements.1.value`."""
-        while dotted:
-            if dotted in self.lines:
-                return self.lines[dotted]
-            dotted = dotted.rpartition(".")[0]
-        return 1
+        return line_of(self.lines, dotted)
 
     def references(self) -> Iterator[tuple[str, str, str]]:
         """(dotted field, id, kind it must name) for every link to another record."""
