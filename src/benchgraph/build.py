@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import pickle
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -95,9 +96,23 @@ def ontology_graph() -> Graph:
                                            basepath="/benchgraph/genid/")
 
 
-@lru_cache(maxsize=1)
-def reasoner() -> Reasoner:
-    return Reasoner(ontology_graph())
+_REASONER: list[Reasoner] = []
+
+
+def reasoner(saved: Path | None = None) -> Reasoner:
+    """The ontology closed by owlrl (about 1.4 s), made once per process, and kept in
+    `saved` (a pickle in the build folder, keyed by the code version) across processes."""
+    if not _REASONER:
+        try:
+            with open(saved, "rb") as f:  # type: ignore[arg-type]
+                _REASONER.append(pickle.load(f))
+        except (OSError, TypeError, pickle.UnpicklingError, EOFError, AttributeError):
+            _REASONER.append(Reasoner(ontology_graph()))
+            if saved is not None:
+                tmp = saved.with_suffix(".tmp")
+                tmp.write_bytes(pickle.dumps(_REASONER[0]))
+                tmp.replace(saved)
+    return _REASONER[0]
 
 
 @lru_cache(maxsize=1)
@@ -175,6 +190,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
         timer.lap("finish")
         unchanged.timings = timer.laps
         return unchanged
+    reasoner(work / "reasoner.pickle")  # before any conversion, and before workers fork
     known = cache.digests()
     stale = [p for p in files if known.get(shown[p]) != digests[shown[p]]]
     args = [(str(p), str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
