@@ -30,7 +30,7 @@ from rdflib.namespace import RDF, SKOS, XSD
 from .convert import CLASSES
 from .errors import INFO, VIOLATION, WARNING, Problem
 from .namespaces import BG, ID, QUDT, record_iri
-from .records import Record
+from .records import Record, line_of
 from .shacl import SH, Index, Result, Shapes, is_numeric, render
 
 if TYPE_CHECKING:
@@ -183,9 +183,9 @@ def problem(r: Result, path: str, lines: dict[str, int], fields: dict[str, Any],
     value = _shown(r.value, r.focus)
     if not value and r.value == r.focus and isinstance(fields.get(field), (str, int, float)):
         value = _shown(Literal(fields[field]), None)  # a rule about a field: show the field
-    line = _line(lines, field) if field in lines or not info.line_field else None
+    line = line_of(lines, field) if field in lines or not info.line_field else None
     if line is None:
-        line = _line(lines, prefix + info.line_field)
+        line = line_of(lines, prefix + info.line_field)
     item = _item(field, value, fields, refs)
     if item is not None and item in lines:
         line = lines[item]
@@ -207,14 +207,6 @@ def _prefix(focus: str, own: str, fields: dict) -> str:
         if m:
             return make(m, fields)
     return ""
-
-
-def _line(lines: dict[str, int], dotted: str) -> int:
-    while dotted:
-        if dotted in lines:
-            return lines[dotted]
-        dotted = dotted.rpartition(".")[0]
-    return 1
 
 
 def _shown(value: object, focus: object) -> str:
@@ -253,31 +245,46 @@ class RecordFacts:
     facts: list[tuple[str, str, str]]  # (node suffix, fact, value), see FACT_PREDICATES
 
 
+_NEEDLES = [(f"> <{p}> ", fact) for p, fact in FACT_PREDICATES.items()]
+_TYPE_NEEDLE = f"> <{RDF.type}> "
+
+
 def facts_from_nquads(kind: str, text: str, own: str) -> list[tuple[str, str, str]]:
-    """The facts of FACT_PREDICATES in a record's N-Quads (types only of interconnects)."""
-    wanted = [p for p in FACT_PREDICATES if kind == "interconnects" or p != str(RDF.type)]
-    lines = []
-    for predicate in wanted:
-        needle = f"> <{predicate}> "
+    """The facts of FACT_PREDICATES in a record's N-Quads (types only of interconnects).
+
+    Read with string search, not a parser: this runs over every record on a first build.
+    A line it cannot read plainly (an escaped literal) goes to Oxigraph's parser."""
+    out = set()
+    hard = []
+    for needle, fact in _NEEDLES:
+        if needle == _TYPE_NEEDLE and kind != "interconnects":
+            continue
         start = text.find(needle)
         while start != -1:
             begin = text.rfind("\n", 0, start) + 1
             end = text.find("\n", start)
-            lines.append(text[begin:end if end != -1 else len(text)])
+            line = text[begin:end if end != -1 else len(text)]
             start = text.find(needle, start + 1)
-    out = []
-    if lines:
-        for quad in ox.parse("\n".join(lines).encode(), ox.RdfFormat.N_QUADS):
-            s = quad.subject.value
-            if not s.startswith(own):
+            subject = line[1:line.index("> <")]
+            if not subject.startswith(own):
                 continue
-            o = quad.object
-            if isinstance(o, ox.Literal) and o.datatype.value != str(XSD.string):
-                continue  # a unit that is not text is reported by the unit shape
-            if "\t" in o.value or "\n" in o.value:
-                continue  # not a unit code (the unit shape says so); kept out of the cache
-            out.append((s[len(own):], FACT_PREDICATES[quad.predicate.value], o.value))
-    return sorted(set(out))
+            obj = line[line.index(needle[1:]) + len(needle) - 1:line.rindex(" <")]
+            if obj.startswith("<") and obj.endswith(">"):
+                out.add((subject[len(own):], fact, obj[1:-1]))
+            elif obj.startswith('"') and obj.endswith('"') and "\\" not in obj:
+                out.add((subject[len(own):], fact, obj[1:-1]))
+            elif '"^^<' not in obj and "@" not in obj[obj.rfind('"'):]:
+                hard.append(line)  # a typed literal is not a unit code: skipped
+    for quad in ox.parse("\n".join(hard).encode(), ox.RdfFormat.N_QUADS) if hard else ():
+        o = quad.object
+        if isinstance(o, ox.Literal) and o.datatype.value == _STRING:
+            out.add((quad.subject.value[len(own):], FACT_PREDICATES[quad.predicate.value],
+                     o.value))
+    # a value the cache's text form cannot hold is not a unit code (the unit shape says so)
+    return sorted(f for f in out if "\t" not in f[2] and "\n" not in f[2])
+
+
+_STRING = str(XSD.string)
 
 
 def facts_from_triples(record: Record, triples: list) -> RecordFacts:
@@ -518,7 +525,9 @@ class _Across:
         changed_keys = {(self.entries[p].kind, self.entries[p].id) for p in changed}
         moved = (gone_keys | changed_keys) - {k for k in changed_keys if k[0] == "benchmarks"}
         affected = set(changed)
-        if moved:  # a record others link to changed: find who reads it, two links deep
+        if len(changed) > len(self.entries) // 2:
+            affected = set(self.entries)  # cheaper than finding who reads what
+        elif moved:  # a record others link to changed: find who reads it, two links deep
             readers: dict[tuple[str, str], list[str]] = {}
             for path, e in self.entries.items():
                 for _dotted, target, kind in e.refs:
