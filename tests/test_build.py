@@ -42,14 +42,16 @@ def one(store, query: str):
 def test_seed_headline_status_and_confidence(shipped):
     row = one(shipped, f"""SELECT ?value ?unit ?status ?confidence ?count ?updated WHERE {{
         <{SEED}> bg:value ?value ; qudt:hasUnit ?unit ; bg:status ?status ;
-                 bg:confidence ?confidence ; bg:acceleratorCount ?count ; dct:modified ?updated }}""")
+                 bg:confidence ?confidence ; bg:acceleratorCount ?count ;
+                 dct:modified ?updated }}""")
     assert row == ("93.9", "https://w3id.org/benchgraph/unit/TOK-PER-SEC",
                    "https://w3id.org/benchgraph/ontology#Draft", "0.75", "8", "2026-10-04")
 
 
 def test_seed_prompt_classes(shipped):
     rows = select(shipped, f"""SELECT ?class ?value WHERE {{
-        <{SEED}> bg:measurement ?m . ?m bg:value ?value ; bg:metric <https://w3id.org/benchgraph/id/metrics/tok-s-per-user> ;
+        <{SEED}> bg:measurement ?m . ?m bg:value ?value ;
+           bg:metric <https://w3id.org/benchgraph/id/metrics/tok-s-per-user> ;
            bg:condition [ bg:conditionName "prompt_class" ; bg:conditionValue ?class ] }}
         ORDER BY ?class""")
     assert rows == [("prose", "93.9"), ("structured", "134.1")]
@@ -57,12 +59,15 @@ def test_seed_prompt_classes(shipped):
 
 def test_seed_ttft_range_utilisation_and_power(shipped):
     assert one(shipped, f"""SELECT ?min ?max ?unit WHERE {{ <{SEED}> bg:measurement ?m .
-        ?m bg:metric <https://w3id.org/benchgraph/id/metrics/ttft> ; bg:minValue ?min ; bg:maxValue ?max ;
+        ?m bg:metric <https://w3id.org/benchgraph/id/metrics/ttft> ;
+           bg:minValue ?min ; bg:maxValue ?max ;
            qudt:hasUnit ?unit }}""") == ("143", "169", "http://qudt.org/vocab/unit/MilliSEC")
     assert one(shipped, f"""SELECT ?v WHERE {{ <{SEED}> bg:measurement ?m .
-        ?m bg:metric <https://w3id.org/benchgraph/id/metrics/gpu-utilization> ; bg:value ?v }}""") == ("87",)
+        ?m bg:metric <https://w3id.org/benchgraph/id/metrics/gpu-utilization> ;
+           bg:value ?v }}""") == ("87",)
     assert one(shipped, f"""SELECT ?v ?of WHERE {{ <{SEED}> bg:measurement ?m .
-        ?m bg:metric <https://w3id.org/benchgraph/id/metrics/power-draw> ; bg:value ?v ; bg:outOf ?of }}""") == ("220", "600")
+        ?m bg:metric <https://w3id.org/benchgraph/id/metrics/power-draw> ;
+           bg:value ?v ; bg:outOf ?of }}""") == ("220", "600")
 
 
 def test_seed_parallelism_concurrency_and_party(shipped):
@@ -94,7 +99,8 @@ def test_seed_speculative_decoding_settings(shipped):
 
 
 def test_seed_omissions_history_and_source(shipped):
-    omitted = {r[0] for r in select(shipped, f"SELECT ?o WHERE {{ <{SEED}> bg:omittedBySource ?o }}")}
+    omitted = {r[0] for r in select(
+        shipped, f"SELECT ?o WHERE {{ <{SEED}> bg:omittedBySource ?o }}")}
     assert {"SGLang version/commit", "driver version", "SSH-tunnel bandwidth"} <= omitted
     date, note = one(shipped, f"""SELECT ?d ?n WHERE {{ <{SEED}> bg:revision ?r .
         ?r dct:date ?d ; rdfs:comment ?n }}""")
@@ -229,7 +235,8 @@ def test_errors_name_file_line_and_field_all_at_once(copy_data, capsys):
           .replace("id: pcie-run", "id: dangling").replace("model: model", "model: no-such-model"))
     assert main(["build", "--data", str(data)]) == 1
     err = capsys.readouterr().err
-    assert "models/broken.yaml:3: is not valid YAML" in err or "models/broken.yaml:2: is not valid YAML" in err
+    assert ("models/broken.yaml:3: is not valid YAML" in err
+            or "models/broken.yaml:2: is not valid YAML" in err)
     assert "models/typo.yaml:3: paramters_b: is not a known field" in err
     assert "models/wrong-name.yaml:1: id: other-name must equal the file name 'wrong-name'" in err
     assert ("benchmarks/dangling.yaml:8: model: no-such-model must be the id of a model record"
@@ -255,3 +262,26 @@ def test_console_script_runs(tmp_path):
     done = subprocess.run([sys.executable, "-m", "benchgraph", "query", "--help"],
                           capture_output=True, text=True)
     assert done.returncode == 0 and "Example:" in done.stdout
+
+
+def test_a_touched_file_is_not_reconverted_and_a_same_size_edit_is(copy_data):
+    """Files are re-read only when their size or modification time changed (as git's index
+    does): touching a record rebuilds nothing, an edit of the same length is seen."""
+    import os
+    import time
+
+    data = copy_data(TEST_DATA / "fabric")
+    old = time.time_ns() - 3_600 * 10**9  # files an hour old: their times are trusted
+    for path in data.rglob("*.yaml"):
+        os.utime(path, ns=(old, old))
+    build(data)
+    run_file = sorted((data / "benchmarks").glob("*.yaml"))[0]
+    os.utime(run_file, ns=(old + 10**9, old + 10**9))
+    assert build(data).rebuilt == 0
+    text = run_file.read_text(encoding="utf-8")
+    edited = text.replace("status: draft", "status: DRAFT", 1)  # now invalid, left out
+    assert len(edited) == len(text) and edited != text
+    run_file.write_text(edited, encoding="utf-8")
+    os.utime(run_file, ns=(old + 2 * 10**9, old + 2 * 10**9))
+    result = build(data, skip_invalid=True)
+    assert result.rebuilt == 1 and str(run_file.name) in " ".join(result.left_out)

@@ -373,7 +373,7 @@ def test_converted_records_use_declared_terms_as_declared(onto, samples):
     """Literals go through datatype properties, IRIs through object properties, and a literal
     has the datatype its property's range names."""
     problems = []
-    for s, p, o in sorted(samples):
+    for _s, p, o in sorted(samples):
         if p == RDF.type and o.startswith(str(BG)) and (o, RDF.type, OWL.Class) not in onto:
             problems.append(f"{o} used as a class but not an owl:Class")
         if not p.startswith(str(BG)):

@@ -9,9 +9,10 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import pickle
 import os
+import pickle
 import shutil
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -37,6 +38,7 @@ from .validate import check_dataset, check_record
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.
 NOT_IN_BUILD = {"cli.py", "serve.py", "__main__.py", "report.py", "shacl_report.py",
                 "export.py", "queries.py", "timing.py"}
+RACY_NS = 2_000_000_000
 PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves
 
 
@@ -133,7 +135,7 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
     """One record file -> its cache entry (runs in worker processes)."""
     record, problems = load_record(Path(path), Path(data_dir), shown)
     if record is None:
-        return Entry(shown, digest, None, None, "", "", problems, [], {})
+        return Entry(shown, digest, None, None, "", "", problems, [], {}).pack()
     triples = record_triples(record)
     problems += check_record(record, triples, problems)
     triples += provenance_triples(record, shown, commit)
@@ -143,7 +145,7 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
         shown, digest, record.kind, record.id,
         nquads(triples, graph_iri(record.kind, record.id)),
         nquads(inferred, INFERRED_GRAPH), problems, list(record.references()), record.lines,
-    )
+    ).pack()
 
 
 def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None) -> BuildResult:
@@ -176,23 +178,21 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
     commits = last_commits(data_dir)
     prefix = display_path(data_dir, display_base(data_dir))
     shown = {p: f"{prefix}/{p.relative_to(data_dir).as_posix()}" for p in files}
-    digests = {}
-    for p in files:
-        h = hashlib.blake2b(p.read_bytes(), digest_size=16)
-        h.update(shown[p].encode() + b"\0" + (commits.get(shown[p]) or "").encode())
-        digests[shown[p]] = h.hexdigest()
+    digests = _digests(files, shown, commits, cache)
 
     timer.lap("scan")
     fingerprint = hashlib.blake2b("\n".join(f"{k} {v}" for k, v in sorted(digests.items()))
                                   .encode(), digest_size=16).hexdigest()
     unchanged = _unchanged(cache, work / "store", fingerprint, skip_invalid)
     if unchanged is not None:
+        cache.commit()  # the file sizes and times read
         timer.lap("finish")
         unchanged.timings = timer.laps
         return unchanged
     reasoner(work / "reasoner.pickle")  # before any conversion, and before workers fork
     known = cache.digests()
     stale = [p for p in files if known.get(shown[p]) != digests[shown[p]]]
+    gone = [p for p in known if p not in digests]
     args = [(str(p), str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
             for p in stale]
     if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
@@ -202,10 +202,11 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
     else:
         fresh = [process(*a) for a in args]
     timer.lap("convert")
-    cache.put(fresh)
-    cache.forget([p for p in known if p not in digests])
-    entries = cache.get(list(digests))
+    cache.forget(gone)
+    # what did not change, read without its quads (nothing to read when everything changed)
+    entries = cache.get(None) if len(fresh) < len(digests) else {}
     entries.update({e.path: e for e in fresh})
+    cache.put(fresh)
 
     timer.lap("cache")
     problems = [p for e in entries.values() for p in e.problems]
@@ -223,9 +224,9 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
     except OSError as exc:
         raise CannotRun(f"{store_path}: the build store is in use or broken: {exc}") from exc
     timer.lap("check")
-    changed_runs = _update_store(store, cache, included, ontology)
+    to_derive = _update_store(store, cache, included, ontology)
     timer.lap("load")
-    derive(store, changed_runs)
+    derive(store, to_derive)
     timer.lap("derive")
     store.flush()
     del store
@@ -245,6 +246,34 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
     timer.lap("finish")
     result.timings = timer.laps
     return result
+
+
+def _digests(files: list[Path], shown: dict[Path, str], commits: dict[str, str],
+             cache: Cache) -> dict[str, str]:
+    """Each record file's digest: a hash of its bytes, display path and last commit.
+
+    A file whose size and modification time match the last read is not read again (git's
+    index does the same). One modified in the last RACY_NS before it was read is not
+    remembered, as a second write within the clock's tick could leave both unchanged."""
+    known = cache.file_hashes()
+    now = time.time_ns()
+    read: dict[str, tuple[int, int, str]] = {}
+    out = {}
+    for path in files:
+        name = shown[path]
+        st = path.stat()
+        last = known.get(name)
+        if last is not None and last[0] == st.st_size and last[1] == st.st_mtime_ns:
+            content = last[2]
+        else:
+            content = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+            if now - st.st_mtime_ns > RACY_NS:
+                read[name] = (st.st_size, st.st_mtime_ns, content)
+        commit = commits.get(name) or ""
+        out[name] = hashlib.blake2b(f"{content} {name} {commit}".encode(),
+                                    digest_size=16).hexdigest()
+    cache.set_file_hashes(read, [name for name in known if name not in out])
+    return out
 
 
 def _unchanged(cache: Cache, store_path: Path, fingerprint: str,
@@ -308,8 +337,8 @@ def _left_out(entries: dict[str, Entry], problems: list[Problem]) -> dict[str, s
 
 def _update_store(store: ox.Store, cache: Cache, included: dict[str, Entry],
                   ontology: Graph) -> list[str] | None:
-    """Bring the store to hold exactly the included records; return the runs to re-derive
-    (None: all of them)."""
+    """Bring the store to hold exactly the included records; return the runs and systems
+    to re-derive (None: all of them)."""
     wanted = {str(graph_iri(e.kind, e.id)): (e.digest, e) for e in included.values()}
     onto_nq = nquads(ontology, ONTOLOGY_IRI)
     wanted[str(ONTOLOGY_IRI)] = (hashlib.blake2b(onto_nq.encode()).hexdigest(), None)
@@ -335,13 +364,27 @@ def _update_store(store: ox.Store, cache: Cache, included: dict[str, Entry],
         store.bulk_load("".join(chunks).encode(), ox.RdfFormat.N_QUADS)
     cache.set_loaded({g: wanted[g][0] for g in add}, remove)
     _remember_inferred(cache, {g: wanted[g][1] for g in add})
-    if len(add) + len(remove) > len(wanted) // 2:
+    if len(add) + len(remove) > len(wanted) // 2 or str(ONTOLOGY_IRI) in add:
         return None
-    kinds = {g.split("/")[-2] for g in set(add) | set(remove)}
-    if kinds - {"benchmarks"}:
-        return None  # a linked record changed: every run may see it
-    return sorted(str(record_iri("benchmarks", g.rsplit("/", 1)[1]))
-                  for g in set(add) | set(remove))
+    return _reaching({tuple(g.rsplit("/", 2)[1:]) for g in set(add) | set(remove)}, included)
+
+
+def _reaching(changed: set[tuple[str, str]], included: dict[str, Entry]) -> list[str]:
+    """The runs and systems whose cross-record facts may change with the changed records
+    (kind, id): those records themselves and every record linking to one, transitively
+    (a run -> its system -> an accelerator -> an interconnect)."""
+    readers: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for e in included.values():
+        for _dotted, target, kind in e.refs:
+            readers.setdefault((kind, target), []).append((e.kind, e.id))
+    reached, todo = set(changed), list(changed)
+    while todo:
+        for reader in readers.get(todo.pop(), ()):
+            if reader not in reached:
+                reached.add(reader)
+                todo.append(reader)
+    return sorted(str(record_iri(kind, rid)) for kind, rid in reached
+                  if kind in ("benchmarks", "systems"))
 
 
 def _remember_inferred(cache: Cache, added: dict[str, Entry | None]) -> None:

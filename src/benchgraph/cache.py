@@ -14,6 +14,10 @@ from pathlib import Path
 
 from .errors import Problem
 
+# zlib level 1: a tenth of the N-Quads' size, at half the CPU of the default level (the
+# workers compress; measured 0.06 ms against 0.12 ms a record).
+LEVEL = 1
+
 
 @dataclass
 class Entry:
@@ -27,7 +31,21 @@ class Entry:
     inferred: str
     problems: list[Problem]
     refs: list[tuple[str, str, str]]  # (dotted field, id, kind)
-    lines: dict[str, int]
+    line_map: dict[str, int] | str  # str: the cached JSON, decoded when first read
+    packed: tuple[bytes, bytes] | None = None  # stated, inferred as stored (compressed)
+
+    @property
+    def lines(self) -> dict[str, int]:
+        """Field (dotted) -> line; decoded on demand: most builds read few of them."""
+        if isinstance(self.line_map, str):
+            self.line_map = json.loads(self.line_map)
+        return self.line_map
+
+    def pack(self) -> Entry:
+        """Compress the quads where the entry is made (a worker), not in the build's loop."""
+        self.packed = (zlib.compress(self.stated.encode(), LEVEL),
+                       zlib.compress(self.inferred.encode(), LEVEL))
+        return self
 
 
 class Cache:
@@ -42,20 +60,25 @@ class Cache:
         )
         self.db.execute("CREATE TABLE IF NOT EXISTS loaded (graph TEXT PRIMARY KEY, digest TEXT)")
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        # A file whose size and modification time are unchanged is not read again.
+        self.db.execute("CREATE TABLE IF NOT EXISTS file (path TEXT PRIMARY KEY, size INTEGER,"
+                        " mtime INTEGER, hash TEXT)")
 
     def digests(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT path, digest FROM entry"))
 
-    def get(self, paths: list[str], quads: bool = False) -> dict[str, Entry]:
-        """The entries of these paths; their quads only when asked (they are the bulk)."""
+    def get(self, paths: list[str] | None, quads: bool = False) -> dict[str, Entry]:
+        """The entries of these paths (None: all); their quads only when asked (they are
+        the bulk)."""
         columns = "stated, inferred" if quads else "'', ''"
+        select = f"SELECT path, digest, kind, id, {columns}, problems, refs, lines FROM entry"
+        if paths is None:
+            return {row[0]: _entry(row) for row in self.db.execute(select)}
         out = {}
         for i in range(0, len(paths), 500):
             chunk = paths[i:i + 500]
-            rows = self.db.execute(
-                f"SELECT path, digest, kind, id, {columns}, problems, refs, lines FROM entry"
-                f" WHERE path IN ({','.join('?' * len(chunk))})", chunk
-            )
+            rows = self.db.execute(f"{select} WHERE path IN ({','.join('?' * len(chunk))})",
+                                   chunk)
             for row in rows:
                 out[row[0]] = _entry(row)
         return out
@@ -64,16 +87,25 @@ class Cache:
         self.db.executemany(
             "INSERT OR REPLACE INTO entry VALUES (?,?,?,?,?,?,?,?,?)",
             [
-                (e.path, e.digest, e.kind, e.id, zlib.compress(e.stated.encode()),
-                 zlib.compress(e.inferred.encode()),
-                 json.dumps([p.as_dict() for p in e.problems]), json.dumps(e.refs),
-                 json.dumps(e.lines))
+                (e.path, e.digest, e.kind, e.id, *(e.packed or e.pack().packed),
+                 json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
+                 json.dumps(e.refs), json.dumps(e.lines))
                 for e in entries
             ],
         )
 
     def forget(self, paths: list[str]) -> None:
         self.db.executemany("DELETE FROM entry WHERE path = ?", [(p,) for p in paths])
+
+    def file_hashes(self) -> dict[str, tuple[int, int, str]]:
+        """path -> (size, mtime in ns, hash of the bytes) as last read."""
+        return {p: (s, m, h) for p, s, m, h in self.db.execute("SELECT * FROM file")}
+
+    def set_file_hashes(self, changed: dict[str, tuple[int, int, str]],
+                        gone: list[str]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO file VALUES (?, ?, ?, ?)",
+                            [(p, *v) for p, v in changed.items()])
+        self.db.executemany("DELETE FROM file WHERE path = ?", [(p,) for p in gone])
 
     def loaded(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT graph, digest FROM loaded"))
@@ -100,6 +132,7 @@ def _entry(row: tuple) -> Entry:
     path, digest, kind, rid, stated, inferred, problems, refs, lines = row
     return Entry(
         path, digest, kind, rid, zlib.decompress(stated).decode() if stated else "",
-        zlib.decompress(inferred).decode() if inferred else "", [Problem(**p) for p in json.loads(problems)],
-        [tuple(r) for r in json.loads(refs)], json.loads(lines),
+        zlib.decompress(inferred).decode() if inferred else "",
+        [Problem(**p) for p in json.loads(problems)] if problems else [],
+        [tuple(r) for r in json.loads(refs)], lines,
     )

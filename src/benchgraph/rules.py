@@ -23,7 +23,8 @@ from collections import defaultdict
 
 import pyoxigraph as ox
 
-from .namespaces import BG, INFERRED_GRAPH, PREFIXES
+from .infer import graph_of
+from .namespaces import BG, INFERRED_GRAPH, PREFIXES, record_iri
 
 Node = ox.NamedNode
 FABRIC_STATUS = Node(str(BG.fabricStatus))
@@ -35,6 +36,7 @@ PRESENT = Node(str(BG.ScaleUpFabricPresent))
 NO_FABRIC = Node(str(BG.NoScaleUpFabric))
 NOT_PUBLISHED = Node(str(BG.FabricNotPublished))
 RDF_TYPE = Node(PREFIXES["rdf"] + "type")
+RUN_IRI = str(record_iri("benchmarks", ""))
 
 # Comparisons live only in the inferred graph (infer.comparisons derives them per run).
 OUTPERFORMS_RULE = """SELECT ?s ?o WHERE {
@@ -49,7 +51,8 @@ CHAINS = """SELECT ?property ?list WHERE {
 
 
 def run_rules(store: ox.Store, runs: list[str] | None = None) -> None:
-    """Recompute the cross-record facts, for every subject (None) or for the given runs.
+    """Recompute the cross-record facts, for every subject (None) or for the given runs and
+    systems (a system holds the links of its accelerators).
 
     For given runs only the difference to what the store holds is written."""
     if runs == []:
@@ -59,6 +62,8 @@ def run_rules(store: ox.Store, runs: list[str] | None = None) -> None:
     supers = {p: super_properties(store, p)
               for p in {p for p, _ in chains} | {FABRIC_STATUS, OUTPERFORMS}}
     predicates = [q for p in supers for q in [p, *supers[p]]]
+    if runs is not None:
+        runs = _with_nodes_below(store, runs, chains, graph)
     if runs is None:  # cheaper than reading it all back to write the difference
         for predicate in predicates:
             store.update(f"DELETE WHERE {{ GRAPH {graph} {{ ?s {predicate} ?o }} }}")
@@ -206,6 +211,29 @@ def super_properties(store: ox.Store, prop: Node) -> list[Node]:
     rows = _select(store, f"SELECT DISTINCT ?q WHERE {{ {prop} rdfs:subPropertyOf+ ?q "
                           f"FILTER(?q != {prop}) }}")
     return sorted((row["q"] for row in rows), key=lambda n: n.value)
+
+
+def _with_nodes_below(store: ox.Store, records: list[str],
+                      chains: list[tuple[Node, list[Node]]], graph: Node) -> list[str]:
+    """The records and the nodes below them (`<system>#accelerators-1`) the chains apply to:
+    those their graphs now give a chain's first property, and those derived for before (a
+    node an edit removed). Runs have no such nodes: a run-only edit skips the scan."""
+    out = set(records)
+    others = tuple(r + "#" for r in records if not r.startswith(RUN_IRI))
+    if not others:
+        return records
+    firsts = {path[0] for _, path in chains}
+    for record in records:
+        if record.startswith(RUN_IRI):
+            continue
+        for predicate in firsts:
+            out.update(q.subject.value for q in store.quads_for_pattern(
+                None, predicate, None, Node(graph_of(record)))
+                if q.subject.value.startswith(others))
+    for prop, _ in chains:
+        out.update(q.subject.value for q in store.quads_for_pattern(None, prop, None, graph)
+                   if q.subject.value.startswith(others))
+    return sorted(out)
 
 
 def _derived_before(store: ox.Store, graph: Node, runs: list[str],

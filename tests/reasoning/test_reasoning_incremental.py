@@ -4,6 +4,7 @@ folder, rebuild, query; and the incrementally updated store equals a fresh build
 from __future__ import annotations
 
 import pyoxigraph as ox
+import pytest
 
 from .reasoning_support import REASONING, build_store, select
 
@@ -89,3 +90,46 @@ def test_a_host_link_is_no_evidence_where_the_fabric_is_not_published(tmp_path, 
     assert status["arc-2node-tp4-dp2"] == ("FabricNotPublished", "true")
     assert status["pcie-8x-tp8"] == ("FabricNotPublished", "true")
     assert status["h100-2node-tp8-pp2"] == ("ScaleUpFabricPresent", "true")
+
+
+# One edit to a record that runs reach through links: (file, old text, new text, a run whose
+# derived facts it changes, what that run's fabric status becomes).
+LINKED_EDITS = {
+    "interconnect role": ("interconnects/pcie-gen5.yaml", "role: host-link",
+                          "role: scale-up-fabric", "arc-2node-tp4-dp2", "ScaleUpFabricPresent"),
+    "system fabric": ("systems/arc-two-nodes.yaml", "interconnect_ids: [infiniband-ndr]",
+                      "interconnect_ids: [infiniband-ndr, nvlink-4]", "arc-2node-tp4-dp2",
+                      "ScaleUpFabricPresent"),
+    "accelerator links": ("accelerators/arc-pro-b70.yaml", "interconnect_ids: [pcie-gen5]",
+                          "interconnect_ids: [nvlink-4]", "arc-2node-tp4-dp2",
+                          "ScaleUpFabricPresent"),
+    "system gains a part": ("systems/arc-two-nodes.yaml", "count: 4}]",
+                            "count: 4}, {id: nvidia-h100-sxm, count: 1}]",
+                            "arc-2node-tp4-dp2", "ScaleUpFabricPresent"),
+    "system loses a part": ("systems/h100-two-nodes.yaml",
+                            "accelerators: [{id: nvidia-h100-sxm, count: 8}]",
+                            "accelerators: []", None, None),
+    "metric direction": ("metrics/ttft.yaml", "direction: lower-is-better",
+                         "direction: higher-is-better", None, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINKED_EDITS))
+def test_one_linked_edit_rederives_what_reaches_it_and_matches_a_fresh_build(
+        tmp_path, copy_data, name):
+    """Only the runs and systems linking to an edited record are re-derived; the store must
+    then hold what a fresh build of the edited folder holds."""
+    file, old, new, run, status = LINKED_EDITS[name]
+    data = copy_data(REASONING)
+    store = build_store(data, tmp_path / "cache")
+    before = _status(store)
+    del store
+    _edit(data / file, old, new)
+    store = build_store(data, tmp_path / "cache")
+    if run is not None:
+        assert (before[run][0], _status(store)[run][0]) == ("NoScaleUpFabric", status)
+    incremental = _quads(store)
+    del store
+    fresh = _quads(build_store(data, tmp_path / "fresh-cache"))
+    assert sorted(map(str, incremental - fresh)) == []
+    assert sorted(map(str, fresh - incremental)) == []
