@@ -13,10 +13,12 @@ import os
 import pickle
 import shutil
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from itertools import islice
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -28,18 +30,20 @@ from .cache import Cache, Entry
 from .convert import provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
+from .load import Loader
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
 from .rdfio import nquads
 from .records import find_record_files, line_of, load_record
 from .timing import Timer
-from .validate import check_dataset, check_record
+from .validate import check_dataset, check_record, facts_from_nquads
 
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.
 NOT_IN_BUILD = {"cli.py", "serve.py", "__main__.py", "report.py", "shacl_report.py",
                 "export.py", "queries.py", "timing.py"}
 RACY_NS = 2_000_000_000
 PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves
+BATCH = 2000  # records per bulk load: bigger loads faster, smaller holds less memory
 
 
 @dataclass
@@ -141,11 +145,11 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
     triples += provenance_triples(record, shown, commit)
     own = str(record_iri(record.kind, record.id))
     inferred = reasoner().local(triples, own)
-    return Entry(
-        shown, digest, record.kind, record.id,
-        nquads(triples, graph_iri(record.kind, record.id)),
-        nquads(inferred, INFERRED_GRAPH), problems, list(record.references()), record.lines,
-    ).pack()
+    stated = nquads(triples, graph_iri(record.kind, record.id))
+    entry = Entry(shown, digest, record.kind, record.id, stated,
+                  nquads(inferred, INFERRED_GRAPH), problems, list(record.references()),
+                  record.lines, facts=facts_from_nquads(record.kind, stated, own))
+    return entry.pack()
 
 
 def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None) -> BuildResult:
@@ -195,48 +199,44 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
     gone = [p for p in known if p not in digests]
     args = [(str(p), str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
             for p in stale]
-    if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
-        reasoner()  # owlrl closes the ontology once here; forked workers inherit it
-        with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
-            fresh = list(pool.map(process, *zip(*args), chunksize=64))
-    else:
-        fresh = [process(*a) for a in args]
-    timer.lap("convert")
-    cache.forget(gone)
-    # what did not change, read without its quads (nothing to read when everything changed)
-    entries = cache.get(None) if len(fresh) < len(digests) else {}
-    entries.update({e.path: e for e in fresh})
-    cache.put(fresh)
-
-    timer.lap("cache")
-    problems = [p for e in entries.values() for p in e.problems]
-    problems += check_dataset(entries, cache, _link_problems(entries))
-    left_out = _left_out(entries, problems) if skip_invalid else {}
-    if not skip_invalid and any(p.severity == VIOLATION for p in problems):
-        cache.commit()
-        raise RecordsInvalid(problems)
-
-    included = {path: e for path, e in entries.items()
-                if e.kind is not None and path not in left_out}
-    store_path = work / "store"
+    store = _open_store(work / "store")
+    loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
     try:
-        store = ox.Store(str(store_path))
-    except OSError as exc:
-        raise CannotRun(f"{store_path}: the build store is in use or broken: {exc}") from exc
-    timer.lap("check")
-    to_derive = _update_store(store, cache, included, ontology)
-    timer.lap("load")
-    derive(store, to_derive)
-    timer.lap("derive")
-    store.flush()
-    del store
+        cache.forget(gone)
+        # what did not change, read without its quads (nothing to read when everything changed)
+        entries = cache.get(None) if len(stale) < len(digests) else {}
+        fresh = []
+        for batch in _converted(args, jobs):
+            cache.put(batch)
+            loader.add(batch)  # the store loads this batch while the workers convert the next
+            fresh += batch
+        entries.update({e.path: e for e in fresh})
+        timer.lap("convert")
+        problems = [p for e in entries.values() for p in e.problems]
+        problems += check_dataset(entries, cache, _link_problems(entries))
+        left_out = _left_out(entries, problems) if skip_invalid else {}
+        if not skip_invalid and any(p.severity == VIOLATION for p in problems):
+            cache.commit()  # the store holds what the cache says it holds
+            raise RecordsInvalid(problems)
+
+        included = {path: e for path, e in entries.items()
+                    if e.kind is not None and path not in left_out}
+        timer.lap("check")
+        to_derive = loader.finish(included)
+        timer.lap("load")
+        derive(store, to_derive)
+        timer.lap("derive")
+    finally:
+        store.flush()
+        store = loader = None  # closes the store, also when a refusal's traceback is kept
+
     key = hashlib.blake2b(
         "".join(sorted(e.digest for e in included.values())).encode() + code_key().encode(),
         digest_size=16,
     ).hexdigest()
     cache.set_meta("key", key)
     invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
-    result = BuildResult(store_path, key, sorted(problems), invalid, left_out, len(included),
+    result = BuildResult(work / "store", key, sorted(problems), invalid, left_out, len(included),
                          len(fresh))
     cache.set_meta("fingerprint", fingerprint)
     cache.set_meta("result", json.dumps({
@@ -246,6 +246,26 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
     timer.lap("finish")
     result.timings = timer.laps
     return result
+
+
+def _open_store(path: Path) -> ox.Store:
+    try:
+        return ox.Store(str(path))
+    except OSError as exc:
+        raise CannotRun(f"{path}: the build store is in use or broken: {exc}") from exc
+
+
+def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
+    """The record files converted, in batches of BATCH, in worker processes when many."""
+    if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
+        reasoner()  # owlrl closes the ontology once here; forked workers inherit it
+        with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
+            results = pool.map(process, *zip(*args), chunksize=64)
+            while batch := list(islice(results, BATCH)):
+                yield batch
+    else:
+        for i in range(0, len(args), BATCH):
+            yield [process(*a) for a in args[i:i + BATCH]]
 
 
 def _digests(files: list[Path], shown: dict[Path, str], commits: dict[str, str],
@@ -333,77 +353,6 @@ def _left_out(entries: dict[str, Entry], problems: list[Problem]) -> dict[str, s
                     changed = True
                     break
     return out
-
-
-def _update_store(store: ox.Store, cache: Cache, included: dict[str, Entry],
-                  ontology: Graph) -> list[str] | None:
-    """Bring the store to hold exactly the included records; return the runs and systems
-    to re-derive (None: all of them)."""
-    wanted = {str(graph_iri(e.kind, e.id)): (e.digest, e) for e in included.values()}
-    onto_nq = nquads(ontology, ONTOLOGY_IRI)
-    wanted[str(ONTOLOGY_IRI)] = (hashlib.blake2b(onto_nq.encode()).hexdigest(), None)
-    loaded = cache.loaded()
-    remove = [g for g, d in loaded.items() if wanted.get(g, (None,))[0] != d]
-    add = {g: d for g, (d, _) in wanted.items() if loaded.get(g) != d}
-    for g in remove:
-        store.remove_graph(ox.NamedNode(g))
-    if remove:
-        _remove_inferred(store, cache, remove)
-    missing = [e.path for g in add if (e := wanted[g][1]) is not None and not e.stated]
-    with_quads = cache.get(missing, quads=True)
-    for g in add:
-        entry = wanted[g][1]
-        if entry is not None and entry.path in with_quads:
-            wanted[g] = (wanted[g][0], with_quads[entry.path])
-    chunks = []
-    for g in add:
-        entry = wanted[g][1]
-        chunks.append(onto_nq + ontology_closure() if entry is None
-                      else entry.stated + entry.inferred)
-    if chunks:
-        store.bulk_load("".join(chunks).encode(), ox.RdfFormat.N_QUADS)
-    cache.set_loaded({g: wanted[g][0] for g in add}, remove)
-    _remember_inferred(cache, {g: wanted[g][1] for g in add})
-    if len(add) + len(remove) > len(wanted) // 2 or str(ONTOLOGY_IRI) in add:
-        return None
-    return _reaching({tuple(g.rsplit("/", 2)[1:]) for g in set(add) | set(remove)}, included)
-
-
-def _reaching(changed: set[tuple[str, str]], included: dict[str, Entry]) -> list[str]:
-    """The runs and systems whose cross-record facts may change with the changed records
-    (kind, id): those records themselves and every record linking to one, transitively
-    (a run -> its system -> an accelerator -> an interconnect)."""
-    readers: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for e in included.values():
-        for _dotted, target, kind in e.refs:
-            readers.setdefault((kind, target), []).append((e.kind, e.id))
-    reached, todo = set(changed), list(changed)
-    while todo:
-        for reader in readers.get(todo.pop(), ()):
-            if reader not in reached:
-                reached.add(reader)
-                todo.append(reader)
-    return sorted(str(record_iri(kind, rid)) for kind, rid in reached
-                  if kind in ("benchmarks", "systems"))
-
-
-def _remember_inferred(cache: Cache, added: dict[str, Entry | None]) -> None:
-    cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY, nq TEXT)")
-    cache.db.executemany("INSERT OR REPLACE INTO inferred VALUES (?, ?)",
-                         [(g, ontology_closure() if e is None else e.inferred)
-                          for g, e in added.items()])
-
-
-def _remove_inferred(store: ox.Store, cache: Cache, graphs: list[str]) -> None:
-    """Remove what the local reasoning added for these records: their own nodes only, so no
-    other record shares these triples."""
-    cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY, nq TEXT)")
-    for g in graphs:
-        row = cache.db.execute("SELECT nq FROM inferred WHERE graph = ?", (g,)).fetchone()
-        if row and row[0]:
-            for quad in ox.parse(row[0].encode(), ox.RdfFormat.N_QUADS):
-                store.remove(quad)
-        cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
 
 
 def _drop_stale_builds(work: Path) -> None:

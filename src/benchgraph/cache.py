@@ -33,6 +33,7 @@ class Entry:
     refs: list[tuple[str, str, str]]  # (dotted field, id, kind)
     line_map: dict[str, int] | str  # str: the cached JSON, decoded when first read
     packed: tuple[bytes, bytes] | None = None  # stated, inferred as stored (compressed)
+    facts: list[tuple[str, str, str]] | None = None  # what cross-record checks read (fresh)
 
     @property
     def lines(self) -> dict[str, int]:

@@ -59,7 +59,25 @@ def provenance_triples(record: Record, file_path: str, commit: str | None) -> li
 
 
 def literal(value: Any, datatype: URIRef | None = None) -> Literal:
-    """A literal of the value's natural XSD type, or of `datatype` when it fits."""
+    """A literal of the value's natural XSD type, or of `datatype` when it fits. Made once
+    per distinct value: rdflib's Literal() costs microseconds and values repeat."""
+    key = (type(value), value, datatype)
+    try:
+        return _LITERALS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable value (a list where a scalar belongs): SHACL reports it
+        return _literal(value, datatype)
+    if len(_LITERALS) > 100_000:
+        _LITERALS.clear()
+    made = _LITERALS[key] = _literal(value, datatype)
+    return made
+
+
+_LITERALS: dict[tuple, Literal] = {}
+
+
+def _literal(value: Any, datatype: URIRef | None = None) -> Literal:
     if datatype == XSD.decimal and isinstance(value, (int, float)) and not isinstance(
         value, bool
     ):
@@ -144,7 +162,7 @@ class _Converter:
     def unit(self, subject: URIRef, code: Any) -> Iterator[Triple]:
         if code is None:
             return
-        yield subject, BG.unitCode, Literal(str(code))
+        yield subject, BG.unitCode, literal(str(code))
         if code in UNITS:
             yield subject, QUDT.hasUnit, UNITS[code]
 
@@ -215,7 +233,7 @@ class _Converter:
             node = self.node(f"interconnect-raw-{i}")
             yield self.s, BG.interconnectRaw, node
             yield node, RDF.type, BG.RawInterconnect
-            yield node, BG.sourceField, Literal(key)
+            yield node, BG.sourceField, literal(key)
             yield node, BG.rawValue, Literal("" if value is None else str(value))
         for key, prop in (("vendor", BG.vendor), ("submitter", BG.submitter),
                           ("system_type", BG.systemType), ("availability", BG.availability),
@@ -274,7 +292,7 @@ class _Converter:
                 yield s, prop, literal(value, None if key == "dataset" else XSD.integer)
         for item in f.get("omitted_by_source") or []:
             if item is not None:
-                yield s, BG.omittedBySource, Literal(str(item))
+                yield s, BG.omittedBySource, literal(str(item))
         yield from self.settings(f.get("settings") or {})
         yield from self.measurements(f.get("measurements") or [])
 
@@ -285,7 +303,7 @@ class _Converter:
             yield self.s, BG.setting, node
             yield node, RDF.type, (BG.SpeculativeDecodingSetting if is_speculative_setting(name)
                                    else BG.EngineSetting)
-            yield node, BG.settingName, Literal(name)
+            yield node, BG.settingName, literal(name)
             if value is not None:
                 yield node, BG.settingValue, literal(value)
                 if isinstance(value, str) and value.lower() in NUMBER_FORMATS:
@@ -312,5 +330,5 @@ class _Converter:
                 cond = URIRef(f"{node}-{quote(key, safe='')}")
                 yield node, BG.condition, cond
                 yield cond, RDF.type, BG.Condition
-                yield cond, BG.conditionName, Literal(key)
+                yield cond, BG.conditionName, literal(key)
                 yield cond, BG.conditionValue, literal(value)

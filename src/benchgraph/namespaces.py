@@ -9,19 +9,15 @@ BASE = "https://w3id.org/benchgraph/"
 
 
 class _CachedNamespace(Namespace):
-    """A Namespace whose terms are made once: conversion asks for them millions of times."""
+    """A Namespace whose terms are made once and kept as attributes of the instance, so
+    later lookups skip __getattr__: conversion asks for them millions of times."""
 
     def __getattr__(self, name: str) -> URIRef:
         if name.startswith("__"):
             raise AttributeError(name)
-        key = (str(self), name)
-        term = _TERMS.get(key)
-        if term is None:
-            term = _TERMS[key] = URIRef(str(self) + name)
+        term = self.__dict__[name] = URIRef(str(self) + name)
         return term
 
-
-_TERMS: dict[tuple[str, str], URIRef] = {}
 BG = _CachedNamespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
 GRAPH = Namespace(BASE + "graph/")

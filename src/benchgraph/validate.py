@@ -563,11 +563,13 @@ class _Across:
             out[path] = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
         wanted = [p for p, e in self.entries.items()
                   if (p in affected or e.kind != "benchmarks") and digests.get(p) != e.digest]
-        missing = [p for p in wanted if not self.entries[p].stated]
+        missing = [p for p in wanted
+                   if self.entries[p].facts is None and not self.entries[p].stated]
         quads = self.cache.get(missing, quads=True) if missing else {}
         for path in wanted:
             e = quads.get(path) or self.entries[path]
-            out[path] = facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id)))
+            out[path] = e.facts if e.facts is not None else facts_from_nquads(
+                e.kind, e.stated, str(record_iri(e.kind, e.id)))
         return out
 
 
