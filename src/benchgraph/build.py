@@ -34,7 +34,7 @@ from .load import Loader
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
 from .rdfio import nquads
-from .records import find_record_files, line_of, load_record
+from .records import find_record_paths, line_of, load_record
 from .timing import Timer
 from .validate import check_dataset, check_record, facts_from_nquads
 
@@ -178,10 +178,11 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
 def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_invalid: bool,
            jobs: int | None) -> BuildResult:
     timer = Timer()
-    files = find_record_files(data_dir)
+    files = find_record_paths(data_dir)
     commits = last_commits(data_dir)
     prefix = display_path(data_dir, display_base(data_dir))
-    shown = {p: f"{prefix}/{p.relative_to(data_dir).as_posix()}" for p in files}
+    root = len(os.path.join(data_dir, ""))
+    shown = {p: f"{prefix}/{p[root:].replace(os.sep, '/')}" for p in files}
     digests = _digests(files, shown, commits, cache)
 
     timer.lap("scan")
@@ -194,23 +195,24 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
         unchanged.timings = timer.laps
         return unchanged
     reasoner(work / "reasoner.pickle")  # before any conversion, and before workers fork
-    known = cache.digests()
-    stale = [p for p in files if known.get(shown[p]) != digests[shown[p]]]
-    gone = [p for p in known if p not in digests]
-    args = [(str(p), str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
+    index = cache.index()  # what each file became in the last build, without its quads
+    stale = [p for p in files
+             if (e := index.get(shown[p])) is None or e.digest != digests[shown[p]]]
+    gone = [p for p in index if p not in digests]
+    args = [(p, str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
             for p in stale]
     store = _open_store(work / "store")
     loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
     try:
         cache.forget(gone)
-        # what did not change, read without its quads (nothing to read when everything changed)
-        entries = cache.get(None) if len(stale) < len(digests) else {}
+        entries = {path: e for path, e in index.items() if path in digests}
         fresh = []
         for batch in _converted(args, jobs):
             cache.put(batch)
             loader.add(batch)  # the store loads this batch while the workers convert the next
             fresh += batch
         entries.update({e.path: e for e in fresh})
+        cache.save_index(entries)
         timer.lap("convert")
         problems = [p for e in entries.values() for p in e.problems]
         problems += check_dataset(entries, cache, _link_problems(entries))
@@ -268,7 +270,7 @@ def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
             yield [process(*a) for a in args[i:i + BATCH]]
 
 
-def _digests(files: list[Path], shown: dict[Path, str], commits: dict[str, str],
+def _digests(files: list[str], shown: dict[str, str], commits: dict[str, str],
              cache: Cache) -> dict[str, str]:
     """Each record file's digest: a hash of its bytes, display path and last commit.
 
@@ -281,12 +283,13 @@ def _digests(files: list[Path], shown: dict[Path, str], commits: dict[str, str],
     out = {}
     for path in files:
         name = shown[path]
-        st = path.stat()
+        st = os.stat(path)
         last = known.get(name)
         if last is not None and last[0] == st.st_size and last[1] == st.st_mtime_ns:
             content = last[2]
         else:
-            content = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+            with open(path, "rb") as f:
+                content = hashlib.blake2b(f.read(), digest_size=16).hexdigest()
             if now - st.st_mtime_ns > RACY_NS:
                 read[name] = (st.st_size, st.st_mtime_ns, content)
         commit = commits.get(name) or ""

@@ -7,10 +7,12 @@ code version, ontology and shapes. A rebuild after editing one record reconverts
 from __future__ import annotations
 
 import json
+import marshal
 import sqlite3
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import Problem
 
@@ -31,13 +33,16 @@ class Entry:
     inferred: str
     problems: list[Problem]
     refs: list[tuple[str, str, str]]  # (dotted field, id, kind)
-    line_map: dict[str, int] | str  # str: the cached JSON, decoded when first read
+    line_map: dict[str, int] | str | None  # str: cached JSON; None: still in the cache
     packed: tuple[bytes, bytes] | None = None  # stated, inferred as stored (compressed)
     facts: list[tuple[str, str, str]] | None = None  # what cross-record checks read (fresh)
+    source: Any = field(default=None, repr=False, compare=False)  # the Cache holding lines
 
     @property
     def lines(self) -> dict[str, int]:
-        """Field (dotted) -> line; decoded on demand: most builds read few of them."""
+        """Field (dotted) -> line; read and decoded on demand: builds need few of them."""
+        if self.line_map is None:
+            self.line_map = self.source.lines(self.path) if self.source else {}
         if isinstance(self.line_map, str):
             self.line_map = json.loads(self.line_map)
         return self.line_map
@@ -65,9 +70,6 @@ class Cache:
         self.db.execute("CREATE TABLE IF NOT EXISTS file (path TEXT PRIMARY KEY, size INTEGER,"
                         " mtime INTEGER, hash TEXT)")
 
-    def digests(self) -> dict[str, str]:
-        return dict(self.db.execute("SELECT path, digest FROM entry"))
-
     def get(self, paths: list[str] | None, quads: bool = False) -> dict[str, Entry]:
         """The entries of these paths (None: all); their quads only when asked (they are
         the bulk)."""
@@ -94,6 +96,32 @@ class Cache:
                 for e in entries
             ],
         )
+
+    def index(self) -> dict[str, Entry]:
+        """Every entry without its quads and line map, as the last build saved it in one
+        blob (reading 100k rows one by one took seconds); from the rows if there is none."""
+        saved = self.meta_blob("index")
+        if saved is None:
+            return self.get(None)
+        return {path: Entry(path, digest, kind, rid, "", "",
+                            [Problem(**p) for p in json.loads(problems)] if problems else [],
+                            refs, None, source=self)
+                for path, (digest, kind, rid, problems, refs) in marshal.loads(saved).items()}
+
+    def save_index(self, entries: dict[str, Entry]) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('index', ?)", (marshal.dumps({
+            path: (e.digest, e.kind, e.id,
+                   json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
+                   [tuple(r) for r in e.refs])
+            for path, e in entries.items()}),))
+
+    def meta_blob(self, key: str) -> bytes | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row and isinstance(row[0], bytes) else None
+
+    def lines(self, path: str) -> str:
+        row = self.db.execute("SELECT lines FROM entry WHERE path = ?", (path,)).fetchone()
+        return row[0] if row else "{}"
 
     def forget(self, paths: list[str]) -> None:
         self.db.executemany("DELETE FROM entry WHERE path = ?", [(p,) for p in paths])

@@ -18,9 +18,18 @@ import pyoxigraph as ox
 
 from .cache import Cache, Entry
 from .errors import VIOLATION
-from .namespaces import ONTOLOGY_IRI, graph_iri, record_iri
+from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
+from .records import REFERENCES
 
 ONTOLOGY = str(ONTOLOGY_IRI)
+LINKED_KINDS = {kind for fields in REFERENCES.values() for kind in fields.values()}
+GRAPHS = str(graph_iri("k", "i"))[:-len("k/i")]
+IDS = str(record_iri("k", "i"))[:-len("k/i")]
+
+
+def graph_of(e: Entry) -> str:
+    """The named graph of an entry's record (string work: a build asks for every one)."""
+    return f"{GRAPHS}{e.kind}/{e.id}"
 
 
 class Loader:
@@ -44,7 +53,7 @@ class Loader:
         for e in entries:
             if e.kind is None or any(p.severity == VIOLATION for p in e.problems):
                 continue
-            graph = str(graph_iri(e.kind, e.id))
+            graph = graph_of(e)
             if self.loaded.get(graph) != e.digest:
                 batch[graph] = (e.digest, e.stated, e.inferred, e.packed[1] if e.packed else
                                 zlib.compress(e.inferred.encode()))
@@ -56,14 +65,14 @@ class Loader:
     def finish(self, included: dict[str, Entry]) -> list[str] | None:
         """Make the store hold exactly `included` and the ontology; return the runs and
         systems whose cross-record facts must be derived again (None: all of them)."""
-        wanted = {str(graph_iri(e.kind, e.id)): e for e in included.values()}
+        wanted = {graph_of(e): e for e in included.values()}
         remove = [g for g in self.loaded if g not in wanted and g != ONTOLOGY]
         add = [e for g, e in wanted.items() if self.loaded.get(g) != e.digest]
         with_quads = self.cache.get([e.path for e in add if not e.stated], quads=True)
         batch = {}
         for e in add:
             e = with_quads.get(e.path, e)
-            batch[str(graph_iri(e.kind, e.id))] = (e.digest, e.stated, e.inferred,
+            batch[graph_of(e)] = (e.digest, e.stated, e.inferred,
                                                    zlib.compress(e.inferred.encode()))
         if self.loaded.get(ONTOLOGY) != self.ontology_digest:
             stated, inferred = self.ontology
@@ -78,10 +87,7 @@ class Loader:
                  remove: list[str]) -> None:
         """Remove the graphs `remove` and the old versions of those in `batch`, then load
         `batch` (graph -> digest, stated, inferred N-Quads, inferred compressed)."""
-        old = [g for g in batch if g in self.loaded] + remove
-        for g in old:
-            self.store.remove_graph(ox.NamedNode(g))
-        self._remove_inferred(old)
+        self._remove([g for g in batch if g in self.loaded] + remove)
         if batch:
             # lenient: the text is benchgraph's own N-Quads, from records whose IRIs the
             # shapes checked; the parser's IRI validation cost 20-30% of a load
@@ -95,13 +101,26 @@ class Loader:
         self.loaded.update({g: v[0] for g, v in batch.items()})
         self.changed |= set(batch) | set(remove)
 
-    def _remove_inferred(self, graphs: list[str]) -> None:
-        """Remove what the local reasoning added for these records."""
+    def _remove(self, graphs: list[str]) -> None:
+        """Remove these records' graphs, what their local reasoning added, and what the
+        cross-record rules derived about the nodes below them (`<run>#comparison-2-vs-1`):
+        a new version derives those again, and nothing else refers to them."""
+        inferred = ox.NamedNode(str(INFERRED_GRAPH))
         for g in graphs:
+            graph = ox.NamedNode(g)
+            mine = IDS + g[len(GRAPHS):] + "#"
+            below = {q.subject for q in self.store.quads_for_pattern(None, None, None, graph)
+                     if q.subject.value.startswith(mine)}
+            self.store.remove_graph(graph)
             row = self.cache.db.execute("SELECT nq FROM inferred WHERE graph = ?",
                                         (g,)).fetchone()
             if row and row[0]:
                 for quad in ox.parse(zlib.decompress(row[0]), ox.RdfFormat.N_QUADS):
+                    self.store.remove(quad)
+                    if quad.subject.value.startswith(mine):
+                        below.add(quad.subject)
+            for node in below:
+                for quad in list(self.store.quads_for_pattern(node, None, None, inferred)):
                     self.store.remove(quad)
             self.cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
 
@@ -110,6 +129,9 @@ def reaching(changed: set[tuple[str, str]], included: dict[str, Entry]) -> list[
     """The runs and systems whose cross-record facts may change with the changed records
     (kind, id): those records themselves and every record linking to one, transitively
     (a run -> its system -> an accelerator -> an interconnect)."""
+    if not {kind for kind, _ in changed} & LINKED_KINDS:  # no record links to these (runs)
+        return sorted(str(record_iri(kind, rid)) for kind, rid in changed
+                      if kind in ("benchmarks", "systems"))
     readers: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for e in included.values():
         for _dotted, target, kind in e.refs:

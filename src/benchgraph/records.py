@@ -140,16 +140,17 @@ class Record:
 
 def find_record_files(data_dir: Path) -> list[Path]:
     """Every YAML file below a kind folder of data_dir, in a stable order."""
+    return [Path(p) for p in find_record_paths(data_dir)]
+
+
+def find_record_paths(data_dir: Path) -> list[str]:
+    """find_record_files as strings (no pathlib: a build lists 100k of them)."""
     found = []
     for kind in KINDS:
-        root = data_dir / kind
-        for dirpath, dirnames, filenames in os.walk(root):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(data_dir, kind)):
             dirnames.sort()
-            found.extend(
-                Path(dirpath) / name
-                for name in sorted(filenames)
-                if name.endswith((".yaml", ".yml"))
-            )
+            found.extend(os.path.join(dirpath, name) for name in sorted(filenames)
+                         if name.endswith((".yaml", ".yml")))
     return found
 
 
