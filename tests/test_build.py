@@ -285,3 +285,26 @@ def test_a_touched_file_is_not_reconverted_and_a_same_size_edit_is(copy_data):
     os.utime(run_file, ns=(old + 2 * 10**9, old + 2 * 10**9))
     result = build(data, skip_invalid=True)
     assert result.rebuilt == 1 and str(run_file.name) in " ".join(result.left_out)
+
+
+def test_exit_2_when_its_own_ontology_is_broken(tmp_path, monkeypatch, capsys):
+    import benchgraph.build as b
+
+    broken = tmp_path / "resources"
+    (broken / "ontology").mkdir(parents=True)
+    (broken / "ontology" / "broken.ttl").write_text("@prefix : <https://x/> .\n:a :b\n")
+    real = b.resource
+    monkeypatch.setattr(b, "resource", lambda *parts: broken.joinpath(*parts)
+                        if parts[0] == "ontology" else real(*parts))
+    monkeypatch.setattr(b, "_REASONER", [])
+    monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "cache"))
+    cached = (b.code_key, b.ontology_graph, b.ontology_closure)
+    for f in cached:
+        f.cache_clear()
+    try:
+        assert main(["build", "--data", str(TEST_DATA / "fabric")]) == 2
+        assert "the ontology does not parse" in capsys.readouterr().err
+    finally:
+        monkeypatch.undo()
+        for f in cached:
+            f.cache_clear()

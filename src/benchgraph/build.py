@@ -36,7 +36,7 @@ from .provenance import display_base, display_path, last_commits
 from .rdfio import nquads
 from .records import find_record_paths, line_of, load_record
 from .timing import Timer
-from .validate import check_dataset, check_record, facts_from_nquads
+from .validate import check_dataset, check_record, facts_from_nquads, local_shapes
 
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.
 NOT_IN_BUILD = {"cli.py", "serve.py", "__main__.py", "report.py", "shacl_report.py",
@@ -161,7 +161,6 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
         raise CannotRun(f"{data_dir}: no such data folder")
-    ontology = ontology_graph()
     work = cache_dir_for(data_dir)
     work.mkdir(parents=True, exist_ok=True)
     # One build of a folder at a time: a second process waits, then finds it up to date.
@@ -170,12 +169,12 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
         _drop_stale_builds(work)
         cache = Cache(work / "cache.sqlite")
         try:
-            return _build(data_dir, work, cache, ontology, skip_invalid, jobs)
+            return _build(data_dir, work, cache, skip_invalid, jobs)
         finally:
             cache.close()
 
 
-def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_invalid: bool,
+def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
            jobs: int | None) -> BuildResult:
     timer = Timer()
     files = find_record_paths(data_dir)
@@ -194,7 +193,8 @@ def _build(data_dir: Path, work: Path, cache: Cache, ontology: Graph, skip_inval
         timer.lap("finish")
         unchanged.timings = timer.laps
         return unchanged
-    reasoner(work / "reasoner.pickle")  # before any conversion, and before workers fork
+    # the ontology comes with the kept closure; before any conversion and before workers fork
+    ontology = reasoner(work / "reasoner.pickle").ontology
     index = cache.index()  # what each file became in the last build, without its quads
     stale = [p for p in files
              if (e := index.get(shown[p])) is None or e.digest != digests[shown[p]]]
@@ -260,7 +260,7 @@ def _open_store(path: Path) -> ox.Store:
 def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
     """The record files converted, in batches of BATCH, in worker processes when many."""
     if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
-        reasoner()  # owlrl closes the ontology once here; forked workers inherit it
+        reasoner(), local_shapes()  # made once here; the forked workers inherit them
         with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
             results = pool.map(process, *zip(*args), chunksize=64)
             while batch := list(islice(results, BATCH)):
