@@ -71,7 +71,9 @@ def report(rows: list[dict]) -> str:
             f"| {r['size']:,} | {r['records']:,} | {r['quads']:,} | {r['full']:.1f} | "
             f"{r['full'] / r['peer']:.1f} | {r['noop']:.2f} | {r['edit_run']:.2f} | "
             f"{r['edit_accelerator']:.2f} | {r['peer']:.2f} |")
-    lines += ["", "Phases of the full build (s):", "",
+    lines += ["", "Phases of the full build (s). `convert` holds the store's bulk loads too: the "
+              "main process loads each batch while the workers convert the next (load.py); "
+              "`load` is what is left at the end.", "",
               "| runs | " + " | ".join(rows[0]["phases"]) + " |",
               "|---:|" + "---:|" * len(rows[0]["phases"])]
     for r in rows:

@@ -418,38 +418,13 @@ class _Context:
         wdt = clean(row.get("weight_data_types") or "")
         if wdt and wdt.upper() != "UNSET":
             settings["weight_data_types"] = wdt
-        record = {
-            "id": slug(system.id, bench_dir, scen_dir),
-            "title": f"MLPerf Inference {self.rnd} {division}: {bench_dir} {scen[0]} on "
-                     f"{system.record['name']} ({submitter})",
-            "category": "inference/mlperf",
-            "status": status["status"],
-            "confidence": status["confidence"],
-            "metric": metric_id,
-            "value": value,
-            "unit": unit,
-            "model": model[0],
-            "engine": engine,
-            "engine_version": version,
-            "accelerators": accelerators,
-            "accelerator_count": count,
-            "system": system.id,
-            "scenario": scen[0],
-            "division": division,
-            "availability": row.get("Availability") or None,
-            "submitter": submitter,
-            "benchmark": bench_dir,
-            "accuracy_target": model[1],
-            "software": _value(row.get("Software")),
-            "settings": settings or None,
-            "measured_by": who,
-            "reproducible": status.get("reproducible"),
-            "measurements": measurements or None,
-            "omitted_by_source": system.omitted(count),
-            "notes": " ".join(notes) or None,
-            "source": self.source(SUMMARY, str(row.get("ID", ""))),
-        }
-        return {k: v for k, v in record.items() if v is not None}
+        return self.run_record(
+            system, bench_dir, scen_dir, scen, division, submitter, model, status,
+            metric_id=metric_id, value=value, unit=unit, engine=engine, version=version,
+            accelerators=accelerators, count=count, availability=row.get("Availability"),
+            software=_value(row.get("Software")), settings=settings, who=who,
+            measurements=measurements, notes=notes,
+            source=self.source(SUMMARY, str(row.get("ID", ""))))
 
     def summary_metric(self, row: dict[str, Any], bench: str,
                        where: str) -> tuple[str, str] | None:
@@ -561,6 +536,20 @@ class _Context:
             notes.append(f"Headline: {fields[headline[3]]['note']}.")
         availability = clean(system.data.get("status", "")) or None
         status = self.status(division=division, availability=availability, inferred=False)
+        return self.run_record(
+            system, bench_dir, scen_dir, scen, division, submitter, model, status,
+            metric_id=metric_id, value=value, unit=unit, engine=engine, version=version,
+            accelerators=accelerators, count=count, availability=availability,
+            software=_value(system.data.get("framework")), settings=None, who=who,
+            measurements=measurements, notes=notes, source=self.source(rel))
+
+    def run_record(self, system: Any, bench_dir: str, scen_dir: str, scen: tuple,
+                   division: str, submitter: str, model: tuple, status: dict[str, Any], *,
+                   metric_id: str, value: Any, unit: str, engine: Any, version: Any,
+                   accelerators: list[str], count: int, availability: Any, software: Any,
+                   settings: dict[str, Any] | None, who: str, measurements: list,
+                   notes: list[str], source: Any) -> dict[str, Any]:
+        """One run record, from summary_results.json or from the logs (the same fields)."""
         record = {
             "id": slug(system.id, bench_dir, scen_dir),
             "title": f"MLPerf Inference {self.rnd} {division}: {bench_dir} {scen[0]} on "
@@ -579,17 +568,18 @@ class _Context:
             "system": system.id,
             "scenario": scen[0],
             "division": division,
-            "availability": availability,
+            "availability": availability or None,
             "submitter": submitter,
             "benchmark": bench_dir,
             "accuracy_target": model[1],
-            "software": _value(system.data.get("framework")),
+            "software": software,
+            "settings": settings or None,
             "measured_by": who,
             "reproducible": status.get("reproducible"),
             "measurements": measurements or None,
             "omitted_by_source": system.omitted(count),
             "notes": " ".join(notes) or None,
-            "source": self.source(rel),
+            "source": source,
         }
         return {k: v for k, v in record.items() if v is not None}
 
