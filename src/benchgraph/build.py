@@ -212,7 +212,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
             loader.add(batch)  # the store loads this batch while the workers convert the next
             fresh += batch
         entries.update({e.path: e for e in fresh})
-        cache.save_index(entries)
+        cache.save_index(entries, fresh)
         timer.lap("convert")
         problems = [p for e in entries.values() for p in e.problems]
         problems += check_dataset(entries, cache, _link_problems(entries))

@@ -60,6 +60,7 @@ class Cache:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path)
+        self._index: dict[str, tuple] | None = None  # the saved index, as last read
         self.db.execute(
             "CREATE TABLE IF NOT EXISTS entry (path TEXT PRIMARY KEY, digest TEXT, kind TEXT,"
             " id TEXT, stated BLOB, inferred BLOB, problems TEXT, refs TEXT, lines TEXT)"
@@ -103,17 +104,23 @@ class Cache:
         saved = self.meta_blob("index")
         if saved is None:
             return self.get(None)
+        self._index = marshal.loads(saved)
         return {path: Entry(path, digest, kind, rid, "", "",
                             [Problem(**p) for p in json.loads(problems)] if problems else [],
                             refs, None, source=self)
-                for path, (digest, kind, rid, problems, refs) in marshal.loads(saved).items()}
+                for path, (digest, kind, rid, problems, refs) in self._index.items()}
 
-    def save_index(self, entries: dict[str, Entry]) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('index', ?)", (marshal.dumps({
-            path: (e.digest, e.kind, e.id,
-                   json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
-                   [tuple(r) for r in e.refs])
-            for path, e in entries.items()}),))
+    def save_index(self, entries: dict[str, Entry], fresh: list[Entry]) -> None:
+        """Save the index of `entries`, of which only `fresh` changed since index()."""
+        index = self._index
+        if index is None:
+            index = {path: _indexed(e) for path, e in entries.items()}
+        else:
+            for path in [p for p in index if p not in entries]:
+                del index[path]
+            index.update((e.path, _indexed(e)) for e in fresh)
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('index', ?)",
+                        (marshal.dumps(index),))
 
     def meta_blob(self, key: str) -> bytes | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -155,6 +162,13 @@ class Cache:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _indexed(e: Entry) -> tuple:
+    """An entry as the index keeps it (marshal: plain tuples, lists and strings)."""
+    return (e.digest, e.kind, e.id,
+            json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
+            [tuple(r) for r in e.refs])
 
 
 def _entry(row: tuple) -> Entry:
