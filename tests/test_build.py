@@ -127,6 +127,24 @@ def test_same_as_is_never_owl_same_as(tmp_path, copy_data):
                                       ("https://schema.org/sameAs",)]
 
 
+
+def test_a_licence_that_is_not_an_iri_stays_its_text(copy_data):
+    """The store loads benchgraph's N-Quads without checking IRIs: a licence that only
+    starts like an address must not become a broken IRI (nor stop the build)."""
+    data = copy_data(TEST_DATA / "fabric")
+    run_file = sorted((data / "benchmarks").glob("*.yaml"))[0]
+    with open(run_file, "a") as f:
+        f.write("source:\n- publisher: X\n  licence: 'http://no such licence/x'\n"
+                "- publisher: Y\n  licence: https://www.apache.org/licenses/LICENSE-2.0\n")
+    store = build(data).open()
+    run = f"https://w3id.org/benchgraph/id/benchmarks/{run_file.stem}"
+    rows = store.query(f"SELECT ?l WHERE {{ <{run}> <http://purl.org/dc/terms/source> ?s ."
+                       " ?s <http://purl.org/dc/terms/license> ?l }",
+                       use_default_graph_as_union=True)
+    assert sorted((type(r["l"]).__name__, r["l"].value) for r in rows) == [
+        ("Literal", "http://no such licence/x"),
+        ("NamedNode", "https://www.apache.org/licenses/LICENSE-2.0")]
+
 # --- provenance and determinism --------------------------------------------------------
 def test_each_record_is_its_own_named_graph_with_its_file(shipped):
     rows = select(shipped, f"""SELECT ?g ?file WHERE {{ GRAPH ?g {{ <{SEED}> a bg:BenchmarkRun }}
