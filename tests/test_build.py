@@ -326,3 +326,33 @@ def test_exit_2_when_its_own_ontology_is_broken(tmp_path, monkeypatch, capsys):
         monkeypatch.undo()
         for f in cached:
             f.cache_clear()
+
+
+def test_link_checks_after_a_run_edit_keep_the_other_records_dangling_links(tmp_path):
+    """A rebuild checks only the edited records' links while every file keeps its id; the
+    dangling links of the other records must still be reported (the shapes hide most of
+    them behind their own message, so this looks at the link check itself)."""
+    from benchgraph.build import _link_problems
+    from benchgraph.cache import Cache, Entry
+
+    def entry(path: str, kind: str, rid: str, model: str | None = None) -> Entry:
+        refs = [("model", model, "models")] if model else []
+        return Entry(path, "d", kind, rid, "", "", [], refs, {"model": 3})
+
+    cache = Cache(tmp_path / "cache.sqlite")
+    entries = {"a.yaml": entry("a.yaml", "benchmarks", "a", "m1"),
+               "b.yaml": entry("b.yaml", "benchmarks", "b", "nope"),
+               "m1.yaml": entry("m1.yaml", "models", "m1")}
+
+    def dangling(fresh: set[str]) -> list[tuple[str, str]]:
+        return sorted((p.file, p.value) for p in _link_problems(entries, cache, fresh)
+                      if p.code == "dangling-reference")
+
+    assert dangling(set(entries)) == [("b.yaml", "nope")]
+    entries["a.yaml"] = entry("a.yaml", "benchmarks", "a", "gone")
+    assert dangling({"a.yaml"}) == [("a.yaml", "gone"), ("b.yaml", "nope")]
+    entries["a.yaml"] = entry("a.yaml", "benchmarks", "a", "m1")
+    assert dangling({"a.yaml"}) == [("b.yaml", "nope")]
+    entries["m1.yaml"] = entry("m1.yaml", "models", "renamed")  # an id changed: all again
+    assert dangling({"m1.yaml"}) == [("a.yaml", "m1"), ("b.yaml", "nope")]
+    cache.close()

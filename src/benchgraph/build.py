@@ -215,7 +215,8 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         cache.save_index(entries, fresh)
         timer.lap("convert")
         problems = [p for e in entries.values() for p in e.problems]
-        problems += check_dataset(entries, cache, _link_problems(entries))
+        problems += check_dataset(entries, cache,
+                                  _link_problems(entries, cache, {e.path for e in fresh}))
         left_out = _left_out(entries, problems) if skip_invalid else {}
         if not skip_invalid and any(p.severity == VIOLATION for p in problems):
             cache.commit()  # the store holds what the cache says it holds
@@ -313,27 +314,40 @@ def _unchanged(cache: Cache, store_path: Path, fingerprint: str,
                        last["records"], 0)
 
 
-def _link_problems(entries: dict[str, Entry]) -> list[Problem]:
-    """Duplicate ids, and links to records that do not exist."""
+def _link_problems(entries: dict[str, Entry], cache: Cache, fresh: set[str]) -> list[Problem]:
+    """Duplicate ids, and links to records that do not exist.
+
+    While the same files hold the same ids as in the last build, only the fresh entries'
+    links can have changed: the others' dangling links are taken from that build."""
     owners: dict[tuple[str, str], str] = {}
     problems = []
-    for path, e in sorted(entries.items()):
+    h = hashlib.blake2b(digest_size=16)
+    for path in sorted(entries):
+        e = entries[path]
         if e.kind is None:
             continue
+        h.update(f"{path}\0{e.kind}\0{e.id}\n".encode())
         first = owners.setdefault((e.kind, e.id), path)
         if first != path:
             problems.append(Problem(path, e.lines.get("id", 1), "id",
                                     f"is also the id of {first}", value=e.id,
                                     code="duplicate-id"))
-    for path, e in entries.items():
-        for dotted, target, kind in e.refs:
-            if (kind, target) not in owners:
-                problems.append(Problem(
-                    path, line_of(e.lines, dotted), dotted.split(".")[0],
-                    f"names a record that does not exist ({kind}/{target}.yaml)",
-                    value=target, code="dangling-reference",
-                ))
-    return problems
+    keys = h.hexdigest()
+    last = json.loads(cache.meta("links") or "{}")
+    if last.get("keys") == keys:
+        dangling = {p: found for p, found in last["dangling"].items() if p not in fresh}
+        check = [entries[p] for p in fresh if p in entries]
+    else:
+        dangling, check = {}, list(entries.values())
+    for e in check:
+        found = [Problem(e.path, line_of(e.lines, dotted), dotted.split(".")[0],
+                         f"names a record that does not exist ({kind}/{target}.yaml)",
+                         value=target, code="dangling-reference").as_dict()
+                 for dotted, target, kind in e.refs if (kind, target) not in owners]
+        if found:
+            dangling[e.path] = found
+    cache.set_meta("links", json.dumps({"keys": keys, "dangling": dangling}))
+    return problems + [Problem(**d) for found in dangling.values() for d in found]
 
 
 def _left_out(entries: dict[str, Entry], problems: list[Problem]) -> dict[str, str]:
@@ -342,6 +356,8 @@ def _left_out(entries: dict[str, Entry], problems: list[Problem]) -> dict[str, s
     for p in problems:
         if p.severity == VIOLATION and p.file not in out:
             out[p.file] = f"{p}"
+    if not out:
+        return out
     by_key = {(e.kind, e.id): path for path, e in entries.items() if e.kind}
     changed = True
     while changed:

@@ -32,11 +32,18 @@ class Entry:
     stated: str
     inferred: str
     problems: list[Problem]
-    refs: list[tuple[str, str, str]]  # (dotted field, id, kind)
+    ref_data: list[tuple[str, str, str]] | str  # (dotted field, id, kind); str: cached JSON
     line_map: dict[str, int] | str | None  # str: cached JSON; None: still in the cache
     packed: tuple[bytes, bytes] | None = None  # stated, inferred as stored (compressed)
     facts: list[tuple[str, str, str]] | None = None  # what cross-record checks read (fresh)
     source: Any = field(default=None, repr=False, compare=False)  # the Cache holding lines
+
+    @property
+    def refs(self) -> list[tuple[str, str, str]]:
+        """The links to other records, decoded on demand: an edit to a run reads few."""
+        if isinstance(self.ref_data, str):
+            self.ref_data = [tuple(r) for r in json.loads(self.ref_data)]
+        return self.ref_data
 
     @property
     def lines(self) -> dict[str, int]:
@@ -93,7 +100,7 @@ class Cache:
             [
                 (e.path, e.digest, e.kind, e.id, *(e.packed or e.pack().packed),
                  json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
-                 json.dumps(e.refs), json.dumps(e.lines))
+                 _refs_json(e), json.dumps(e.lines))
                 for e in entries
             ],
         )
@@ -168,7 +175,11 @@ def _indexed(e: Entry) -> tuple:
     """An entry as the index keeps it (marshal: plain tuples, lists and strings)."""
     return (e.digest, e.kind, e.id,
             json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
-            [tuple(r) for r in e.refs])
+            _refs_json(e))
+
+
+def _refs_json(e: Entry) -> str:
+    return e.ref_data if isinstance(e.ref_data, str) else json.dumps(e.ref_data)
 
 
 def _entry(row: tuple) -> Entry:
@@ -177,5 +188,5 @@ def _entry(row: tuple) -> Entry:
         path, digest, kind, rid, zlib.decompress(stated).decode() if stated else "",
         zlib.decompress(inferred).decode() if inferred else "",
         [Problem(**p) for p in json.loads(problems)] if problems else [],
-        [tuple(r) for r in json.loads(refs)], lines,
+        refs, lines,
     )

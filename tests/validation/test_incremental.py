@@ -41,6 +41,11 @@ EDITS = [
     ("run fixed", lambda d: edit(d, "benchmarks/bad-run-confidence.yaml", confidence=0.5)),
     ("run broken", lambda d: edit(d, RUN, unit="ms")),
     ("run removed", lambda d: (d / "benchmarks" / "bad-run-unit.yaml").unlink()),
+    # a run's link dangles, then is mended, while every file keeps its id
+    ("run link dangles", lambda d: edit(d, RUN, model="no-such-model")),
+    ("another run link dangles", lambda d: edit(d, "benchmarks/bad-run-confidence.yaml",
+                                                engine="no-such-engine")),
+    ("run link mended", lambda d: edit(d, RUN, model="deepseek-v4.1-flash")),
 ]
 
 
