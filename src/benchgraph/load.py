@@ -18,18 +18,23 @@ import pyoxigraph as ox
 
 from .cache import Cache, Entry
 from .errors import VIOLATION
-from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
+from .namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
 from .records import REFERENCES
 
 ONTOLOGY = str(ONTOLOGY_IRI)
 LINKED_KINDS = {kind for fields in REFERENCES.values() for kind in fields.values()}
-GRAPHS = str(graph_iri("k", "i"))[:-len("k/i")]
-IDS = str(record_iri("k", "i"))[:-len("k/i")]
+GRAPHS, IDS = str(GRAPH), str(ID)
 
 
-def graph_of(e: Entry) -> str:
-    """The named graph of an entry's record (string work: a build asks for every one)."""
+def graph_name(e: Entry) -> str:
+    """namespaces.graph_iri as a plain string (a build asks for every record's)."""
     return f"{GRAPHS}{e.kind}/{e.id}"
+
+
+def _loadable(digest: str, stated: str, inferred: str, packed: bytes | None = None) -> tuple:
+    """What _replace loads and remembers of one graph: the inferred part also compressed,
+    to be removed again when the record changes."""
+    return digest, stated, inferred, packed or zlib.compress(inferred.encode())
 
 
 class Loader:
@@ -53,10 +58,10 @@ class Loader:
         for e in entries:
             if e.kind is None or any(p.severity == VIOLATION for p in e.problems):
                 continue
-            graph = graph_of(e)
+            graph = graph_name(e)
             if self.loaded.get(graph) != e.digest:
-                batch[graph] = (e.digest, e.stated, e.inferred, e.packed[1] if e.packed else
-                                zlib.compress(e.inferred.encode()))
+                batch[graph] = _loadable(e.digest, e.stated, e.inferred,
+                                         e.packed[1] if e.packed else None)
         self._replace(batch, [])
         for e in entries:
             e.stated = e.inferred = ""
@@ -65,19 +70,16 @@ class Loader:
     def finish(self, included: dict[str, Entry]) -> list[str] | None:
         """Make the store hold exactly `included` and the ontology; return the runs and
         systems whose cross-record facts must be derived again (None: all of them)."""
-        wanted = {graph_of(e): e for e in included.values()}
+        wanted = {graph_name(e): e for e in included.values()}
         remove = [g for g in self.loaded if g not in wanted and g != ONTOLOGY]
         add = [e for g, e in wanted.items() if self.loaded.get(g) != e.digest]
         with_quads = self.cache.get([e.path for e in add if not e.stated], quads=True)
         batch = {}
         for e in add:
             e = with_quads.get(e.path, e)
-            batch[graph_of(e)] = (e.digest, e.stated, e.inferred,
-                                                   zlib.compress(e.inferred.encode()))
+            batch[graph_name(e)] = _loadable(e.digest, e.stated, e.inferred)
         if self.loaded.get(ONTOLOGY) != self.ontology_digest:
-            stated, inferred = self.ontology
-            batch[ONTOLOGY] = (self.ontology_digest, stated, inferred,
-                               zlib.compress(inferred.encode()))
+            batch[ONTOLOGY] = _loadable(self.ontology_digest, *self.ontology)
         self._replace(batch, remove)
         if len(self.changed) > len(wanted) // 2 or ONTOLOGY in self.changed:
             return None
@@ -129,13 +131,11 @@ def reaching(changed: set[tuple[str, str]], included: dict[str, Entry]) -> list[
     """The runs and systems whose cross-record facts may change with the changed records
     (kind, id): those records themselves and every record linking to one, transitively
     (a run -> its system -> an accelerator -> an interconnect)."""
-    if not {kind for kind, _ in changed} & LINKED_KINDS:  # no record links to these (runs)
-        return sorted(str(record_iri(kind, rid)) for kind, rid in changed
-                      if kind in ("benchmarks", "systems"))
     readers: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for e in included.values():
-        for _dotted, target, kind in e.refs:
-            readers.setdefault((kind, target), []).append((e.kind, e.id))
+    if {kind for kind, _ in changed} & LINKED_KINDS:  # else none links to them (runs)
+        for e in included.values():
+            for _dotted, target, kind in e.refs:
+                readers.setdefault((kind, target), []).append((e.kind, e.id))
     reached, todo = set(changed), list(changed)
     while todo:
         for reader in readers.get(todo.pop(), ()):
