@@ -343,16 +343,21 @@ def test_link_checks_after_a_run_edit_keep_the_other_records_dangling_links(tmp_
     entries = {"a.yaml": entry("a.yaml", "benchmarks", "a", "m1"),
                "b.yaml": entry("b.yaml", "benchmarks", "b", "nope"),
                "m1.yaml": entry("m1.yaml", "models", "m1")}
+    before: dict[str, Entry] = {}
 
-    def dangling(fresh: set[str]) -> list[tuple[str, str]]:
-        return sorted((p.file, p.value) for p in _link_problems(entries, cache, fresh)
-                      if p.code == "dangling-reference")
+    def dangling(*edited: Entry) -> list[tuple[str, str]]:
+        nonlocal before
+        entries.update({e.path: e for e in edited})
+        fresh = list(edited) or list(entries.values())
+        found = _link_problems(entries, cache, fresh, before)
+        before = dict(entries)
+        return sorted((p.file, p.value) for p in found if p.code == "dangling-reference")
 
-    assert dangling(set(entries)) == [("b.yaml", "nope")]
-    entries["a.yaml"] = entry("a.yaml", "benchmarks", "a", "gone")
-    assert dangling({"a.yaml"}) == [("a.yaml", "gone"), ("b.yaml", "nope")]
-    entries["a.yaml"] = entry("a.yaml", "benchmarks", "a", "m1")
-    assert dangling({"a.yaml"}) == [("b.yaml", "nope")]
-    entries["m1.yaml"] = entry("m1.yaml", "models", "renamed")  # an id changed: all again
-    assert dangling({"m1.yaml"}) == [("a.yaml", "m1"), ("b.yaml", "nope")]
+    assert dangling() == [("b.yaml", "nope")]
+    assert dangling(entry("a.yaml", "benchmarks", "a", "gone")) == [("a.yaml", "gone"),
+                                                                     ("b.yaml", "nope")]
+    assert dangling(entry("a.yaml", "benchmarks", "a", "m1")) == [("b.yaml", "nope")]
+    # an id changed: every record's links are checked again
+    assert dangling(entry("m1.yaml", "models", "renamed")) == [("a.yaml", "m1"),
+                                                               ("b.yaml", "nope")]
     cache.close()

@@ -182,41 +182,43 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
     prefix = display_path(data_dir, display_base(data_dir))
     root = len(os.path.join(data_dir, ""))
     shown = {p: f"{prefix}/{p[root:].replace(os.sep, '/')}" for p in files}
-    digests = _digests(files, shown, commits, cache)
-
+    before = cache.index()  # what each file became in the last build, without its quads
+    digests, stats = _digests(files, shown, commits, before)
+    stale = [p for p in files
+             if (e := before.get(shown[p])) is None or e.digest != digests[shown[p]]]
+    gone = [p for p in before if p not in digests]
     timer.lap("scan")
-    fingerprint = hashlib.blake2b("\n".join(f"{k} {v}" for k, v in sorted(digests.items()))
-                                  .encode(), digest_size=16).hexdigest()
-    unchanged = _unchanged(cache, work / "store", fingerprint, skip_invalid)
-    if unchanged is not None:
+    cache.set_stats({n: v for n, v in stats.items() if n in before and n not in stale})
+    last = _last_result(cache, work / "store")
+    if last is not None and not stale and not gone:
         cache.commit()  # the file sizes and times read
+        if not skip_invalid and not last.conforms:
+            raise RecordsInvalid(last.problems)
         timer.lap("finish")
-        unchanged.timings = timer.laps
-        return unchanged
+        last.timings = timer.laps
+        return last
+    cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
     # the ontology comes with the kept closure; before any conversion and before workers fork
     ontology = reasoner(work / "reasoner.pickle").ontology
-    index = cache.index()  # what each file became in the last build, without its quads
-    stale = [p for p in files
-             if (e := index.get(shown[p])) is None or e.digest != digests[shown[p]]]
-    gone = [p for p in index if p not in digests]
     args = [(p, str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
             for p in stale]
     store = _open_store(work / "store")
     loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
     try:
         cache.forget(gone)
-        entries = {path: e for path, e in index.items() if path in digests}
+        entries = {path: e for path, e in before.items() if path in digests}
         fresh = []
         for batch in _converted(args, jobs):
+            for e in batch:
+                e.stat = stats.get(e.path)
             cache.put(batch)
             loader.add(batch)  # the store loads this batch while the workers convert the next
             fresh += batch
         entries.update({e.path: e for e in fresh})
-        cache.save_index(entries, fresh)
         timer.lap("convert")
         problems = [p for e in entries.values() for p in e.problems]
-        problems += check_dataset(entries, cache,
-                                  _link_problems(entries, cache, {e.path for e in fresh}))
+        problems += check_dataset(entries, cache, [e.path for e in fresh], gone,
+                                  _link_problems(entries, cache, fresh, before))
         left_out = _left_out(entries, problems) if skip_invalid else {}
         if not skip_invalid and any(p.severity == VIOLATION for p in problems):
             cache.commit()  # the store holds what the cache says it holds
@@ -225,7 +227,12 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         included = {path: e for path, e in entries.items()
                     if e.kind is not None and path not in left_out}
         timer.lap("check")
-        to_derive = loader.finish(included)
+        # what the store may hold differently from `included`: the changed records, old and
+        # new, and those the last build left out (None: compare every record)
+        touched = None if skip_invalid or last is None else (
+            fresh + [before[p] for p in gone]
+            + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before])
+        to_derive = loader.finish(included, touched)
         timer.lap("load")
         derive(store, to_derive)
         timer.lap("derive")
@@ -237,11 +244,9 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         "".join(sorted(e.digest for e in included.values())).encode() + code_key().encode(),
         digest_size=16,
     ).hexdigest()
-    cache.set_meta("key", key)
     invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
     result = BuildResult(work / "store", key, sorted(problems), invalid, left_out, len(included),
                          len(fresh))
-    cache.set_meta("fingerprint", fingerprint)
     cache.set_meta("result", json.dumps({
         "key": key, "problems": [p.as_dict() for p in result.problems], "invalid": invalid,
         "left_out": left_out, "records": result.records}))
@@ -272,71 +277,74 @@ def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
 
 
 def _digests(files: list[str], shown: dict[str, str], commits: dict[str, str],
-             cache: Cache) -> dict[str, str]:
-    """Each record file's digest: a hash of its bytes, display path and last commit.
+             before: dict[str, Entry]) -> tuple[dict[str, str], dict[str, tuple]]:
+    """Each record file's digest (a hash of its bytes, display path and last commit), and
+    the (size, mtime, hash of the bytes, commit) of the files read.
 
-    A file whose size and modification time match the last read is not read again (git's
+    A file whose size and modification time match its entry's is not read again (git's
     index does the same). One modified in the last RACY_NS before it was read is not
     remembered, as a second write within the clock's tick could leave both unchanged."""
-    known = cache.file_hashes()
     now = time.time_ns()
-    read: dict[str, tuple[int, int, str]] = {}
+    stats: dict[str, tuple[int, int, str, str]] = {}
     out = {}
     for path in files:
         name = shown[path]
         st = os.stat(path)
-        last = known.get(name)
+        commit = commits.get(name) or ""
+        e = before.get(name)
+        last = e.stat if e is not None else None
         if last is not None and last[0] == st.st_size and last[1] == st.st_mtime_ns:
+            if last[3] == commit:
+                out[name] = e.digest  # type: ignore[union-attr]
+                continue
             content = last[2]
         else:
             with open(path, "rb") as f:
                 content = hashlib.blake2b(f.read(), digest_size=16).hexdigest()
-            if now - st.st_mtime_ns > RACY_NS:
-                read[name] = (st.st_size, st.st_mtime_ns, content)
-        commit = commits.get(name) or ""
+        mtime = st.st_mtime_ns if now - st.st_mtime_ns > RACY_NS else -1
+        stats[name] = (st.st_size, mtime, content, commit)
         out[name] = hashlib.blake2b(f"{content} {name} {commit}".encode(),
                                     digest_size=16).hexdigest()
-    cache.set_file_hashes(read, [name for name in known if name not in out])
-    return out
+    return out, stats
 
 
-def _unchanged(cache: Cache, store_path: Path, fingerprint: str,
-               skip_invalid: bool) -> BuildResult | None:
-    """The last build's result when no record file changed since (no file is re-read)."""
+def _last_result(cache: Cache, store_path: Path) -> BuildResult | None:
+    """The last build's result, when it ended and its store is there. A refused build
+    keeps none: the next one checks again."""
     saved = cache.meta("result")
-    if cache.meta("fingerprint") != fingerprint or saved is None or not store_path.is_dir():
+    if saved is None or not store_path.is_dir():
         return None
     last = json.loads(saved)
     problems = [Problem(**p) for p in last["problems"]]
-    if not skip_invalid and any(p.severity == VIOLATION for p in problems):
-        raise RecordsInvalid(problems)
     return BuildResult(store_path, last["key"], problems, last["invalid"], last["left_out"],
                        last["records"], 0)
 
 
-def _link_problems(entries: dict[str, Entry], cache: Cache, fresh: set[str]) -> list[Problem]:
+def _link_problems(entries: dict[str, Entry], cache: Cache, fresh: list[Entry],
+                   before: dict[str, Entry]) -> list[Problem]:
     """Duplicate ids, and links to records that do not exist.
 
-    While the same files hold the same ids as in the last build, only the fresh entries'
-    links can have changed: the others' dangling links are taken from that build."""
-    owners: dict[tuple[str, str], str] = {}
+    While every file holds the id it held in the last build (`before`), only the fresh
+    entries' links can have changed: the others' dangling links are taken from that build."""
+    owners: dict[tuple[str, str], list[str]] = {}
+    for path, e in entries.items():
+        if e.kind is not None:
+            owners.setdefault((e.kind, e.id), []).append(path)
     problems = []
-    h = hashlib.blake2b(digest_size=16)
-    for path in sorted(entries):
-        e = entries[path]
-        if e.kind is None:
-            continue
-        h.update(f"{path}\0{e.kind}\0{e.id}\n".encode())
-        first = owners.setdefault((e.kind, e.id), path)
-        if first != path:
-            problems.append(Problem(path, e.lines.get("id", 1), "id",
-                                    f"is also the id of {first}", value=e.id,
-                                    code="duplicate-id"))
-    keys = h.hexdigest()
-    last = json.loads(cache.meta("links") or "{}")
-    if last.get("keys") == keys:
-        dangling = {p: found for p, found in last["dangling"].items() if p not in fresh}
-        check = [entries[p] for p in fresh if p in entries]
+    for (_kind, rid), paths in owners.items():
+        if len(paths) > 1:
+            first, *others = sorted(paths)
+            problems += [Problem(path, entries[path].lines.get("id", 1), "id",
+                                 f"is also the id of {first}", value=rid, code="duplicate-id")
+                         for path in others]
+    same_ids = len(entries) == len(before) and all(
+        (b := before.get(e.path)) is not None and (b.kind, b.id) == (e.kind, e.id)
+        for e in fresh)
+    last = json.loads(cache.meta("links") or "null")
+    if same_ids and last is not None:
+        paths = {e.path for e in fresh}
+        dangling = {p: found for p, found in last.items() if p not in paths}
+        check = fresh
     else:
         dangling, check = {}, list(entries.values())
     for e in check:
@@ -346,7 +354,7 @@ def _link_problems(entries: dict[str, Entry], cache: Cache, fresh: set[str]) -> 
                  for dotted, target, kind in e.refs if (kind, target) not in owners]
         if found:
             dangling[e.path] = found
-    cache.set_meta("links", json.dumps({"keys": keys, "dangling": dangling}))
+    cache.set_meta("links", json.dumps(dangling))
     return problems + [Problem(**d) for found in dangling.values() for d in found]
 
 

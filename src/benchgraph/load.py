@@ -45,7 +45,8 @@ class Loader:
         self.store, self.cache = store, cache
         self.ontology = ontology
         self.ontology_digest = hashlib.blake2b(ontology[0].encode()).hexdigest()
-        self.loaded = cache.loaded()  # graph -> digest of what the store holds now
+        self.loaded: dict[str, str] = {}  # graph -> digest the store holds, of graphs asked
+        self.asked: set[str] | None = set()  # the graphs self.loaded answers for (None: all)
         self.changed: set[str] = set()  # graphs added, replaced or removed by this build
         cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY,"
                          " nq BLOB)")
@@ -54,6 +55,7 @@ class Loader:
         """Load the entries that may go in (no violation of their own) and are not in yet,
         then drop the quads of all of them from memory (the cache keeps them)."""
         entries = list(entries)
+        self._ask([graph_name(e) for e in entries if e.kind is not None])
         batch = {}
         for e in entries:
             if e.kind is None or any(p.severity == VIOLATION for p in e.problems):
@@ -67,11 +69,23 @@ class Loader:
             e.stated = e.inferred = ""
             e.packed = None
 
-    def finish(self, included: dict[str, Entry]) -> list[str] | None:
+    def finish(self, included: dict[str, Entry],
+               touched: list[Entry] | None) -> list[str] | None:
         """Make the store hold exactly `included` and the ontology; return the runs and
-        systems whose cross-record facts must be derived again (None: all of them)."""
-        wanted = {graph_name(e): e for e in included.values()}
-        remove = [g for g in self.loaded if g not in wanted and g != ONTOLOGY]
+        systems whose cross-record facts must be derived again (None: all of them).
+
+        `touched`: the only records whose graphs may differ from what the store holds (the
+        changed ones, old and new); None: compare every record's."""
+        if touched is None:
+            self.loaded, self.asked = self.cache.loaded(), None
+            wanted = {graph_name(e): e for e in included.values()}
+            graphs = [*self.loaded, *wanted]
+        else:
+            graphs = sorted({graph_name(e) for e in touched if e.kind is not None})
+            self._ask([*graphs, ONTOLOGY])
+            wanted = {g: e for e in touched if (g := graph_name(e)) in graphs
+                      and included.get(e.path) is e}
+        remove = [g for g in graphs if g in self.loaded and g not in wanted and g != ONTOLOGY]
         add = [e for g, e in wanted.items() if self.loaded.get(g) != e.digest]
         with_quads = self.cache.get([e.path for e in add if not e.stated], quads=True)
         batch = {}
@@ -80,10 +94,20 @@ class Loader:
             batch[graph_name(e)] = _loadable(e.digest, e.stated, e.inferred)
         if self.loaded.get(ONTOLOGY) != self.ontology_digest:
             batch[ONTOLOGY] = _loadable(self.ontology_digest, *self.ontology)
-        self._replace(batch, remove)
-        if len(self.changed) > len(wanted) // 2 or ONTOLOGY in self.changed:
+        self._replace(batch, list(dict.fromkeys(remove)))
+        if touched is not None and self.cache.loaded_count() != len(included) + 1:
+            return self.finish(included, None)  # not what the last build left: check all
+        if len(self.changed) > len(included) // 2 or ONTOLOGY in self.changed:
             return None
         return reaching({tuple(g.rsplit("/", 2)[1:]) for g in self.changed}, included)
+
+    def _ask(self, graphs: list[str]) -> None:
+        """Learn what the store holds of these graphs (the cache's account)."""
+        if self.asked is None:
+            return
+        new = [g for g in graphs if g not in self.asked]
+        self.loaded.update(self.cache.loaded(new))
+        self.asked.update(new)
 
     def _replace(self, batch: dict[str, tuple[str, str, str, bytes]],
                  remove: list[str]) -> None:

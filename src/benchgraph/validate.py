@@ -478,7 +478,7 @@ def across_problems(records: Iterable[RecordFacts], only: Iterable[RecordFacts] 
     return {path: sorted(ps) for path, ps in out.items()}
 
 
-def check_dataset(entries: dict[str, Entry], cache: Cache,
+def check_dataset(entries: dict[str, Entry], cache: Cache, fresh: list[str], gone: list[str],
                   link_problems: list[Problem]) -> list[Problem]:
     """The across-record problems of a build, plus link_problems (those about a link the
     shapes report too, e.g. a dangling one, are left out: one line per problem).
@@ -486,8 +486,10 @@ def check_dataset(entries: dict[str, Entry], cache: Cache,
     Incremental: each record's facts and problems are kept in the build cache with its
     content's digest. Only records that changed, and those whose checks read a changed or
     removed record, are checked again; nothing links to a run, so an edit to runs re-checks
-    those runs alone."""
-    found = _Across(entries, cache).problems()
+    those runs alone. `fresh` and `gone`: the files converted and removed since the last
+    build, which the cache's table of facts is compared with (all of it if it has not the
+    same records)."""
+    found = _Across(entries, cache).problems(fresh, gone)
     taken = {(p.file, p.line, p.field.split(".")[0]) for p in found}
     kept = [p for p in link_problems if p.code != "dangling-reference"
             or (p.file, p.line, p.field.split(".")[0]) not in taken]
@@ -506,10 +508,19 @@ class _Across:
         self.db = cache.db
         self.db.execute(self.TABLE)
 
-    def problems(self) -> list[Problem]:
-        stored = dict(self.db.execute("SELECT path, digest FROM validate_across"))
-        changed = [p for p, e in self.entries.items() if stored.get(p) != e.digest]
-        gone = [p for p in stored if p not in self.entries]
+    def problems(self, fresh: list[str], gone: list[str]) -> list[Problem]:
+        gone = gone + [p for p in fresh if p not in self.entries]  # now unreadable
+        changed = [p for p in fresh if p in self.entries]
+        known = {p for (p,) in self.db.execute(
+            "SELECT path FROM validate_across WHERE path IN (SELECT value FROM json_each(?))",
+            (json.dumps(changed + gone),))}
+        (count,), = self.db.execute("SELECT count(*) FROM validate_across")
+        expected = len(self.entries) - len([p for p in changed if p not in known]) + len(
+            [p for p in gone if p in known])
+        if count != expected:  # not the last build's records: compare them all
+            stored = dict(self.db.execute("SELECT path, digest FROM validate_across"))
+            changed = [p for p, e in self.entries.items() if stored.get(p) != e.digest]
+            gone = [p for p in stored if p not in self.entries]
         if changed or gone:
             self._update(changed, gone)
         out = []
@@ -537,8 +548,10 @@ class _Across:
                       for p in readers.get((self.entries[q].kind, self.entries[q].id), ())}
             affected |= first | second
         facts = self._facts(affected)
-        # nothing links to a run: the other runs are not needed to check these records
-        records = [RecordFacts(p, e.kind, e.id, e.refs, e.lines, facts.get(p, []))
+        # nothing links to a run: the other runs are not needed to check these records; only
+        # the checked records' problems are kept, so only their line maps are read
+        records = [RecordFacts(p, e.kind, e.id, e.refs, e.lines if p in affected else {},
+                               facts.get(p, []))
                    for p, e in self.entries.items() if e.kind != "benchmarks" or p in affected]
         mine = [r for r in records if r.path in affected]
         found = across_problems(records, mine)
