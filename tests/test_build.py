@@ -305,6 +305,37 @@ def test_a_touched_file_is_not_reconverted_and_a_same_size_edit_is(copy_data):
     assert result.rebuilt == 1 and str(run_file.name) in " ".join(result.left_out)
 
 
+def test_a_refused_build_stays_refused_and_what_was_left_out_comes_back(
+        copy_data, tmp_path, monkeypatch):
+    """A rebuild compares only what changed with the last build: a refused build must be
+    refused again while nothing changes, and once the bad record is mended the records a
+    --skip-invalid build left out (it and those linking to it) must be in the store, which
+    then equals a fresh build's."""
+    from benchgraph.errors import RecordsInvalid
+
+    data = copy_data(TEST_DATA / "fabric")
+    part = data / "accelerators" / "pcie-card.yaml"
+    text = part.read_text(encoding="utf-8")
+    part.write_text(text + "colour: red\n", encoding="utf-8")  # an unknown key: invalid
+    monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "kept"))
+    left_out = build(data, skip_invalid=True).left_out
+    assert {Path(p).name for p in left_out} == {"pcie-card.yaml", "pcie-run.yaml"}
+    for _ in range(2):
+        with pytest.raises(RecordsInvalid):
+            build(data)
+    part.write_text(text, encoding="utf-8")
+    rebuilt = build(data)
+    assert rebuilt.conforms and not rebuilt.left_out
+    store = rebuilt.open()
+    mine = {str(q) for q in store.quads_for_pattern(None, None, None, None)}
+    assert select(store, """SELECT ?g WHERE { GRAPH ?g { ?r a bg:BenchmarkRun }
+        FILTER(STRENDS(STR(?g), "pcie-run")) }""")
+    del store
+    monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "fresh"))
+    fresh = build(data).open()
+    assert mine == {str(q) for q in fresh.quads_for_pattern(None, None, None, None)}
+
+
 def test_exit_2_when_its_own_ontology_is_broken(tmp_path, monkeypatch, capsys):
     import benchgraph.build as b
 
@@ -349,6 +380,7 @@ def test_link_checks_after_a_run_edit_keep_the_other_records_dangling_links(tmp_
         nonlocal before
         entries.update({e.path: e for e in edited})
         fresh = list(edited) or list(entries.values())
+        cache.put(fresh)
         found = _link_problems(entries, cache, fresh, before)
         before = dict(entries)
         return sorted((p.file, p.value) for p in found if p.code == "dangling-reference")

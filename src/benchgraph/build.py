@@ -219,7 +219,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         problems = [p for e in entries.values() for p in e.problems]
         problems += check_dataset(entries, cache, [e.path for e in fresh], gone,
                                   _link_problems(entries, cache, fresh, before))
-        left_out = _left_out(entries, problems) if skip_invalid else {}
+        left_out = _left_out(entries, problems, cache) if skip_invalid else {}
         if not skip_invalid and any(p.severity == VIOLATION for p in problems):
             cache.commit()  # the store holds what the cache says it holds
             raise RecordsInvalid(problems)
@@ -326,17 +326,9 @@ def _link_problems(entries: dict[str, Entry], cache: Cache, fresh: list[Entry],
 
     While every file holds the id it held in the last build (`before`), only the fresh
     entries' links can have changed: the others' dangling links are taken from that build."""
-    owners: dict[tuple[str, str], list[str]] = {}
-    for path, e in entries.items():
-        if e.kind is not None:
-            owners.setdefault((e.kind, e.id), []).append(path)
-    problems = []
-    for (_kind, rid), paths in owners.items():
-        if len(paths) > 1:
-            first, *others = sorted(paths)
-            problems += [Problem(path, entries[path].lines.get("id", 1), "id",
-                                 f"is also the id of {first}", value=rid, code="duplicate-id")
-                         for path in others]
+    problems = [Problem(path, entries[path].lines.get("id", 1), "id",
+                        f"is also the id of {first}", value=rid, code="duplicate-id")
+                for _kind, rid, (first, *others) in cache.duplicate_ids() for path in others]
     same_ids = len(entries) == len(before) and all(
         (b := before.get(e.path)) is not None and (b.kind, b.id) == (e.kind, e.id)
         for e in fresh)
@@ -344,21 +336,26 @@ def _link_problems(entries: dict[str, Entry], cache: Cache, fresh: list[Entry],
     if same_ids and last is not None:
         paths = {e.path for e in fresh}
         dangling = {p: found for p, found in last.items() if p not in paths}
-        check = fresh
+        check, exists = fresh, cache.has_record
     else:
         dangling, check = {}, list(entries.values())
+        cache.read_refs(check)
+        owners = {(e.kind, e.id) for e in check if e.kind is not None}
+        def exists(kind: str, rid: str) -> bool:
+            return (kind, rid) in owners
     for e in check:
         found = [Problem(e.path, line_of(e.lines, dotted), dotted.split(".")[0],
                          f"names a record that does not exist ({kind}/{target}.yaml)",
                          value=target, code="dangling-reference").as_dict()
-                 for dotted, target, kind in e.refs if (kind, target) not in owners]
+                 for dotted, target, kind in e.refs if not exists(kind, target)]
         if found:
             dangling[e.path] = found
     cache.set_meta("links", json.dumps(dangling))
     return problems + [Problem(**d) for found in dangling.values() for d in found]
 
 
-def _left_out(entries: dict[str, Entry], problems: list[Problem]) -> dict[str, str]:
+def _left_out(entries: dict[str, Entry], problems: list[Problem],
+              cache: Cache) -> dict[str, str]:
     """Records to leave out: the invalid ones, then those linking to a left-out record."""
     out = {}
     for p in problems:
@@ -367,6 +364,7 @@ def _left_out(entries: dict[str, Entry], problems: list[Problem]) -> dict[str, s
     if not out:
         return out
     by_key = {(e.kind, e.id): path for path, e in entries.items() if e.kind}
+    cache.read_refs(entries.values())
     changed = True
     while changed:
         changed = False

@@ -99,7 +99,8 @@ class Loader:
             return self.finish(included, None)  # not what the last build left: check all
         if len(self.changed) > len(included) // 2 or ONTOLOGY in self.changed:
             return None
-        return reaching({tuple(g.rsplit("/", 2)[1:]) for g in self.changed}, included)
+        return reaching({tuple(g.rsplit("/", 2)[1:]) for g in self.changed}, included,
+                        self.cache)
 
     def _ask(self, graphs: list[str]) -> None:
         """Learn what the store holds of these graphs (the cache's account)."""
@@ -151,20 +152,20 @@ class Loader:
             self.cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
 
 
-def reaching(changed: set[tuple[str, str]], included: dict[str, Entry]) -> list[str]:
+def reaching(changed: set[tuple[str, str]], included: dict[str, Entry],
+             cache: Cache) -> list[str]:
     """The runs and systems whose cross-record facts may change with the changed records
     (kind, id): those records themselves and every record linking to one, transitively
     (a run -> its system -> an accelerator -> an interconnect)."""
-    readers: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    if {kind for kind, _ in changed} & LINKED_KINDS:  # else none links to them (runs)
-        for e in included.values():
-            for _dotted, target, kind in e.refs:
-                readers.setdefault((kind, target), []).append((e.kind, e.id))
-    reached, todo = set(changed), list(changed)
-    while todo:
-        for reader in readers.get(todo.pop(), ()):
-            if reader not in reached:
-                reached.add(reader)
-                todo.append(reader)
+    reached, todo = set(changed), [k for k in changed if k[0] in LINKED_KINDS]
+    while todo:  # nothing links to runs: a run's edit reaches only itself
+        found, todo = cache.readers(todo), []
+        for paths in found.values():
+            for path in paths:
+                e = included.get(path)
+                if e is not None and (e.kind, e.id) not in reached:
+                    reached.add((e.kind, e.id))
+                    if e.kind in LINKED_KINDS:
+                        todo.append((e.kind, e.id))
     return sorted(str(record_iri(kind, rid)) for kind, rid in reached
                   if kind in ("benchmarks", "systems"))

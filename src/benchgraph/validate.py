@@ -539,15 +539,16 @@ class _Across:
         if len(changed) > len(self.entries) // 2:
             affected = set(self.entries)  # cheaper than finding who reads what
         elif moved:  # a record others link to changed: find who reads it, two links deep
-            readers: dict[tuple[str, str], list[str]] = {}
-            for path, e in self.entries.items():
-                for _dotted, target, kind in e.refs:
-                    readers.setdefault((kind, target), []).append(path)
-            first = {p for k in moved for p in readers.get(k, ())}
-            second = {p for q in first if self.entries[q].kind == "accelerators"
-                      for p in readers.get((self.entries[q].kind, self.entries[q].id), ())}
+            first = {p for found in self.cache.readers(moved).values() for p in found
+                     if p in self.entries}
+            second = {p for found in self.cache.readers(
+                {(self.entries[q].kind, self.entries[q].id) for q in first
+                 if self.entries[q].kind == "accelerators"}).values() for p in found
+                if p in self.entries}
             affected |= first | second
         facts = self._facts(affected)
+        self.cache.read_refs(e for p, e in self.entries.items()
+                             if e.kind != "benchmarks" or p in affected)
         # nothing links to a run: the other runs are not needed to check these records; only
         # the checked records' problems are kept, so only their line maps are read
         records = [RecordFacts(p, e.kind, e.id, e.refs, e.lines if p in affected else {},
