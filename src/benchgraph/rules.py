@@ -99,7 +99,10 @@ class _Edges:
     all of them for a full derivation, only those asked for otherwise."""
 
     def __init__(self, store: ox.Store, full: bool, skip: set):
-        self.store, self.full, self.skip = store, full, skip
+        self.store, self.full = store, full
+        self.skip: dict[Node, set] = defaultdict(set)  # predicate -> (subject, object)
+        for q in skip:
+            self.skip[q.predicate].add((q.subject, q.object))
         self.edges: dict[Node, dict[object, set]] = {}
         self.loaded: dict[Node, set] = defaultdict(set)
 
@@ -122,7 +125,7 @@ class _Edges:
         """The stated edges and those not derived by these rules (which are recomputed)."""
         table = self.edges[predicate]
         graph = Node(str(INFERRED_GRAPH))
-        skip = {(q.subject, q.object) for q in self.skip if q.predicate == predicate}
+        skip = self.skip.get(predicate)
         if not skip:  # nothing derived before (a first build): the union graph will do
             for row in _select(self.store, f"SELECT ?s ?o WHERE {{ {values} ?s {predicate} ?o }}"):
                 table[row["s"]].add(row["o"])
