@@ -26,7 +26,7 @@ from rdflib import Graph
 from rdflib.compare import to_canonical_graph
 
 from . import __version__
-from .cache import Cache, Entry
+from .cache import Cache, Entry, Index
 from .convert import provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
@@ -34,7 +34,7 @@ from .load import Loader
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
 from .rdfio import nquads
-from .records import find_record_paths, line_of, load_record
+from .records import line_of, load_record, scan_record_files
 from .timing import Timer
 from .validate import check_dataset, check_record, facts_from_nquads, local_shapes
 
@@ -177,18 +177,19 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
 def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
            jobs: int | None) -> BuildResult:
     timer = Timer()
-    files = find_record_paths(data_dir)
     commits = last_commits(data_dir)
     prefix = display_path(data_dir, display_base(data_dir))
-    root = len(os.path.join(data_dir, ""))
-    shown = {p: f"{prefix}/{p[root:].replace(os.sep, '/')}" for p in files}
+    now = time.time_ns()  # before any file is read (see _digests)
+    files = [(path, f"{prefix}/{rel}", size, mtime)
+             for path, rel, size, mtime in scan_record_files(data_dir)]
     before = cache.index()  # what each file became in the last build, without its quads
-    digests, stats = _digests(files, shown, commits, before)
-    stale = [p for p in files
-             if (e := before.get(shown[p])) is None or e.digest != digests[shown[p]]]
+    digests, stats = _digests(files, commits, before, now)
+    stale = [(path, name) for path, name, _, _ in files
+             if (row := before.rows.get(name)) is None or row[1] != digests[name]]
     gone = [p for p in before if p not in digests]
     timer.lap("scan")
-    cache.set_stats({n: v for n, v in stats.items() if n in before and n not in stale})
+    reconvert = {name for _, name in stale}
+    cache.set_stats({n: v for n, v in stats.items() if n in before and n not in reconvert})
     last = _last_result(cache, work / "store")
     if last is not None and not stale and not gone:
         cache.commit()  # the file sizes and times read
@@ -200,13 +201,12 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
     cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
     # the ontology comes with the kept closure; before any conversion and before workers fork
     ontology = reasoner(work / "reasoner.pickle").ontology
-    args = [(p, str(data_dir), shown[p], commits.get(shown[p]), digests[shown[p]])
-            for p in stale]
+    args = [(path, str(data_dir), name, commits.get(name), digests[name])
+            for path, name in stale]
     store = _open_store(work / "store")
     loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
     try:
         cache.forget(gone)
-        entries = {path: e for path, e in before.items() if path in digests}
         fresh = []
         for batch in _converted(args, jobs):
             for e in batch:
@@ -214,9 +214,9 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
             cache.put(batch)
             loader.add(batch)  # the store loads this batch while the workers convert the next
             fresh += batch
-        entries.update({e.path: e for e in fresh})
+        entries = before.changed(fresh, gone)
         timer.lap("convert")
-        problems = [p for e in entries.values() for p in e.problems]
+        problems = entries.problems()
         problems += check_dataset(entries, cache, [e.path for e in fresh], gone,
                                   _link_problems(entries, cache, fresh, before))
         left_out = _left_out(entries, problems, cache) if skip_invalid else {}
@@ -224,8 +224,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
             cache.commit()  # the store holds what the cache says it holds
             raise RecordsInvalid(problems)
 
-        included = {path: e for path, e in entries.items()
-                    if e.kind is not None and path not in left_out}
+        included = entries.where(lambda row: row[2] is not None and row[0] not in left_out)
         timer.lap("check")
         # what the store may hold differently from `included`: the changed records, old and
         # new, and those the last build left out (None: compare every record)
@@ -241,7 +240,8 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         store = loader = None  # closes the store, also when a refusal's traceback is kept
 
     key = hashlib.blake2b(
-        "".join(sorted(e.digest for e in included.values())).encode() + code_key().encode(),
+        "".join(sorted(row[1] for row in included.rows.values())).encode()
+        + code_key().encode(),
         digest_size=16,
     ).hexdigest()
     invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
@@ -276,33 +276,31 @@ def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
             yield [process(*a) for a in args[i:i + BATCH]]
 
 
-def _digests(files: list[str], shown: dict[str, str], commits: dict[str, str],
-             before: dict[str, Entry]) -> tuple[dict[str, str], dict[str, tuple]]:
+def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
+             before: Index, now: int) -> tuple[dict[str, str], dict[str, tuple]]:
     """Each record file's digest (a hash of its bytes, display path and last commit), and
-    the (size, mtime, hash of the bytes, commit) of the files read.
+    the (size, mtime, hash of the bytes, commit) of the files read, from `files` as
+    scanned: (path, display path, size, mtime).
 
     A file whose size and modification time match its entry's is not read again (git's
     index does the same). One modified in the last RACY_NS before it was read is not
-    remembered, as a second write within the clock's tick could leave both unchanged."""
-    now = time.time_ns()
+    remembered, as a second write within the clock's tick could leave both unchanged
+    (`now`: the time the scan began)."""
     stats: dict[str, tuple[int, int, str, str]] = {}
     out = {}
-    for path in files:
-        name = shown[path]
-        st = os.stat(path)
+    rows = before.rows
+    for path, name, size, mtime in files:
         commit = commits.get(name) or ""
-        e = before.get(name)
-        last = e.stat if e is not None else None
-        if last is not None and last[0] == st.st_size and last[1] == st.st_mtime_ns:
-            if last[3] == commit:
-                out[name] = e.digest  # type: ignore[union-attr]
+        row = rows.get(name)  # (path, digest, kind, id, problems, size, mtime, hash, commit)
+        if row is not None and row[5] == size and row[6] == mtime:
+            if row[8] == commit:
+                out[name] = row[1]
                 continue
-            content = last[2]
+            content = row[7]
         else:
             with open(path, "rb") as f:
                 content = hashlib.blake2b(f.read(), digest_size=16).hexdigest()
-        mtime = st.st_mtime_ns if now - st.st_mtime_ns > RACY_NS else -1
-        stats[name] = (st.st_size, mtime, content, commit)
+        stats[name] = (size, mtime if now - mtime > RACY_NS else -1, content, commit)
         out[name] = hashlib.blake2b(f"{content} {name} {commit}".encode(),
                                     digest_size=16).hexdigest()
     return out, stats
@@ -320,8 +318,8 @@ def _last_result(cache: Cache, store_path: Path) -> BuildResult | None:
                        last["records"], 0)
 
 
-def _link_problems(entries: dict[str, Entry], cache: Cache, fresh: list[Entry],
-                   before: dict[str, Entry]) -> list[Problem]:
+def _link_problems(entries: Index, cache: Cache, fresh: list[Entry],
+                   before: Index) -> list[Problem]:
     """Duplicate ids, and links to records that do not exist.
 
     While every file holds the id it held in the last build (`before`), only the fresh
@@ -354,7 +352,7 @@ def _link_problems(entries: dict[str, Entry], cache: Cache, fresh: list[Entry],
     return problems + [Problem(**d) for found in dangling.values() for d in found]
 
 
-def _left_out(entries: dict[str, Entry], problems: list[Problem],
+def _left_out(entries: Index, problems: list[Problem],
               cache: Cache) -> dict[str, str]:
     """Records to leave out: the invalid ones, then those linking to a left-out record."""
     out = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,60 @@ class Entry:
         return self
 
 
+class Index(Mapping[str, Entry]):
+    """path -> Entry of every record file, made into an Entry only when read: a build after
+    one edit reads few of 100k, and making them all took 0.4 s. `rows` holds each as a tuple
+    (path, digest, kind, id, problems JSON, size, mtime, hash, commit) for passes over all."""
+
+    def __init__(self, rows: dict[str, tuple], made: dict[str, Entry], source: Cache):
+        self.rows, self._made, self._source = rows, made, source
+
+    def __getitem__(self, path: str) -> Entry:
+        e = self._made.get(path)
+        if e is None:
+            path, digest, kind, rid, problems, *stat = self.rows[path]
+            e = self._made[path] = Entry(
+                path, digest, kind, rid, "", "",
+                [Problem(**p) for p in json.loads(problems)] if problems else [], None, None,
+                source=self._source, stat=tuple(stat))
+        return e
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.rows
+
+    def changed(self, fresh: list[Entry], gone: Iterable[str]) -> Index:
+        """This index with the fresh entries in and the gone files out."""
+        rows = dict(self.rows)
+        for path in gone:
+            rows.pop(path, None)
+        made = {p: e for p, e in self._made.items() if p in rows}
+        for e in fresh:
+            rows[e.path] = (e.path, e.digest, e.kind, e.id, "", *(e.stat or (-1, -1, "", "")))
+            made[e.path] = e
+        return Index(rows, made, self._source)
+
+    def where(self, keep: Callable[[tuple], bool]) -> Index:
+        """The entries whose row passes `keep`."""
+        rows = {p: r for p, r in self.rows.items() if keep(r)}
+        return Index(rows, self._made, self._source)
+
+    def problems(self) -> list[Problem]:
+        """Every entry's own problems (reading only the rows that have some)."""
+        out = []
+        for path, row in self.rows.items():
+            if path in self._made:
+                out += self._made[path].problems
+            elif row[4]:
+                out += self[path].problems
+        return out
+
+
 class Cache:
     """SQLite-backed store of Entries, plus what the query store currently holds."""
 
@@ -112,14 +166,11 @@ class Cache:
             "INSERT OR REPLACE INTO body VALUES (?,?,?,?)",
             [(e.path, *(e.packed or e.pack().packed), json.dumps(e.lines)) for e in entries])
 
-    def index(self) -> dict[str, Entry]:
-        """Every entry without its quads and line map (read when asked: Entry.lines)."""
-        return {path: Entry(path, digest, kind, rid, "", "",
-                            [Problem(**p) for p in json.loads(problems)] if problems else [],
-                            None, None, source=self, stat=(size, mtime, content, commit))
-                for path, digest, kind, rid, problems, size, mtime, content, commit
-                in self.db.execute("SELECT path, digest, kind, id, problems, size, mtime, hash,"
-                                   " git_commit FROM entry")}
+    def index(self) -> Index:
+        """Every entry without its quads, links and line map (each read when asked)."""
+        return Index({row[0]: row for row in self.db.execute(
+            "SELECT path, digest, kind, id, problems, size, mtime, hash, git_commit FROM entry")},
+            {}, self)
 
     def refs(self, paths: list[str]) -> dict[str, str]:
         """path -> its links as JSON."""

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from .cache import Cache, Entry
+from .cache import Cache, Entry, Index
 from .errors import VIOLATION
 from .namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
 from .records import REFERENCES
@@ -69,22 +69,22 @@ class Loader:
             e.stated = e.inferred = ""
             e.packed = None
 
-    def finish(self, included: dict[str, Entry],
+    def finish(self, included: Index,
                touched: list[Entry] | None) -> list[str] | None:
         """Make the store hold exactly `included` and the ontology; return the runs and
         systems whose cross-record facts must be derived again (None: all of them).
 
         `touched`: the only records whose graphs may differ from what the store holds (the
-        changed ones, old and new); None: compare every record's."""
+        changed ones, old and new versions); None: compare every record's."""
         if touched is None:
             self.loaded, self.asked = self.cache.loaded(), None
             wanted = {graph_name(e): e for e in included.values()}
             graphs = [*self.loaded, *wanted]
         else:
-            graphs = sorted({graph_name(e) for e in touched if e.kind is not None})
+            wanted = {graph_name(e): e for p in sorted({e.path for e in touched})
+                      if (e := included.get(p)) is not None}
+            graphs = sorted({graph_name(e) for e in touched if e.kind is not None} | set(wanted))
             self._ask([*graphs, ONTOLOGY])
-            wanted = {g: e for e in touched if (g := graph_name(e)) in graphs
-                      and included.get(e.path) is e}
         remove = [g for g in graphs if g in self.loaded and g not in wanted and g != ONTOLOGY]
         add = [e for g, e in wanted.items() if self.loaded.get(g) != e.digest]
         with_quads = self.cache.get([e.path for e in add if not e.stated], quads=True)
@@ -152,8 +152,7 @@ class Loader:
             self.cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
 
 
-def reaching(changed: set[tuple[str, str]], included: dict[str, Entry],
-             cache: Cache) -> list[str]:
+def reaching(changed: set[tuple[str, str]], included: Index, cache: Cache) -> list[str]:
     """The runs and systems whose cross-record facts may change with the changed records
     (kind, id): those records themselves and every record linking to one, transitively
     (a run -> its system -> an accelerator -> an interconnect)."""
@@ -162,10 +161,10 @@ def reaching(changed: set[tuple[str, str]], included: dict[str, Entry],
         found, todo = cache.readers(todo), []
         for paths in found.values():
             for path in paths:
-                e = included.get(path)
-                if e is not None and (e.kind, e.id) not in reached:
-                    reached.add((e.kind, e.id))
-                    if e.kind in LINKED_KINDS:
-                        todo.append((e.kind, e.id))
+                row = included.rows.get(path)  # (path, digest, kind, id, ...)
+                if row is not None and (row[2], row[3]) not in reached:
+                    reached.add((row[2], row[3]))
+                    if row[2] in LINKED_KINDS:
+                        todo.append((row[2], row[3]))
     return sorted(str(record_iri(kind, rid)) for kind, rid in reached
                   if kind in ("benchmarks", "systems"))
