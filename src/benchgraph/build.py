@@ -180,12 +180,9 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
     commits = last_commits(data_dir)
     prefix = display_path(data_dir, display_base(data_dir))
     now = time.time_ns()  # before any file is read (see _digests)
-    files = [(path, f"{prefix}/{rel}", size, mtime)
-             for path, rel, size, mtime in scan_record_files(data_dir)]
+    files = scan_record_files(data_dir, f"{prefix}/")
     before = cache.index()  # what each file became in the last build, without its quads
-    digests, stats = _digests(files, commits, before, now)
-    stale = [(path, name) for path, name, _, _ in files
-             if (row := before.rows.get(name)) is None or row[1] != digests[name]]
+    digests, stats, stale = _digests(files, commits, before, now)
     gone = [p for p in before if p not in digests]
     timer.lap("scan")
     reconvert = {name for _, name in stale}
@@ -224,7 +221,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
             cache.commit()  # the store holds what the cache says it holds
             raise RecordsInvalid(problems)
 
-        included = entries.where(lambda row: row[2] is not None and row[0] not in left_out)
+        included = entries.with_kind(excluding=left_out)
         timer.lap("check")
         # what the store may hold differently from `included`: the changed records, old and
         # new, and those the last build left out (None: compare every record)
@@ -277,10 +274,11 @@ def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
 
 
 def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
-             before: Index, now: int) -> tuple[dict[str, str], dict[str, tuple]]:
-    """Each record file's digest (a hash of its bytes, display path and last commit), and
-    the (size, mtime, hash of the bytes, commit) of the files read, from `files` as
-    scanned: (path, display path, size, mtime).
+             before: Index, now: int) -> tuple[dict[str, str], dict[str, tuple], list[tuple]]:
+    """Each record file's digest (a hash of its bytes, display path and last commit), the
+    (size, mtime, hash of the bytes, commit) of the files read, and the (path, display path)
+    of those whose digest is not their entry's; from `files` as scanned: (path, display
+    path, size, mtime).
 
     A file whose size and modification time match its entry's is not read again (git's
     index does the same). One modified in the last RACY_NS before it was read is not
@@ -288,6 +286,7 @@ def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
     (`now`: the time the scan began)."""
     stats: dict[str, tuple[int, int, str, str]] = {}
     out = {}
+    stale = []
     rows = before.rows
     for path, name, size, mtime in files:
         commit = commits.get(name) or ""
@@ -303,7 +302,9 @@ def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
         stats[name] = (size, mtime if now - mtime > RACY_NS else -1, content, commit)
         out[name] = hashlib.blake2b(f"{content} {name} {commit}".encode(),
                                     digest_size=16).hexdigest()
-    return out, stats
+        if row is None or row[1] != out[name]:
+            stale.append((path, name))
+    return out, stats, stale
 
 
 def _last_result(cache: Cache, store_path: Path) -> BuildResult | None:
@@ -324,21 +325,27 @@ def _link_problems(entries: Index, cache: Cache, fresh: list[Entry],
 
     While every file holds the id it held in the last build (`before`), only the fresh
     entries' links can have changed: the others' dangling links are taken from that build."""
-    problems = [Problem(path, entries[path].lines.get("id", 1), "id",
-                        f"is also the id of {first}", value=rid, code="duplicate-id")
-                for _kind, rid, (first, *others) in cache.duplicate_ids() for path in others]
     same_ids = len(entries) == len(before) and all(
         (b := before.get(e.path)) is not None and (b.kind, b.id) == (e.kind, e.id)
         for e in fresh)
     last = json.loads(cache.meta("links") or "null")
-    if same_ids and last is not None:
-        paths = {e.path for e in fresh}
-        dangling = {p: found for p, found in last.items() if p not in paths}
+    if same_ids and last is not None:  # the same ids in the same files: the same duplicates
+        paths = {e.path for e in fresh}  # (whose id line may have moved)
+        duplicates = [d if d["file"] not in paths else
+                      {**d, "line": entries[d["file"]].lines.get("id", 1)}
+                      for d in last["duplicates"]]
+        dangling = {p: found for p, found in last["dangling"].items() if p not in paths}
         check, exists = fresh, cache.has_record
     else:
+        duplicates = [Problem(path, entries[path].lines.get("id", 1), "id",
+                              f"is also the id of {first}", value=rid,
+                              code="duplicate-id").as_dict()
+                      for _kind, rid, (first, *others) in cache.duplicate_ids()
+                      for path in others]
         dangling, check = {}, list(entries.values())
         cache.read_refs(check)
         owners = {(e.kind, e.id) for e in check if e.kind is not None}
+
         def exists(kind: str, rid: str) -> bool:
             return (kind, rid) in owners
     for e in check:
@@ -348,8 +355,9 @@ def _link_problems(entries: Index, cache: Cache, fresh: list[Entry],
                  for dotted, target, kind in e.refs if not exists(kind, target)]
         if found:
             dangling[e.path] = found
-    cache.set_meta("links", json.dumps(dangling))
-    return problems + [Problem(**d) for found in dangling.values() for d in found]
+    cache.set_meta("links", json.dumps({"duplicates": duplicates, "dangling": dangling}))
+    return [Problem(**d) for d in duplicates] + [
+        Problem(**d) for found in dangling.values() for d in found]
 
 
 def _left_out(entries: Index, problems: list[Problem],

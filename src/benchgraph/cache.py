@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,9 +111,12 @@ class Index(Mapping[str, Entry]):
             made[e.path] = e
         return Index(rows, made, self._source)
 
-    def where(self, keep: Callable[[tuple], bool]) -> Index:
-        """The entries whose row passes `keep`."""
-        rows = {p: r for p, r in self.rows.items() if keep(r)}
+    def with_kind(self, excluding: Container[str] = ()) -> Index:
+        """The entries of readable records (kind known), but those `excluding`."""
+        if excluding:
+            rows = {p: r for p, r in self.rows.items() if r[2] is not None and p not in excluding}
+        else:
+            rows = {p: r for p, r in self.rows.items() if r[2] is not None}
         return Index(rows, self._made, self._source)
 
     def problems(self) -> list[Problem]:

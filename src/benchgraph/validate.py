@@ -503,7 +503,7 @@ class _Across:
              " kind TEXT, facts TEXT, problems TEXT)")
 
     def __init__(self, entries: Index, cache: Cache):
-        self.entries = entries.where(lambda row: row[2] is not None)  # row: see Index
+        self.entries = entries.with_kind()
         self.cache = cache
         self.db = cache.db
         self.db.execute(self.TABLE)

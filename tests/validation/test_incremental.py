@@ -46,7 +46,15 @@ EDITS = [
     ("another run link dangles", lambda d: edit(d, "benchmarks/bad-run-confidence.yaml",
                                                 engine="no-such-engine")),
     ("run link mended", lambda d: edit(d, RUN, model="deepseek-v4.1-flash")),
+    # the file repeating another's id is edited: its id moves to another line
+    ("duplicate id moves", lambda d: edit(d, "benchmarks/mirror/" + RUN.split("/")[1],
+                                          title="First field now", id=None)
+     or _append(d / "benchmarks/mirror" / RUN.split("/")[1], f"id: {RUN[11:-5]}\n")),
 ]
+
+
+def _append(path, text: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
 
 def problems(data, cache, monkeypatch) -> list[str]:
