@@ -270,8 +270,9 @@ def _derived_before(store: ox.Store, graph: Node, runs: list[str],
     subjects = [Node(r) for r in runs]
     subjects += [link.object for s in subjects
                  for link in store.quads_for_pattern(s, COMPARISON, None, graph)]
+    wanted = set(predicates)
     out: set[ox.Quad] = set()
-    for predicate in predicates:
-        for subject in subjects:
-            out.update(store.quads_for_pattern(subject, predicate, None, graph))
+    for subject in subjects:  # one lookup a subject, not one a subject and predicate
+        out.update(q for q in store.quads_for_pattern(subject, None, None, graph)
+                   if q.predicate in wanted)
     return out
