@@ -26,7 +26,7 @@ from rdflib import Graph
 from rdflib.compare import to_canonical_graph
 
 from . import __version__
-from .cache import Cache, Entry, Index
+from .cache import COMMIT, DIGEST, HASH, MTIME, SIZE, Cache, Entries, Entry
 from .convert import provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
@@ -237,7 +237,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         store = loader = None  # closes the store, also when a refusal's traceback is kept
 
     key = hashlib.blake2b(
-        "".join(sorted(row[1] for row in included.rows.values())).encode()
+        "".join(sorted(row[DIGEST] for row in included.rows.values())).encode()
         + code_key().encode(),
         digest_size=16,
     ).hexdigest()
@@ -274,7 +274,7 @@ def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
 
 
 def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
-             before: Index, now: int) -> tuple[dict[str, str], dict[str, tuple], list[tuple]]:
+             before: Entries, now: int) -> tuple[dict[str, str], dict[str, tuple], list[tuple]]:
     """Each record file's digest (a hash of its bytes, display path and last commit), the
     (size, mtime, hash of the bytes, commit) of the files read, and the (path, display path)
     of those whose digest is not their entry's; from `files` as scanned: (path, display
@@ -290,19 +290,19 @@ def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
     rows = before.rows
     for path, name, size, mtime in files:
         commit = commits.get(name) or ""
-        row = rows.get(name)  # (path, digest, kind, id, problems, size, mtime, hash, commit)
-        if row is not None and row[5] == size and row[6] == mtime:
-            if row[8] == commit:
-                out[name] = row[1]
+        row = rows.get(name)
+        if row is not None and row[SIZE] == size and row[MTIME] == mtime:
+            if row[COMMIT] == commit:
+                out[name] = row[DIGEST]
                 continue
-            content = row[7]
+            content = row[HASH]
         else:
             with open(path, "rb") as f:
                 content = hashlib.blake2b(f.read(), digest_size=16).hexdigest()
         stats[name] = (size, mtime if now - mtime > RACY_NS else -1, content, commit)
         out[name] = hashlib.blake2b(f"{content} {name} {commit}".encode(),
                                     digest_size=16).hexdigest()
-        if row is None or row[1] != out[name]:
+        if row is None or row[DIGEST] != out[name]:
             stale.append((path, name))
     return out, stats, stale
 
@@ -319,8 +319,8 @@ def _last_result(cache: Cache, store_path: Path) -> BuildResult | None:
                        last["records"], 0)
 
 
-def _link_problems(entries: Index, cache: Cache, fresh: list[Entry],
-                   before: Index) -> list[Problem]:
+def _link_problems(entries: Entries, cache: Cache, fresh: list[Entry],
+                   before: Entries) -> list[Problem]:
     """Duplicate ids, and links to records that do not exist.
 
     While every file holds the id it held in the last build (`before`), only the fresh
@@ -360,7 +360,7 @@ def _link_problems(entries: Index, cache: Cache, fresh: list[Entry],
         Problem(**d) for found in dangling.values() for d in found]
 
 
-def _left_out(entries: Index, problems: list[Problem],
+def _left_out(entries: Entries, problems: list[Problem],
               cache: Cache) -> dict[str, str]:
     """Records to leave out: the invalid ones, then those linking to a left-out record."""
     out = {}

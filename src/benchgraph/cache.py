@@ -26,6 +26,9 @@ from .errors import Problem
 # zlib level 1: a tenth of the N-Quads' size, at half the CPU of the default level (the
 # workers compress; measured 0.06 ms against 0.12 ms a record).
 LEVEL = 1
+UNREAD = (-1, -1, "", "")  # the stat of a file not remembered as read: it is read again
+# The fields of a row of Entries, as SELECTed by Cache.index.
+PATH, DIGEST, KIND, ID, PROBLEMS, SIZE, MTIME, HASH, COMMIT = range(9)
 
 
 @dataclass
@@ -73,10 +76,11 @@ class Entry:
         return self
 
 
-class Index(Mapping[str, Entry]):
+class Entries(Mapping[str, Entry]):
     """path -> Entry of every record file, made into an Entry only when read: a build after
     one edit reads few of 100k, and making them all took 0.4 s. `rows` holds each as a tuple
-    (path, digest, kind, id, problems JSON, size, mtime, hash, commit) for passes over all."""
+    (PATH, DIGEST, KIND, ID, PROBLEMS as JSON, SIZE, MTIME, HASH, COMMIT) for passes over
+    all."""
 
     def __init__(self, rows: dict[str, tuple], made: dict[str, Entry], source: Cache):
         self.rows, self._made, self._source = rows, made, source
@@ -100,24 +104,25 @@ class Index(Mapping[str, Entry]):
     def __contains__(self, path: object) -> bool:
         return path in self.rows
 
-    def changed(self, fresh: list[Entry], gone: Iterable[str]) -> Index:
+    def changed(self, fresh: list[Entry], gone: Iterable[str]) -> Entries:
         """This index with the fresh entries in and the gone files out."""
         rows = dict(self.rows)
         for path in gone:
             rows.pop(path, None)
         made = {p: e for p, e in self._made.items() if p in rows}
         for e in fresh:
-            rows[e.path] = (e.path, e.digest, e.kind, e.id, "", *(e.stat or (-1, -1, "", "")))
+            rows[e.path] = (e.path, e.digest, e.kind, e.id, "", *(e.stat or UNREAD))
             made[e.path] = e
-        return Index(rows, made, self._source)
+        return Entries(rows, made, self._source)
 
-    def with_kind(self, excluding: Container[str] = ()) -> Index:
+    def with_kind(self, excluding: Container[str] = ()) -> Entries:
         """The entries of readable records (kind known), but those `excluding`."""
         if excluding:
-            rows = {p: r for p, r in self.rows.items() if r[2] is not None and p not in excluding}
+            rows = {p: r for p, r in self.rows.items()
+                    if r[KIND] is not None and p not in excluding}
         else:
-            rows = {p: r for p, r in self.rows.items() if r[2] is not None}
-        return Index(rows, self._made, self._source)
+            rows = {p: r for p, r in self.rows.items() if r[KIND] is not None}
+        return Entries(rows, self._made, self._source)
 
     def problems(self) -> list[Problem]:
         """Every entry's own problems (reading only the rows that have some)."""
@@ -125,7 +130,7 @@ class Index(Mapping[str, Entry]):
         for path, row in self.rows.items():
             if path in self._made:
                 out += self._made[path].problems
-            elif row[4]:
+            elif row[PROBLEMS]:
                 out += self[path].problems
         return out
 
@@ -169,9 +174,9 @@ class Cache:
             "INSERT OR REPLACE INTO body VALUES (?,?,?,?)",
             [(e.path, *(e.packed or e.pack().packed), json.dumps(e.lines)) for e in entries])
 
-    def index(self) -> Index:
+    def index(self) -> Entries:
         """Every entry without its quads, links and line map (each read when asked)."""
-        return Index({row[0]: row for row in self.db.execute(
+        return Entries({row[0]: row for row in self.db.execute(
             "SELECT path, digest, kind, id, problems, size, mtime, hash, git_commit FROM entry")},
             {}, self)
 
@@ -264,7 +269,7 @@ def _row(e: Entry) -> tuple:
     """An entry as its `entry` row keeps it."""
     return (e.path, e.digest, e.kind, e.id,
             json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
-            *(e.stat or (-1, -1, "", "")),
+            *(e.stat or UNREAD),
             e.ref_data if isinstance(e.ref_data, str) else json.dumps(e.refs))
 
 

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from .cache import Cache, Entry, Index
+from .cache import ID as ROW_ID
+from .cache import KIND, Cache, Entries, Entry
 from .errors import VIOLATION
 from .namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
 from .records import REFERENCES
@@ -69,7 +70,7 @@ class Loader:
             e.stated = e.inferred = ""
             e.packed = None
 
-    def finish(self, included: Index,
+    def finish(self, included: Entries,
                touched: list[Entry] | None) -> list[str] | None:
         """Make the store hold exactly `included` and the ontology; return the runs and
         systems whose cross-record facts must be derived again (None: all of them).
@@ -152,7 +153,7 @@ class Loader:
             self.cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
 
 
-def reaching(changed: set[tuple[str, str]], included: Index, cache: Cache) -> list[str]:
+def reaching(changed: set[tuple[str, str]], included: Entries, cache: Cache) -> list[str]:
     """The runs and systems whose cross-record facts may change with the changed records
     (kind, id): those records themselves and every record linking to one, transitively
     (a run -> its system -> an accelerator -> an interconnect)."""
@@ -161,10 +162,10 @@ def reaching(changed: set[tuple[str, str]], included: Index, cache: Cache) -> li
         found, todo = cache.readers(todo), []
         for paths in found.values():
             for path in paths:
-                row = included.rows.get(path)  # (path, digest, kind, id, ...)
-                if row is not None and (row[2], row[3]) not in reached:
-                    reached.add((row[2], row[3]))
-                    if row[2] in LINKED_KINDS:
-                        todo.append((row[2], row[3]))
+                row = included.rows.get(path)
+                if row is not None and (key := (row[KIND], row[ROW_ID])) not in reached:
+                    reached.add(key)
+                    if key[0] in LINKED_KINDS:
+                        todo.append(key)
     return sorted(str(record_iri(kind, rid)) for kind, rid in reached
                   if kind in ("benchmarks", "systems"))

@@ -27,6 +27,8 @@ import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SKOS, XSD
 
+from .cache import DIGEST, KIND
+from .cache import ID as ROW_ID
 from .convert import CLASSES
 from .errors import INFO, VIOLATION, WARNING, Problem
 from .namespaces import BG, ID, QUDT, record_iri
@@ -34,7 +36,7 @@ from .records import Record, line_of
 from .shacl import SH, Index, Result, Shapes, is_numeric, render
 
 if TYPE_CHECKING:
-    from .cache import Cache, Index
+    from .cache import Cache, Entries
 
 SEVERITY = {SH.Violation: VIOLATION, SH.Warning: WARNING, SH.Info: INFO}
 # Nodes inside a record (`<record>#measurement-2`) and the YAML they come from.
@@ -478,7 +480,7 @@ def across_problems(records: Iterable[RecordFacts], only: Iterable[RecordFacts] 
     return {path: sorted(ps) for path, ps in out.items()}
 
 
-def check_dataset(entries: Index, cache: Cache, fresh: list[str], gone: list[str],
+def check_dataset(entries: Entries, cache: Cache, fresh: list[str], gone: list[str],
                   link_problems: list[Problem]) -> list[Problem]:
     """The across-record problems of a build, plus link_problems (those about a link the
     shapes report too, e.g. a dangling one, are left out: one line per problem).
@@ -502,7 +504,7 @@ class _Across:
     TABLE = ("CREATE TABLE IF NOT EXISTS validate_across (path TEXT PRIMARY KEY, digest TEXT,"
              " kind TEXT, facts TEXT, problems TEXT)")
 
-    def __init__(self, entries: Index, cache: Cache):
+    def __init__(self, entries: Entries, cache: Cache):
         self.entries = entries.with_kind()
         self.cache = cache
         self.db = cache.db
@@ -519,7 +521,8 @@ class _Across:
             [p for p in gone if p in known])
         if count != expected:  # not the last build's records: compare them all
             stored = dict(self.db.execute("SELECT path, digest FROM validate_across"))
-            changed = [p for p, row in self.entries.rows.items() if stored.get(p) != row[1]]
+            changed = [p for p, row in self.entries.rows.items()
+                       if stored.get(p) != row[DIGEST]]
             gone = [p for p in stored if p not in self.entries]
         if changed or gone:
             self._update(changed, gone)
@@ -536,19 +539,20 @@ class _Across:
         changed_keys = {(self.entries[p].kind, self.entries[p].id) for p in changed}
         moved = (gone_keys | changed_keys) - {k for k in changed_keys if k[0] == "benchmarks"}
         affected = set(changed)
-        rows = self.entries.rows  # (path, digest, kind, id, ...)
+        rows = self.entries.rows
         if len(changed) > len(self.entries) // 2:
             affected = set(self.entries)  # cheaper than finding who reads what
         elif moved:  # a record others link to changed: find who reads it, two links deep
             first = {p for found in self.cache.readers(moved).values() for p in found
                      if p in self.entries}
             second = {p for found in self.cache.readers(
-                {(rows[q][2], rows[q][3]) for q in first if rows[q][2] == "accelerators"}
+                {(rows[q][KIND], rows[q][ROW_ID]) for q in first
+                 if rows[q][KIND] == "accelerators"}
                 ).values() for p in found if p in self.entries}
             affected |= first | second
         facts = self._facts(affected)
         read = [self.entries[p] for p, row in rows.items()
-                if row[2] != "benchmarks" or p in affected]
+                if row[KIND] != "benchmarks" or p in affected]
         self.cache.read_refs(read)
         # nothing links to a run: the other runs are not needed to check these records; only
         # the checked records' problems are kept, so only their line maps are read
@@ -577,7 +581,8 @@ class _Across:
             digests[path] = digest
             out[path] = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
         wanted = [p for p, row in self.entries.rows.items()
-                  if (p in affected or row[2] != "benchmarks") and digests.get(p) != row[1]]
+                  if (p in affected or row[KIND] != "benchmarks")
+                  and digests.get(p) != row[DIGEST]]
         missing = [p for p in wanted
                    if self.entries[p].facts is None and not self.entries[p].stated]
         quads = self.cache.get(missing, quads=True) if missing else {}
