@@ -26,7 +26,7 @@ from rdflib import Graph
 from rdflib.compare import to_canonical_graph
 
 from . import __version__
-from .cache import COMMIT, DIGEST, HASH, MTIME, SIZE, Cache, Entries, Entry
+from .cache import COMMIT, DIGEST, HASH, ID, KIND, MTIME, SIZE, Cache, Entries, Entry
 from .convert import provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
@@ -326,7 +326,7 @@ def _link_problems(entries: Entries, cache: Cache, fresh: list[Entry],
     While every file holds the id it held in the last build (`before`), only the fresh
     entries' links can have changed: the others' dangling links are taken from that build."""
     same_ids = len(entries) == len(before) and all(
-        (b := before.get(e.path)) is not None and (b.kind, b.id) == (e.kind, e.id)
+        (b := before.rows.get(e.path)) is not None and (b[KIND], b[ID]) == (e.kind, e.id)
         for e in fresh)
     last = json.loads(cache.meta("links") or "null")
     if same_ids and last is not None:  # the same ids in the same files: the same duplicates

@@ -80,7 +80,7 @@ class Loader:
         if touched is None:
             self.loaded, self.asked = self.cache.loaded(), None
             wanted = {graph_name(e): e for e in included.values()}
-            graphs = [*self.loaded, *wanted]
+            graphs = sorted(set(self.loaded) | set(wanted))
         else:
             wanted = {graph_name(e): e for p in sorted({e.path for e in touched})
                       if (e := included.get(p)) is not None}
@@ -95,7 +95,7 @@ class Loader:
             batch[graph_name(e)] = _loadable(e.digest, e.stated, e.inferred)
         if self.loaded.get(ONTOLOGY) != self.ontology_digest:
             batch[ONTOLOGY] = _loadable(self.ontology_digest, *self.ontology)
-        self._replace(batch, list(dict.fromkeys(remove)))
+        self._replace(batch, remove)
         if touched is not None and self.cache.loaded_count() != len(included) + 1:
             return self.finish(included, None)  # not what the last build left: check all
         if len(self.changed) > len(included) // 2 or ONTOLOGY in self.changed:
