@@ -27,7 +27,7 @@ from rdflib.compare import to_canonical_graph
 
 from . import __version__
 from .cache import COMMIT, DIGEST, HASH, ID, KIND, MTIME, SIZE, Cache, Entries, Entry
-from .convert import provenance_triples, record_triples
+from .convert import outward, provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
 from .load import Loader
@@ -148,7 +148,8 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
     stated = nquads(triples, graph_iri(record.kind, record.id))
     entry = Entry(shown, digest, record.kind, record.id, stated,
                   nquads(inferred, INFERRED_GRAPH), problems, list(record.references()),
-                  record.lines, facts=facts_from_nquads(record.kind, stated, own))
+                  record.lines, facts=facts_from_nquads(record.kind, stated, own),
+                  outward=outward(stated, own))
     return entry.pack()
 
 
@@ -200,6 +201,9 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
     ontology = reasoner(work / "reasoner.pickle").ontology
     args = [(path, str(data_dir), name, commits.get(name), digests[name])
             for path, name in stale]
+    # what the last build saw of the records others link to, to tell a quiet edit (below)
+    was = cache.outward([name for _, name in stale if name in before
+                         and before.rows[name][KIND] not in (None, "benchmarks")])
     store = _open_store(work / "store")
     loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
     try:
@@ -212,12 +216,16 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
             loader.add(batch)  # the store loads this batch while the workers convert the next
             fresh += batch
         entries = before.changed(fresh, gone)
+        # records edited without changing what others read of them (a note, a source):
+        # the records linking to them are neither checked nor derived again
+        quiet = {(e.kind, e.id) for e in fresh if was.get(e.path, "") == e.outward != ""}
         timer.lap("convert")
         problems = entries.problems()
         problems += check_dataset(entries, cache, [e.path for e in fresh], gone,
-                                  _link_problems(entries, cache, fresh, before))
+                                  _link_problems(entries, cache, fresh, before), quiet)
         left_out = _left_out(entries, problems, cache) if skip_invalid else {}
         if not skip_invalid and any(p.severity == VIOLATION for p in problems):
+            loader.refused()
             cache.commit()  # the store holds what the cache says it holds
             raise RecordsInvalid(problems)
 
@@ -228,7 +236,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         touched = None if skip_invalid or last is None else (
             fresh + [before[p] for p in gone]
             + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before])
-        to_derive = loader.finish(included, touched)
+        to_derive = loader.finish(included, touched, quiet)
         timer.lap("load")
         derive(store, to_derive)
         timer.lap("derive")

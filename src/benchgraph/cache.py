@@ -49,6 +49,7 @@ class Entry:
     facts: list[tuple[str, str, str]] | None = None  # what cross-record checks read (fresh)
     source: Any = field(default=None, repr=False, compare=False)  # the Cache holding lines
     stat: tuple[int, int, str, str] | None = None  # the file as read: size, mtime, hash, commit
+    outward: str = ""  # convert.outward of the record: what other records read of it
 
     @property
     def refs(self) -> list[tuple[str, str, str]]:
@@ -144,7 +145,7 @@ class Cache:
         self.db.execute(
             "CREATE TABLE IF NOT EXISTS entry (path TEXT PRIMARY KEY, digest TEXT, kind TEXT,"
             " id TEXT, problems TEXT, size INTEGER, mtime INTEGER, hash TEXT, git_commit TEXT,"
-            " refs TEXT)")
+            " refs TEXT, outward TEXT)")
         self.db.execute("CREATE INDEX IF NOT EXISTS entry_id ON entry (kind, id)")
         self.db.execute("CREATE TABLE IF NOT EXISTS link (path TEXT, kind TEXT, target TEXT)")
         self.db.execute("CREATE INDEX IF NOT EXISTS link_target ON link (kind, target)")
@@ -164,7 +165,7 @@ class Cache:
 
     def put(self, entries: list[Entry]) -> None:
         """Save these entries whole, each with the file's `stat` as the scan read it."""
-        self.db.executemany("INSERT OR REPLACE INTO entry VALUES (?,?,?,?,?,?,?,?,?,?)",
+        self.db.executemany("INSERT OR REPLACE INTO entry VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                             [_row(e) for e in entries])
         self._unlink([e.path for e in entries])
         self.db.executemany("INSERT INTO link VALUES (?, ?, ?)",
@@ -179,6 +180,11 @@ class Cache:
         return Entries({row[0]: row for row in self.db.execute(
             "SELECT path, digest, kind, id, problems, size, mtime, hash, git_commit FROM entry")},
             {}, self)
+
+    def outward(self, paths: list[str]) -> dict[str, str]:
+        """path -> what other records read of its record, as the last build saved it."""
+        return dict(self.db.execute("SELECT path, outward FROM entry WHERE path IN"
+                                    " (SELECT value FROM json_each(?))", (json.dumps(paths),)))
 
     def refs(self, paths: list[str]) -> dict[str, str]:
         """path -> its links as JSON."""
@@ -270,7 +276,7 @@ def _row(e: Entry) -> tuple:
     return (e.path, e.digest, e.kind, e.id,
             json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
             *(e.stat or UNREAD),
-            e.ref_data if isinstance(e.ref_data, str) else json.dumps(e.refs))
+            e.ref_data if isinstance(e.ref_data, str) else json.dumps(e.refs), e.outward)
 
 
 def _entry(row: tuple) -> Entry:

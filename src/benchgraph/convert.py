@@ -7,6 +7,7 @@ A record becomes the triples its file states, about its own IRI and about nodes 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
@@ -16,7 +17,7 @@ from urllib.parse import quote
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from .namespaces import BG, QUDT, SCHEMA, graph_iri, record_iri
+from .namespaces import BG, GRAPH, QUDT, SCHEMA, graph_iri, record_iri
 from .records import Record
 from .vocab import (
     DIRECTIONS,
@@ -59,6 +60,25 @@ def provenance_triples(record: Record, file_path: str, commit: str | None) -> li
     if commit:
         out.append((g, BG.gitCommit, Literal(commit)))
     return out
+
+
+# What no other record's checks or rules read of a record: its documentation. (Across-record
+# checks read links, kinds, units and interconnect types; the rules links, types, fabric and
+# direction flags; the ontology infers none of those from these.) With the record's sources,
+# history and provenance they are left out of `outward`.
+DOCUMENTATION = frozenset(f"<{p}>" for p in (
+    RDFS.label, RDFS.comment, DCTERMS.title, DCTERMS.description, DCTERMS.modified,
+    DCTERMS.source, SKOS.note, SKOS.exactMatch, SCHEMA.sameAs, BG.revision))
+
+
+def outward(stated: str, own: str) -> str:
+    """A digest of what other records may read of a record, from its stated N-Quads: an edit
+    that keeps it (a note, a source, a date) cannot change another record's problems or
+    derived facts, so a rebuild checks and derives again only the record itself."""
+    skip = (f"<{own}#source-", f"<{own}#revision-", f"<{GRAPH}")
+    kept = [line for line in stated.splitlines()
+            if not line.startswith(skip) and line.split(" ", 2)[1] not in DOCUMENTATION]
+    return hashlib.blake2b("\n".join(kept).encode(), digest_size=12).hexdigest()
 
 
 def literal(value: Any, datatype: URIRef | None = None) -> Literal:

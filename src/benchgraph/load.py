@@ -11,8 +11,9 @@ cross-record rules must derive again.
 from __future__ import annotations
 
 import hashlib
+import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 import pyoxigraph as ox
 
@@ -25,6 +26,13 @@ from .records import REFERENCES
 ONTOLOGY = str(ONTOLOGY_IRI)
 LINKED_KINDS = {kind for fields in REFERENCES.values() for kind in fields.values()}
 GRAPHS, IDS = str(GRAPH), str(ID)
+PENDING = "underived"  # the cache's meta key of graphs refused builds loaded, not derived
+
+
+def _key(graph: str) -> tuple[str, str]:
+    """(kind, id) of a record graph's name."""
+    kind, rid = graph.rsplit("/", 2)[1:]
+    return kind, rid
 
 
 def graph_name(e: Entry) -> str:
@@ -48,7 +56,10 @@ class Loader:
         self.ontology_digest = hashlib.blake2b(ontology[0].encode()).hexdigest()
         self.loaded: dict[str, str] = {}  # graph -> digest the store holds, of graphs asked
         self.asked: set[str] | None = set()  # the graphs self.loaded answers for (None: all)
-        self.changed: set[str] = set()  # graphs added, replaced or removed by this build
+        # graphs added, replaced or removed by this build, and by refused builds before it
+        # (they load what they convert but derive nothing: see refused)
+        self.pending = set(json.loads(cache.meta(PENDING) or "[]"))
+        self.changed: set[str] = set(self.pending)
         cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY,"
                          " nq BLOB)")
 
@@ -70,13 +81,15 @@ class Loader:
             e.stated = e.inferred = ""
             e.packed = None
 
-    def finish(self, included: Entries,
-               touched: list[Entry] | None) -> list[str] | None:
+    def finish(self, included: Entries, touched: list[Entry] | None,
+               quiet: Container[tuple[str, str]] = ()) -> list[str] | None:
         """Make the store hold exactly `included` and the ontology; return the runs and
         systems whose cross-record facts must be derived again (None: all of them).
 
         `touched`: the only records whose graphs may differ from what the store holds (the
-        changed ones, old and new versions); None: compare every record's."""
+        changed ones, old and new versions); None: compare every record's. `quiet`: (kind,
+        id) of records edited without changing what others read of them (convert.outward):
+        derived again themselves, not the records linking to them."""
         if touched is None:
             self.loaded, self.asked = self.cache.loaded(), None
             wanted = {graph_name(e): e for e in included.values()}
@@ -98,10 +111,16 @@ class Loader:
         self._replace(batch, remove)
         if touched is not None and self.cache.loaded_count() != len(included) + 1:
             return self.finish(included, None)  # not what the last build left: check all
+        self.cache.set_meta(PENDING, None)  # the caller derives what is returned
         if len(self.changed) > len(included) // 2 or ONTOLOGY in self.changed:
             return None
-        return reaching({tuple(g.rsplit("/", 2)[1:]) for g in self.changed}, included,
-                        self.cache)
+        return reaching({_key(g) for g in self.changed}, included, self.cache,
+                        set(quiet) - {_key(g) for g in self.pending})
+
+    def refused(self) -> None:
+        """The build stops before deriving: the next one derives what reaches the graphs
+        this one changed."""
+        self.cache.set_meta(PENDING, json.dumps(sorted(self.changed)))
 
     def _ask(self, graphs: list[str]) -> None:
         """Learn what the store holds of these graphs (the cache's account)."""
@@ -153,11 +172,14 @@ class Loader:
             self.cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
 
 
-def reaching(changed: set[tuple[str, str]], included: Entries, cache: Cache) -> list[str]:
+def reaching(changed: set[tuple[str, str]], included: Entries, cache: Cache,
+             quiet: Container[tuple[str, str]] = ()) -> list[str]:
     """The runs and systems whose cross-record facts may change with the changed records
     (kind, id): those records themselves and every record linking to one, transitively
-    (a run -> its system -> an accelerator -> an interconnect)."""
-    reached, todo = set(changed), [k for k in changed if k[0] in LINKED_KINDS]
+    (a run -> its system -> an accelerator -> an interconnect), but not through the `quiet`
+    ones (whose edit others cannot see)."""
+    reached = set(changed)
+    todo = [k for k in changed if k[0] in LINKED_KINDS and k not in quiet]
     while todo:  # nothing links to runs: a run's edit reaches only itself
         found, todo = cache.readers(todo), []
         for paths in found.values():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
@@ -481,7 +481,8 @@ def across_problems(records: Iterable[RecordFacts], only: Iterable[RecordFacts] 
 
 
 def check_dataset(entries: Entries, cache: Cache, fresh: list[str], gone: list[str],
-                  link_problems: list[Problem]) -> list[Problem]:
+                  link_problems: list[Problem],
+                  quiet: Container[tuple[str, str]] = ()) -> list[Problem]:
     """The across-record problems of a build, plus link_problems (those about a link the
     shapes report too, e.g. a dangling one, are left out: one line per problem).
 
@@ -490,8 +491,9 @@ def check_dataset(entries: Entries, cache: Cache, fresh: list[str], gone: list[s
     removed record, are checked again; nothing links to a run, so an edit to runs re-checks
     those runs alone. `fresh` and `gone`: the files converted and removed since the last
     build, which the cache's table of facts is compared with (all of it if it has not the
-    same records)."""
-    found = _Across(entries, cache).problems(fresh, gone)
+    same records). `quiet`: (kind, id) of fresh records whose edit kept what others read of
+    them (convert.outward); their readers keep their problems."""
+    found = _Across(entries, cache).problems(fresh, gone, quiet)
     taken = {(p.file, p.line, p.field.split(".")[0]) for p in found}
     kept = [p for p in link_problems if p.code != "dangling-reference"
             or (p.file, p.line, p.field.split(".")[0]) not in taken]
@@ -510,7 +512,8 @@ class _Across:
         self.db = cache.db
         self.db.execute(self.TABLE)
 
-    def problems(self, fresh: list[str], gone: list[str]) -> list[Problem]:
+    def problems(self, fresh: list[str], gone: list[str],
+                 quiet: Container[tuple[str, str]]) -> list[Problem]:
         gone = gone + [p for p in fresh if p not in self.entries]  # now unreadable
         changed = [p for p in fresh if p in self.entries]
         known = {p for (p,) in self.db.execute(
@@ -524,20 +527,22 @@ class _Across:
             changed = [p for p, row in self.entries.rows.items()
                        if stored.get(p) != row[DIGEST]]
             gone = [p for p in stored if p not in self.entries]
+            quiet = ()  # told against the last build, which this table may not be
         if changed or gone:
-            self._update(changed, gone)
+            self._update(changed, gone, quiet)
         out = []
         for (text,) in self.db.execute(
                 "SELECT problems FROM validate_across WHERE problems != ''"):
             out.extend(Problem(**d) for d in json.loads(text))
         return out
 
-    def _update(self, changed: list[str], gone: list[str]) -> None:
+    def _update(self, changed: list[str], gone: list[str],
+                quiet: Container[tuple[str, str]]) -> None:
         gone_keys = {(k, p.rsplit("/", 1)[1].rsplit(".", 1)[0]) for p, k in self.db.execute(
             "SELECT path, kind FROM validate_across WHERE path IN (SELECT value FROM "
             "json_each(?))", (json.dumps(gone),))}
         changed_keys = {(self.entries[p].kind, self.entries[p].id) for p in changed}
-        moved = (gone_keys | changed_keys) - {k for k in changed_keys if k[0] == "benchmarks"}
+        moved = gone_keys | {k for k in changed_keys if k[0] != "benchmarks" and k not in quiet}
         affected = set(changed)
         rows = self.entries.rows
         if len(changed) > len(self.entries) // 2:

@@ -133,3 +133,63 @@ def test_one_linked_edit_rederives_what_reaches_it_and_matches_a_fresh_build(
     fresh = _quads(build_store(data, tmp_path / "fresh-cache"))
     assert sorted(map(str, incremental - fresh)) == []
     assert sorted(map(str, fresh - incremental)) == []
+
+
+# Edits that change only what no other record reads of a record (its documentation): the
+# rebuild derives again that record alone, not the runs and systems linking to it.
+QUIET_EDITS = {
+    "accelerator note": ("accelerators/arc-pro-b70.yaml", "vendor: Intel",
+                         "vendor: Intel\nnotes: edited\nsame_as: [https://example.org/b70]"),
+    "interconnect name": ("interconnects/pcie-gen5.yaml", "name: ", "name: Renamed "),
+    "system source": ("systems/arc-two-nodes.yaml", "nodes: 2",
+                      "nodes: 2\nsource: [{publisher: Example, url: https://example.org/s}]"),
+    "metric history": ("metrics/ttft.yaml", "scope: per-user",
+                       "scope: per-user\nupdated: 2026-11-30\n"
+                       "history: [{date: 2026-11-30, note: edited}]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUIET_EDITS))
+def test_a_documentation_edit_derives_only_its_record_and_matches_a_fresh_build(
+        tmp_path, copy_data, monkeypatch, name):
+    import benchgraph.build as build_module
+
+    file, old, new = QUIET_EDITS[name]
+    data = copy_data(REASONING)
+    build_store(data, tmp_path / "cache")  # closed as soon as made
+    asked = []
+    real = build_module.derive
+    monkeypatch.setattr(build_module, "derive",
+                        lambda store, runs=None: asked.append(runs) or real(store, runs))
+    _edit(data / file, old, new)
+    store = build_store(data, tmp_path / "cache")
+    kind, rid = file[:-5].split("/")
+    assert asked == [[RUNS.replace("benchmarks", kind) + rid] if kind == "systems" else []]
+    incremental = _quads(store)
+    del store
+    assert incremental ^ _quads(build_store(data, tmp_path / "fresh-1")) == set()
+    # an edit to what others do read of a record reaches its readers
+    _edit(data / "accelerators" / "arc-pro-b70.yaml", "[pcie-gen5]", "[pcie-gen5, nvlink-4]")
+    incremental = _quads(build_store(data, tmp_path / "cache"))
+    assert f"{RUNS}arc-2node-tp4-dp2" in asked[-1]
+    assert incremental ^ _quads(build_store(data, tmp_path / "fresh-2")) == set()
+
+
+def test_what_a_refused_build_changed_is_derived_once_it_is_mended(tmp_path, copy_data):
+    """A refused build loads the valid records it converted; the build after the fix must
+    still derive what reaches them."""
+    from benchgraph.errors import RecordsInvalid
+
+    data = copy_data(REASONING)
+    build_store(data, tmp_path / "cache")  # closed as soon as made
+    _edit(data / "accelerators/arc-pro-b70.yaml", "[pcie-gen5]", "[nvlink-4]")
+    _edit(data / "benchmarks/cpu-only.yaml", "accelerator_count: 0", "accelerator_count: -1")
+    with pytest.raises(RecordsInvalid):
+        build_store(data, tmp_path / "cache")
+    _edit(data / "benchmarks/cpu-only.yaml", "accelerator_count: -1", "accelerator_count: 0")
+    store = build_store(data, tmp_path / "cache")
+    assert _status(store)["arc-2node-tp4-dp2"][0] == "ScaleUpFabricPresent"
+    incremental = _quads(store)
+    del store
+    fresh = _quads(build_store(data, tmp_path / "fresh-cache"))
+    assert sorted(map(str, incremental ^ fresh)) == []

@@ -37,6 +37,12 @@ EDITS = [
     # an accelerator's interconnects: a run's fabric claim is now carried
     ("accelerator interconnects", lambda d: edit(
         d, "accelerators/nvidia-rtx-pro-6000-blackwell.yaml", interconnect_ids=["nvlink-4"])),
+    # what no other record reads (a note, a description): only the record is checked again
+    ("accelerator note", lambda d: edit(d, "accelerators/nvidia-rtx-pro-6000-blackwell.yaml",
+                                        notes="edited")),
+    ("metric description", lambda d: edit(d, "metrics/ttft.yaml", description="edited")),
+    # then what others read of the same record: its readers are checked again
+    ("metric unit back", lambda d: edit(d, "metrics/ttft.yaml", unit="ms")),
     # runs only
     ("run fixed", lambda d: edit(d, "benchmarks/bad-run-confidence.yaml", confidence=0.5)),
     ("run broken", lambda d: edit(d, RUN, unit="ms")),
