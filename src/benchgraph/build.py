@@ -43,7 +43,7 @@ NOT_IN_BUILD = {"cli.py", "serve.py", "__main__.py", "report.py", "shacl_report.
                 "export.py", "queries.py", "timing.py"}
 RACY_NS = 2_000_000_000  # a file written this recently may change again unseen (see _digests)
 PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves
-BATCH = 2000  # records per bulk load: bigger loads faster, smaller holds less memory
+BATCH = 2000  # records the workers hand on at once (load.Loader.add reads batch by batch)
 
 
 @dataclass
@@ -208,13 +208,17 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
     loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
     try:
         cache.forget(gone)
-        fresh = []
-        for batch in _converted(args, jobs):
-            for e in batch:
-                e.stat = stats.get(e.path)
-            cache.put(batch)
-            loader.add(batch)  # the store loads this batch while the workers convert the next
-            fresh += batch
+        fresh: list[Entry] = []
+
+        def saved() -> Iterator[list[Entry]]:
+            for batch in _converted(args, jobs):
+                for e in batch:
+                    e.stat = stats.get(e.path)
+                cache.put(batch)
+                fresh.extend(batch)
+                yield batch
+
+        loader.add(saved())  # the store loads as the workers convert
         entries = before.changed(fresh, gone)
         # records edited without changing what others read of them (a note, a source):
         # the records linking to them are neither checked nor derived again

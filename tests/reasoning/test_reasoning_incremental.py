@@ -193,3 +193,39 @@ def test_what_a_refused_build_changed_is_derived_once_it_is_mended(tmp_path, cop
     del store
     fresh = _quads(build_store(data, tmp_path / "fresh-cache"))
     assert sorted(map(str, incremental ^ fresh)) == []
+
+
+def test_two_files_of_one_id_in_one_load_leave_the_last_one_read(tmp_path, copy_data,
+                                                                  monkeypatch):
+    """The store loads batches as they come, one record each here: the second file of an id
+    replaces the first in the store, so deleting the first leaves what a fresh build has."""
+    import benchgraph.build as build_module
+    from benchgraph.errors import RecordsInvalid
+
+    monkeypatch.setattr(build_module, "BATCH", 1)
+    data = copy_data(REASONING)
+    twin = data / "benchmarks" / "zz" / "h100-1x-tp1.yaml"
+    twin.parent.mkdir()
+    twin.write_text((data / "benchmarks/h100-1x-tp1.yaml").read_text(encoding="utf-8")
+                    .replace("accelerator_count: 1", "accelerator_count: 2"), encoding="utf-8")
+    with pytest.raises(RecordsInvalid) as refused:
+        build_store(data, tmp_path / "cache")
+    assert [p.code for p in refused.value.problems] == ["duplicate-id"]
+    (data / "benchmarks/h100-1x-tp1.yaml").unlink()
+    incremental = _quads(build_store(data, tmp_path / "cache"))
+    assert incremental ^ _quads(build_store(data, tmp_path / "fresh")) == set()
+
+
+def test_a_failure_while_the_store_loads_is_raised_as_itself(tmp_path, copy_data, monkeypatch):
+    import benchgraph.build as build_module
+
+    real = build_module.process
+
+    def process(path, *args):
+        if path.endswith("pcie-8x-tp8.yaml"):
+            raise RuntimeError("conversion failed")
+        return real(path, *args)
+
+    monkeypatch.setattr(build_module, "process", process)
+    with pytest.raises(RuntimeError, match="conversion failed"):
+        build_store(copy_data(REASONING), tmp_path / "cache")
