@@ -13,6 +13,7 @@ import os
 import pickle
 import shutil
 import time
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -44,6 +45,8 @@ NOT_IN_BUILD = {"cli.py", "serve.py", "__main__.py", "report.py", "shacl_report.
 RACY_NS = 2_000_000_000  # a file written this recently may change again unseen (see _digests)
 PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves
 BATCH = 2000  # records the workers hand on at once (load.Loader.add reads batch by batch)
+CHUNK = 64  # records a worker converts per task
+AHEAD = 2 * BATCH // CHUNK  # tasks in flight
 
 
 @dataclass
@@ -276,13 +279,25 @@ def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
     """The record files converted, in batches of BATCH, in worker processes when many."""
     if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
         reasoner(), local_shapes()  # made once here; the forked workers inherit them
+        chunks = (args[i:i + CHUNK] for i in range(0, len(args), CHUNK))
         with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
-            results = pool.map(process, *zip(*args), chunksize=64)
-            while batch := list(islice(results, BATCH)):
-                yield batch
+            # Two batches in flight at most: Executor.map takes every file at once, and at
+            # 100k records the results waiting for the store's load held 2.7 GB.
+            flight = deque(pool.submit(_process_chunk, c) for c in islice(chunks, AHEAD))
+            batch: list[Entry] = []
+            while flight:
+                batch += flight.popleft().result()
+                flight.extend(pool.submit(_process_chunk, c) for c in islice(chunks, 1))
+                if len(batch) >= BATCH or not flight:
+                    yield batch
+                    batch = []
     else:
         for i in range(0, len(args), BATCH):
             yield [process(*a) for a in args[i:i + BATCH]]
+
+
+def _process_chunk(args: list[tuple]) -> list[Entry]:
+    return [process(*a) for a in args]
 
 
 def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
