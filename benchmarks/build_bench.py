@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import sys
 import tempfile
 import time
@@ -46,6 +47,8 @@ def measure(size: int, root: Path) -> dict:
     cpu = cpu_seconds()
     full, result = timed(lambda: build(data))
     cpu = cpu_seconds() - cpu
+    # the builds run in this process; sizes ascend, so the peak so far is this size's
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     phases = dict(result.timings)
     noop, _ = timed(lambda: build(data))
     run = next((data / "benchmarks").rglob("*.yaml"))
@@ -67,7 +70,7 @@ def measure(size: int, root: Path) -> dict:
     nq = dumps(result.open(), "nq")
     peer, _ = timed(lambda: ox.Store().bulk_load(nq, ox.RdfFormat.N_QUADS))
     return {"size": size, "records": result.records, "quads": nq.count(b"\n"),
-            "generate": gen, "full": full, "cpu": cpu, "phases": phases, "noop": noop,
+            "generate": gen, "full": full, "cpu": cpu, "rss": rss, "phases": phases, "noop": noop,
             "edit_run": edit_run, "edit_accelerator": edit_acc, "edit_links": edit_links,
             "runs_on_it": runs_on_it, "peer": peer,
             "edit_phases": {"edit one run": run_phases, "edit an accelerator's note": acc_phases,
@@ -86,20 +89,23 @@ def report(rows: list[dict]) -> str:
         "An accelerator's note is read by no other record, so only the accelerator is checked "
         "and derived again; its links are read by every run on it (the last column counts "
         "them), which are checked and derived again.", "",
-        "| runs | records | quads | full build s | x peer | full build CPU s | no-op rebuild s "
+        "Peak memory: the largest resident size of the build process so far (the workers "
+        "are not counted).", "",
+        "| runs | records | quads | full build s | x peer | full build CPU s | peak memory MB "
+        "| no-op rebuild s "
         "| edit one run s | edit an accelerator's note s | edit an accelerator's links s "
         "| peer load s | runs on that accelerator |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['size']:,} | {r['records']:,} | {r['quads']:,} | {r['full']:.1f} | "
-            f"{r['full'] / r['peer']:.1f} | {r['cpu']:.0f} | {r['noop']:.2f} | "
+            f"{r['full'] / r['peer']:.1f} | {r['cpu']:.0f} | {r['rss']:,.0f} | {r['noop']:.2f} | "
             f"{r['edit_run']:.2f} | {r['edit_accelerator']:.2f} | {r['edit_links']:.2f} | "
             f"{r['peer']:.2f} | {r['runs_on_it']:,} |")
-    lines += ["", "Phases of the full build (s). `convert` holds the store's bulk loads too: the "
-              "main process loads each batch while the workers convert the next (load.py); "
-              "`load` is what is left at the end.", "",
+    lines += ["", "Phases of the full build (s). `convert` holds the store's bulk loads too: they "
+              "read the workers' batches as they come (load.py); `load` is what is left at "
+              "the end.", "",
               "| runs | " + " | ".join(rows[0]["phases"]) + " |",
               "|---:|" + "---:|" * len(rows[0]["phases"])]
     for r in rows:
