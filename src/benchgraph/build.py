@@ -245,7 +245,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
             + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before])
         to_derive = loader.finish(included, touched, quiet)
         timer.lap("load")
-        derive(store, to_derive)
+        derive(store, *(to_derive if to_derive is not None else (None, None)))
         timer.lap("derive")
     finally:
         store.flush()

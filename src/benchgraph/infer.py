@@ -283,8 +283,8 @@ def _decimal(values: list[Any]) -> Decimal | None:
     return None
 
 
-def derive(store, runs: list[str] | None = None) -> None:
+def derive(store, runs: list[str] | None = None, judged: list[str] | None = None) -> None:
     """Cross-record rules, run in the query store into the inferred graph (see rules.py)."""
     from .rules import run_rules
 
-    run_rules(store, runs)
+    run_rules(store, runs, judged)

@@ -102,9 +102,10 @@ class Loader:
         return self._prepare(batch, [])
 
     def finish(self, included: Entries, touched: list[Entry] | None,
-               quiet: Container[tuple[str, str]] = ()) -> list[str] | None:
+               quiet: Container[tuple[str, str]] = ()) -> tuple[list[str], list[str]] | None:
         """Make the store hold exactly `included` and the ontology; return the runs and
-        systems whose cross-record facts must be derived again (None: all of them).
+        systems whose cross-record facts must be derived again, and the runs whose
+        comparisons must be judged again (None: all of them; see reaching).
 
         `touched`: the only records whose graphs may differ from what the store holds (the
         changed ones, old and new versions); None: compare every record's. `quiet`: (kind,
@@ -224,21 +225,29 @@ class _Stream:
 
 
 def reaching(changed: set[tuple[str, str]], included: Entries, cache: Cache,
-             quiet: Container[tuple[str, str]] = ()) -> list[str]:
+             quiet: Container[tuple[str, str]] = ()) -> tuple[list[str], list[str]]:
     """The runs and systems whose cross-record facts may change with the changed records
     (kind, id): those records themselves and every record linking to one, transitively
     (a run -> its system -> an accelerator -> an interconnect), but not through the `quiet`
-    ones (whose edit others cannot see)."""
+    ones (whose edit others cannot see); and the runs among them whose comparisons must be
+    judged again: those changed and those reading a changed metric."""
     reached = set(changed)
+    judged = {k for k in changed if k[0] == "benchmarks"}
     todo = [k for k in changed if k[0] in LINKED_KINDS and k not in quiet]
     while todo:  # nothing links to runs: a run's edit reaches only itself
         found, todo = cache.readers(todo), []
-        for paths in found.values():
+        for (kind, _), paths in found.items():
             for path in paths:
                 row = included.rows.get(path)
-                if row is not None and (key := (row[KIND], row[ROW_ID])) not in reached:
+                if row is None:
+                    continue
+                key = (row[KIND], row[ROW_ID])
+                if kind == "metrics":
+                    judged.add(key)
+                if key not in reached:
                     reached.add(key)
                     if key[0] in LINKED_KINDS:
                         todo.append(key)
-    return sorted(str(record_iri(kind, rid)) for kind, rid in reached
-                  if kind in ("benchmarks", "systems"))
+    return (sorted(str(record_iri(kind, rid)) for kind, rid in reached
+                   if kind in ("benchmarks", "systems")),
+            sorted(str(record_iri(kind, rid)) for kind, rid in judged if kind == "benchmarks"))

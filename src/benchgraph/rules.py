@@ -55,9 +55,12 @@ CHAINS = """SELECT ?property ?list WHERE {
     GRAPH <https://w3id.org/benchgraph/ontology> { ?property owl:propertyChainAxiom ?list } }"""
 
 
-def run_rules(store: ox.Store, runs: list[str] | None = None) -> None:
+def run_rules(store: ox.Store, runs: list[str] | None = None,
+              judged: list[str] | None = None) -> None:
     """Recompute the cross-record facts, for every subject (None) or for the given runs and
-    systems (a system holds the links of its accelerators).
+    systems (a system holds the links of its accelerators), judging again the comparisons of
+    the runs `judged` (None: of all `runs`). A comparison's verdict reads only its run and
+    the run's metrics, so an edit that reaches runs through their hardware leaves it be.
 
     For given runs only the difference to what the store holds is written."""
     if runs == []:
@@ -74,7 +77,8 @@ def run_rules(store: ox.Store, runs: list[str] | None = None) -> None:
             store.update(f"DELETE WHERE {{ GRAPH {graph} {{ ?s {predicate} ?o }} }}")
         before: set[ox.Quad] = set()
     else:
-        before = _derived_before(store, graph, runs, predicates)
+        judged = runs if judged is None else judged
+        before = _derived_before(store, graph, runs, judged, predicates)
     scope = None if runs is None else {Node(r) for r in runs}
     edges = _Edges(store, full=scope is None, skip=before)
     derived = _chains(edges, chains, scope)
@@ -85,7 +89,7 @@ def run_rules(store: ox.Store, runs: list[str] | None = None) -> None:
     if runs is None:
         pairs = {(row["s"], row["o"]) for row in _select(store, OUTPERFORMS_RULE)}
     else:
-        pairs = _outperforms(store, runs, graph)
+        pairs = _outperforms(store, judged, graph)
     for comparison, outperforms in pairs:
         quads |= {ox.Quad(comparison, p, outperforms, graph)
                   for p in [OUTPERFORMS, *supers[OUTPERFORMS]]}
@@ -264,12 +268,13 @@ def _with_nodes_below(store: ox.Store, records: list[str],
     return sorted(out)
 
 
-def _derived_before(store: ox.Store, graph: Node, runs: list[str],
+def _derived_before(store: ox.Store, graph: Node, runs: list[str], judged: list[str],
                     predicates: list[Node]) -> set[ox.Quad]:
-    """What the rules derived before about the runs (and systems) and their comparisons."""
+    """What the rules derived before about the runs (and systems) and the comparisons of
+    the judged runs."""
     subjects = [Node(r) for r in runs]
-    subjects += [link.object for s in subjects
-                 for link in store.quads_for_pattern(s, COMPARISON, None, graph)]
+    subjects += [link.object for r in judged
+                 for link in store.quads_for_pattern(Node(r), COMPARISON, None, graph)]
     wanted = set(predicates)
     out: set[ox.Quad] = set()
     for subject in subjects:  # one lookup a subject, not one a subject and predicate

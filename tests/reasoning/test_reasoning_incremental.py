@@ -159,8 +159,8 @@ def test_a_documentation_edit_derives_only_its_record_and_matches_a_fresh_build(
     build_store(data, tmp_path / "cache")  # closed as soon as made
     asked = []
     real = build_module.derive
-    monkeypatch.setattr(build_module, "derive",
-                        lambda store, runs=None: asked.append(runs) or real(store, runs))
+    monkeypatch.setattr(build_module, "derive", lambda store, runs=None, judged=None:
+                        asked.append(runs) or real(store, runs, judged))
     _edit(data / file, old, new)
     store = build_store(data, tmp_path / "cache")
     kind, rid = file[:-5].split("/")
