@@ -152,7 +152,8 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
     entry = Entry(shown, digest, record.kind, record.id, stated,
                   nquads(inferred, INFERRED_GRAPH), problems, list(record.references()),
                   record.lines, facts=facts_from_nquads(record.kind, stated, own),
-                  outward=outward(stated, own))
+                  # nothing links to a run: what others read of it is never asked
+                  outward=outward(stated, own) if record.kind != "benchmarks" else "")
     return entry.pack()
 
 
