@@ -94,6 +94,7 @@ class Loader:
             if self.loaded.get(graph) != e.digest:
                 batch[graph] = _loadable(e.digest, e.stated, e.inferred,
                                          e.packed[1] if e.packed else None)
+        for e in entries:
             e.stated = e.inferred = ""
             e.packed = None
         stream.again.update({g: v for g, v in batch.items() if g in stream.handed})
