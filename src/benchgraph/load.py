@@ -63,6 +63,7 @@ class Loader:
         # (they load what they convert but derive nothing: see refused)
         self.pending = set(json.loads(cache.meta(PENDING) or "[]"))
         self.changed: set[str] = set(self.pending)
+        self.converted: set[str] = set()  # graphs of the records this build converted
         cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY,"
                          " nq BLOB)")
 
@@ -85,7 +86,9 @@ class Loader:
     def _take(self, entries: list[Entry], stream: _Stream) -> bytes:
         """The N-Quads of these entries for the stream, the store and the cache's account
         readied for them."""
-        self._ask([graph_name(e) for e in entries if e.kind is not None])
+        graphs = [graph_name(e) for e in entries if e.kind is not None]
+        self.converted.update(graphs)
+        self._ask(graphs)
         batch = {}
         for e in entries:
             if e.kind is None or any(p.severity == VIOLATION for p in e.problems):
@@ -141,8 +144,9 @@ class Loader:
 
     def refused(self) -> None:
         """The build stops before deriving: the next one derives what reaches the graphs
-        this one changed."""
-        self.cache.set_meta(PENDING, json.dumps(sorted(self.changed)))
+        this one changed or converted (a record with a violation of its own keeps its older
+        version in the store, which may differ from its entry in what others read)."""
+        self.cache.set_meta(PENDING, json.dumps(sorted(self.changed | self.converted)))
 
     def _ask(self, graphs: list[str]) -> None:
         """Learn what the store holds of these graphs (the cache's account)."""

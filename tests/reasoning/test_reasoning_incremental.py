@@ -229,3 +229,22 @@ def test_a_failure_while_the_store_loads_is_raised_as_itself(tmp_path, copy_data
     monkeypatch.setattr(build_module, "process", process)
     with pytest.raises(RuntimeError, match="conversion failed"):
         build_store(copy_data(REASONING), tmp_path / "cache")
+
+
+def test_a_record_a_refused_build_left_out_is_derived_when_a_note_mends_it(tmp_path, copy_data):
+    """A refused build keeps the store's older version of a record with a violation of its
+    own; mending only its documentation must still re-derive what reads its new links."""
+    from benchgraph.errors import RecordsInvalid
+
+    data = copy_data(REASONING)
+    build_store(data, tmp_path / "cache")  # closed as soon as made
+    _edit(data / "accelerators/arc-pro-b70.yaml", "interconnect_ids: [pcie-gen5]",
+          "interconnect_ids: [nvlink-4]\nupdated: 2026-13-45")
+    with pytest.raises(RecordsInvalid):
+        build_store(data, tmp_path / "cache")
+    _edit(data / "accelerators/arc-pro-b70.yaml", "2026-13-45", "2026-11-30")
+    store = build_store(data, tmp_path / "cache")
+    assert _status(store)["arc-2node-tp4-dp2"][0] == "ScaleUpFabricPresent"
+    incremental = _quads(store)
+    del store
+    assert incremental ^ _quads(build_store(data, tmp_path / "fresh")) == set()
