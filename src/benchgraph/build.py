@@ -244,9 +244,9 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         touched = None if skip_invalid or last is None else (
             fresh + [before[p] for p in gone]
             + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before])
-        to_derive = loader.finish(included, touched, quiet)
+        runs, judged = loader.finish(included, touched, quiet)
         timer.lap("load")
-        derive(store, *(to_derive if to_derive is not None else (None, None)))
+        derive(store, runs, judged)
         timer.lap("derive")
     finally:
         store.flush()

@@ -106,10 +106,11 @@ class Loader:
         return self._prepare(batch, [])
 
     def finish(self, included: Entries, touched: list[Entry] | None,
-               quiet: Container[tuple[str, str]] = ()) -> tuple[list[str], list[str]] | None:
+               quiet: Container[tuple[str, str]] = ()
+               ) -> tuple[list[str] | None, list[str] | None]:
         """Make the store hold exactly `included` and the ontology; return the runs and
         systems whose cross-record facts must be derived again, and the runs whose
-        comparisons must be judged again (None: all of them; see reaching).
+        comparisons must be judged again (None, None: all of them; see reaching).
 
         `touched`: the only records whose graphs may differ from what the store holds (the
         changed ones, old and new versions); None: compare every record's. `quiet`: (kind,
@@ -138,7 +139,7 @@ class Loader:
             return self.finish(included, None)  # not what the last build left: check all
         self.cache.set_meta(PENDING, None)  # the caller derives what is returned
         if len(self.changed) > len(included) // 2 or ONTOLOGY in self.changed:
-            return None
+            return None, None
         return reaching({_key(g) for g in self.changed}, included, self.cache,
                         set(quiet) - {_key(g) for g in self.pending})
 
