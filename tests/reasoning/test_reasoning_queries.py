@@ -78,8 +78,8 @@ EXPECTED = {
             (
                 "models/model-a",
                 "metrics/ttft",
-                "60",
-                "ms",
+                "60000000",
+                "ns",
                 "benchmarks/h100-8x-dp8",
                 "engines/engine-y",
                 "accelerators/nvidia-h100-sxm",
@@ -393,21 +393,32 @@ def test_shipped_accelerator_profile(shipped_store):
     assert ("interconnects/nvswitch-4", "role", "ScaleUpFabricRole") in rows
 
 
+# The units the shipped runs give values of one quantity in, in the SI unit (the test's own
+# table: the query reads QUDT's multipliers from the ontology).
+IN_SI = {"ns": 1e-9, "ms": 1e-3, "s": 1.0, "tok/s": 1.0, "samples/s": 1.0, "queries/s": 1.0}
+
+
 def test_shipped_best_per_model_has_nothing_better(shipped_store):
     rows = _shipped(shipped_store, "best-per-model")
     assert rows
     worse = select(
         shipped_store,
-        """SELECT ?model ?metric ?v WHERE {
-        ?r a bg:BenchmarkRun ; bg:model ?model ; bg:metric ?metric ; bg:value ?v }""",
+        """SELECT ?model ?metric ?v ?unit WHERE {
+        ?r a bg:BenchmarkRun ; bg:model ?model ; bg:metric ?metric ; bg:value ?v ;
+           bg:unitCode ?unit }""",
     )
     values: dict[tuple, list[float]] = {}
-    for model, metric, v in worse:
-        values.setdefault((model, metric), []).append(float(v))
+    for model, metric, v, unit in worse:
+        values.setdefault((model, metric), []).append(float(v) * IN_SI[unit])
     directions = dict(select(shipped_store, "SELECT ?m ?d WHERE { ?m bg:direction ?d }"))
     for r in rows:
         pick = max if directions[r["metric"]] == "HigherIsBetter" else min
-        assert float(r["best"]) == pick(values[(r["model"], r["metric"])])
+        assert float(r["best"]) * IN_SI[r["unit"]] == pytest.approx(
+            pick(values[(r["model"], r["metric"])]), rel=1e-12)
+    # MLPerf v4.1 gives latencies in ns, v5.1 in ms: the bare numbers would rank any ms value
+    # first. A v4.1 resnet50 run's 118,879 ns beats every v5.1 one (the best 0.305005 ms).
+    best = {(r["model"], r["metric"]): (r["best"], r["unit"]) for r in rows}
+    assert best[("models/resnet50", "metrics/latency-p90")] == ("118879", "ns")
 
 
 def test_shipped_mlperf_llama2_without_fabric_ranked_per_accelerator(shipped_store):
