@@ -1,9 +1,14 @@
-"""Realistic synthetic record sets for benchmarks: `generate(out_dir, n_runs, seed)`.
+"""Record sets for benchmarks: `generate(out_dir, n_runs, seed)` and `replicate(...)`.
 
-The shape follows the shipped records (the seed run, imported MLPerf runs): shared
-accelerators, interconnects of every role, systems, engines, models and metrics, and runs
-with measurements, settings, parallelism, history and sources. The values are random and
-the folder is for measuring speed only; it never goes into data/.
+`generate`: synthetic records shaped like the seed run, the richest of the shipped ones:
+shared accelerators, interconnects of every role, systems, engines, models and metrics, and
+runs with two measurements with conditions, settings, parallelism, history and sources (84
+quads a run once built). The values are random.
+
+`replicate`: the shipped records themselves, the runs copied under new ids until there are
+n_runs of them (61 quads a run: most are imported MLPerf runs, with fewer measurements).
+
+Either folder is for measuring speed only; it never goes into data/.
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import random
+import re
+import shutil
 from pathlib import Path
 
 import yaml
@@ -114,13 +121,39 @@ def generate(out_dir: Path, n_runs: int, seed: int = 0) -> None:
         _dump(out / "benchmarks" / f"{i // 1000:03d}" / f"run-{i:06d}.yaml", rec)
 
 
+def replicate(data_dir: Path, out_dir: Path, n_runs: int) -> None:
+    """Write a data folder with the records of data_dir, its runs copied (`<id>-r01`, ...)
+    until there are n_runs of them, each copy in a folder of its own."""
+    data_dir, out = Path(data_dir), Path(out_dir)
+    for kind in sorted(p for p in data_dir.iterdir() if p.is_dir() and p.name != "benchmarks"):
+        shutil.copytree(kind, out / kind.name)
+    runs = sorted((data_dir / "benchmarks").rglob("*.yaml"))
+    for i in range(n_runs):
+        path = runs[i % len(runs)]
+        copy, stem = i // len(runs), path.stem
+        if copy:
+            stem = f"{stem}-r{copy:02d}"
+        text, found = re.subn(r"^id: .*$", f"id: {stem}", path.read_text(encoding="utf-8"),
+                              count=1, flags=re.M)
+        if not found:
+            raise ValueError(f"{path}: no id line")
+        target = out / "benchmarks" / f"r{copy:02d}" / path.relative_to(data_dir / "benchmarks")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.with_name(f"{stem}.yaml").write_text(text, encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path)
     parser.add_argument("runs", type=int)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--shipped", type=Path, metavar="DATA",
+                        help="copy the records of this data folder instead (see replicate)")
     args = parser.parse_args()
-    generate(args.out, args.runs, args.seed)
+    if args.shipped:
+        replicate(args.shipped, args.out, args.runs)
+    else:
+        generate(args.out, args.runs, args.seed)
 
 
 if __name__ == "__main__":
