@@ -31,7 +31,7 @@ from .cache import COMMIT, DIGEST, HASH, ID, KIND, MTIME, SIZE, Cache, Entries, 
 from .convert import outward, provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
-from .load import Loader
+from .load import Loader, forget_store
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
 from .rdfio import nquads
@@ -47,6 +47,9 @@ PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more
 BATCH = 2000  # records the workers hand on at once (load.Loader.add reads batch by batch)
 CHUNK = 64  # records a worker converts per task
 AHEAD = 2 * BATCH // CHUNK  # tasks in flight
+# Present while a build may have written the store without committing the cache's account
+# of it (see _settle): a build killed or interrupted there leaves it behind.
+UNSETTLED = "store.unsettled"
 
 
 @dataclass
@@ -192,6 +195,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
     timer.lap("scan")
     reconvert = {name for _, name in stale}
     cache.set_stats({n: v for n, v in stats.items() if n in before and n not in reconvert})
+    _settle(work, cache)
     last = _last_result(cache, work / "store")
     if last is not None and not stale and not gone:
         cache.commit()  # the file sizes and times read
@@ -201,6 +205,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         last.timings = timer.laps
         return last
     cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
+    (work / UNSETTLED).touch()  # until the cache's account of the store is committed
     # the ontology comes with the kept closure; before any conversion and before workers fork
     ontology = reasoner(work / "reasoner.pickle").ontology
     args = [(path, str(data_dir), name, commits.get(name), digests[name])
@@ -235,6 +240,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         if not skip_invalid and any(p.severity == VIOLATION for p in problems):
             loader.refused()
             cache.commit()  # the store holds what the cache says it holds
+            (work / UNSETTLED).unlink()
             raise RecordsInvalid(problems)
 
         included = entries.with_kind(excluding=left_out)
@@ -264,9 +270,22 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         "key": key, "problems": [p.as_dict() for p in result.problems], "invalid": invalid,
         "left_out": left_out, "records": result.records}))
     cache.commit()
+    (work / UNSETTLED).unlink()
     timer.lap("finish")
     result.timings = timer.laps
     return result
+
+
+def _settle(work: Path, cache: Cache) -> None:
+    """After a build that stopped between writing the store and committing the cache (killed,
+    or interrupted with Ctrl-C during a long first build), the store may hold graphs, or
+    versions of them, that the cache does not know of: a later build would add to them
+    rather than replace them. The store is then started afresh and filled from the cache
+    (whose entries that build did not commit are converted again)."""
+    if (work / UNSETTLED).exists():
+        shutil.rmtree(work / "store", ignore_errors=True)
+        forget_store(cache)
+        cache.commit()
 
 
 def _open_store(path: Path) -> ox.Store:

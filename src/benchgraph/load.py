@@ -202,6 +202,15 @@ class Loader:
             self.cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
 
 
+def forget_store(cache: Cache) -> None:
+    """Forget what the cache says the store holds (the store is gone): the next build loads
+    every record and derives all."""
+    cache.db.execute("DELETE FROM loaded")
+    cache.db.execute("DROP TABLE IF EXISTS inferred")
+    cache.set_meta(PENDING, None)
+    cache.set_meta("result", None)
+
+
 class _Stream:
     """The N-Quads of the build's batches as a file the store's bulk load reads: a batch is
     taken (the store and the account readied) only when the load has read the one before.

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pyoxigraph as ox
 import pytest
 
+from benchgraph.build import UNSETTLED
+
 from .reasoning_support import REASONING, build_store, select
 
 RUNS = "https://w3id.org/benchgraph/id/benchmarks/"
@@ -202,6 +204,8 @@ def test_what_a_refused_build_changed_is_derived_once_it_is_mended(tmp_path, cop
         _edit(data / file, old, new)
     with pytest.raises(RecordsInvalid):
         build_store(data, tmp_path / "cache")
+    # the refusal committed its account of the store: the next build goes on from it
+    assert not list((tmp_path / "cache").rglob(UNSETTLED))
     _edit(data / mend[0], *mend[1:])
     store = build_store(data, tmp_path / "cache")
     assert _status(store)["arc-2node-tp4-dp2"][0] == "ScaleUpFabricPresent"
@@ -244,3 +248,47 @@ def test_a_failure_while_the_store_loads_is_raised_as_itself(tmp_path, copy_data
     monkeypatch.setattr(build_module, "process", process)
     with pytest.raises(RuntimeError, match="conversion failed"):
         build_store(copy_data(REASONING), tmp_path / "cache")
+
+
+# A build stopped after writing the store and before committing the cache's account of it
+# (killed, or Ctrl-C in a long first build), then a further edit: the store must not keep
+# what the stopped build loaded. name: the edits the stopped build was to bring in.
+RUN_ON_TWO = [("benchmarks/h100-1x-tp1.yaml", "accelerator_count: 1", "accelerator_count: 2"),
+              ("benchmarks/h100-1x-tp1.yaml", "{tensor: 1}", "{tensor: 2}")]
+INTERRUPTED = {
+    "a first build": [],
+    "an edit's build": RUN_ON_TWO,
+}
+
+
+@pytest.mark.parametrize("name", sorted(INTERRUPTED))
+def test_a_build_stopped_after_loading_leaves_nothing_behind(tmp_path, copy_data, monkeypatch,
+                                                            name):
+    import benchgraph.build as build_module
+
+    edits = INTERRUPTED[name]
+    data = copy_data(REASONING)
+    if edits:
+        build_store(data, tmp_path / "cache")  # the last build that ended; closed at once
+    for file, old, new in edits:
+        _edit(data / file, old, new)
+    with monkeypatch.context() as patch:  # stopped once loaded, before deriving
+        patch.setattr(build_module, "derive", _interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            build_store(data, tmp_path / "cache")
+    assert list((tmp_path / "cache").rglob(UNSETTLED))
+    # what the stopped build loaded is edited again: the stopped build's edits undone (the
+    # run's bg:crossesDevices true goes), another value
+    for file, old, new in reversed(edits):
+        _edit(data / file, new, old)
+    _edit(data / "benchmarks" / "h100-1x-tp1.yaml", "title: 1x H100 SXM", "title: One H100 SXM")
+    _edit(data / "benchmarks" / "pcie-8x-tp8.yaml", "value: 93.9", "value: 95.5")
+    store = build_store(data, tmp_path / "cache")
+    assert select(store, f"SELECT ?v WHERE {{ <{RUNS}pcie-8x-tp8> bg:value ?v }}") == [("95.5",)]
+    incremental = _quads(store)
+    del store
+    assert incremental ^ _quads(build_store(data, tmp_path / "fresh")) == set()
+
+
+def _interrupt(*args):
+    raise KeyboardInterrupt
