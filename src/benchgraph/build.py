@@ -205,7 +205,6 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         last.timings = timer.laps
         return last
     cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
-    (work / UNSETTLED).touch()  # until the cache's account of the store is committed
     # the ontology comes with the kept closure; before any conversion and before workers fork
     ontology = reasoner(work / "reasoner.pickle").ontology
     args = [(path, str(data_dir), name, commits.get(name), digests[name])
@@ -214,6 +213,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
     was = cache.outward([name for _, name in stale if name in before
                          and before.rows[name][KIND] not in (None, "benchmarks")])
     store = _open_store(work / "store")
+    (work / UNSETTLED).touch()  # from here until the cache's account of the store is committed
     loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
     try:
         cache.forget(gone)
