@@ -55,9 +55,17 @@ def busiest_accelerator(data: Path) -> tuple[Path, int]:
     for run in (data / "benchmarks").rglob("*.yaml"):
         found = ACCELERATORS.search(run.read_text(encoding="utf-8"))
         for line in found.group(1).splitlines() if found else []:
-            counts[line[2:].strip()] = counts.get(line[2:].strip(), 0) + 1
+            accelerator = line[2:].strip()
+            counts[accelerator] = counts.get(accelerator, 0) + 1
     best = max(sorted(counts), key=lambda a: counts[a])
     return data / "accelerators" / f"{best}.yaml", counts[best]
+
+
+def toggle_pcie(record: dict) -> None:
+    """Add pcie-gen5 to the record's links, or take it out if there."""
+    links = record.get("interconnect_ids") or []
+    record["interconnect_ids"] = ([i for i in links if i != "pcie-gen5"] if "pcie-gen5" in links
+                                  else [*links, "pcie-gen5"])
 
 
 def edit(path: Path, change) -> None:
@@ -99,10 +107,7 @@ def measure(size: int, root: Path, shipped: bool) -> dict:
     edit(acc, lambda r: r.update(notes=f"{r.get('notes') or ''} Edited.".strip()))
     edit_acc, result = timed(lambda: build(data))
     acc_phases = dict(result.timings)
-    # its links: every run on it is derived again
-    edit(acc, lambda r: r.update(interconnect_ids=[
-        i for i in r.get("interconnect_ids") or [] if i != "pcie-gen5"]
-        + ([] if "pcie-gen5" in (r.get("interconnect_ids") or []) else ["pcie-gen5"])))
+    edit(acc, toggle_pcie)  # its links: every run on it is derived again
     edit_links, result = timed(lambda: build(data))
     links_phases = dict(result.timings)
     nq = dumps(result.open(), "nq")
