@@ -285,6 +285,7 @@ def _settle(work: Path, cache: Cache) -> None:
     if (work / UNSETTLED).exists():
         shutil.rmtree(work / "store", ignore_errors=True)
         forget_store(cache)
+        cache.set_meta("result", None)  # no last build to reuse: compare every record
         cache.commit()
 
 

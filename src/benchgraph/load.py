@@ -209,12 +209,11 @@ class Loader:
 
 
 def forget_store(cache: Cache) -> None:
-    """Forget what the cache says the store holds (the store is gone): the next build loads
-    every record and derives all."""
+    """Forget what the cache says the store holds (the store is gone): the next Loader loads
+    every record and has all derived."""
     cache.db.execute("DELETE FROM loaded")
     cache.db.execute("DROP TABLE IF EXISTS inferred")
     cache.set_meta(PENDING, None)
-    cache.set_meta("result", None)
 
 
 class _Stream:
