@@ -227,7 +227,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
                 fresh.extend(batch)
                 yield batch
 
-        loader.add(saved())  # the store loads as the workers convert
+        loader.add(saved(), len(args))  # the store loads as the workers convert
         entries = before.changed(fresh, gone)
         # records edited without changing what others read of them (a note, a source):
         # the records linking to them are neither checked nor derived again

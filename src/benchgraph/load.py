@@ -2,18 +2,25 @@
 
 A record is its named graph plus what its local reasoning put in the inferred graph (about
 its own nodes only, so no other record shares those quads). `Loader.add` loads records as the
-build's workers return them, bulk loads reading batch after batch, so the store fills
-while the workers convert and no build holds every record's quads at once; `Loader.finish`
-then removes what the build left out, adds what was not loaded yet, and names the runs and
-systems the cross-record rules must derive again.
+build's workers return them, bulk loads in threads of their own reading batch after batch,
+so the store fills while the workers convert and no build holds every record's quads at
+once; `Loader.finish` then removes what the build left out, adds what was not loaded yet,
+and names the runs and systems the cross-record rules must derive again.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import itertools
 import json
+import os
+import queue
+import tempfile
+import threading
+import time
 import zlib
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 
 import pyoxigraph as ox
 
@@ -31,6 +38,11 @@ GRAPHS, IDS = str(GRAPH), str(ID)
 _LENIENT = True
 PENDING = "underived"  # the cache's meta key of graphs refused builds loaded, not derived
 READ = 2000  # records read from the cache at once to be loaded again
+QUEUED = 6  # batches the build may hand on before the loads take them (about 40 MB each)
+# Records a load takes at most: two loads at once hold theirs in memory. At 100k shipped
+# runs, loads of at most 8k, 16k or any records: 104, 102, 101 s; 2.1, 2.8, 3.1-3.3 GB.
+LOAD_MOST = 16_000
+WAIT = 0.5  # seconds between looks at whether the loads failed, while waiting for them
 
 
 def _key(graph: str) -> tuple[str, str]:
@@ -68,24 +80,39 @@ class Loader:
         cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY,"
                          " nq BLOB)")
 
-    def add(self, batches: Iterable[list[Entry]]) -> None:
+    def add(self, batches: Iterable[list[Entry]], expected: int | None = None) -> None:
         """Load the entries of every batch that may go in (no violation of their own) and are
         not in yet, then drop their quads from memory (the cache keeps them).
 
-        Each bulk load reads batches as the workers return them (_Stream), as many as all
-        loads before it: the store merges what each load wrote again as loads pile up (at
-        100k records one load took it 79 s of CPU, loads of 2,000 records 103 s), while
-        what a load holds when its input ends is written after the workers are done."""
-        stream = _Stream(self, batches)
-        while not stream.done:
-            stream.until = 2 * stream.taken or 1
-            self.store.bulk_load(stream, ox.RdfFormat.N_QUADS, lenient=_LENIENT)
+        The store loads in threads of its own (_Feed) while this one takes the workers'
+        results: a load's last writes take seconds, which stalled the workers while the
+        loads ran in this thread. `expected`: how many records the batches hold, if known.
+        Each bulk load reads as many records as all loads before it, as the store merges
+        what each load wrote again as loads pile up (at 100k records one load took it 79 s
+        of CPU, loads of 2,000 records 103 s), and fewer near the end (_load_size)."""
+        batches = iter(batches)
+        # the first batch before the pipes: the build's worker processes are forked when it
+        # is asked for, and a process forked holding a pipe's open end keeps the load
+        # reading that pipe from ever seeing its end
+        first = next(batches, None)
+        if first is None:
+            return
+        feed = _Feed(self.store, expected)
+        try:
+            for batch in itertools.chain([first], batches):
+                text = self._take(batch, feed)
+                if text:
+                    feed.put(text, len(batch))
+            feed.close()
+        except BaseException:
+            feed.stop()
+            raise
         # a graph met again after it was handed to the load (two files with one id): its
         # last version replaces the first once the load is done
-        self._replace(stream.again, [])
+        self._replace(feed.again, [])
 
-    def _take(self, entries: list[Entry], stream: _Stream) -> bytes:
-        """The N-Quads of these entries for the stream, the store and the cache's account
+    def _take(self, entries: list[Entry], feed: _Feed) -> bytes:
+        """The N-Quads of these entries for the feed, the store and the cache's account
         readied for them."""
         graphs = [graph_name(e) for e in entries if e.kind is not None]
         self.converted.update(graphs)
@@ -101,9 +128,9 @@ class Loader:
         for e in entries:
             e.stated = e.inferred = ""
             e.packed = None
-        stream.again.update({g: v for g, v in batch.items() if g in stream.handed})
-        batch = {g: v for g, v in batch.items() if g not in stream.handed}
-        stream.handed.update(batch)
+        feed.again.update({g: v for g, v in batch.items() if g in feed.handed})
+        batch = {g: v for g, v in batch.items() if g not in feed.handed}
+        feed.handed.update(batch)
         return self._prepare(batch, [])
 
     def finish(self, included: Entries, touched: list[Entry] | None,
@@ -129,7 +156,7 @@ class Loader:
         remove = [g for g in graphs if g in self.loaded and g not in wanted and g != ONTOLOGY]
         add = [e for g, e in wanted.items() if self.loaded.get(g) != e.digest]
         self._replace({}, remove)
-        self.add(self._with_quads(add))
+        self.add(self._with_quads(add), len(add))
         if self.loaded.get(ONTOLOGY) != self.ontology_digest:
             self._replace({ONTOLOGY: _loadable(self.ontology_digest, *self.ontology)}, [])
         if touched is not None and self.cache.loaded_count() != len(included) + 1:
@@ -216,32 +243,134 @@ def forget_store(cache: Cache) -> None:
     cache.set_meta(PENDING, None)
 
 
-class _Stream:
-    """The N-Quads of the build's batches as a file the store's bulk load reads: a batch is
-    taken (the store and the account readied) only when the load has read the one before.
-    The load runs without the interpreter lock between reads, so the workers' results keep
-    arriving meanwhile."""
+class _Feed:
+    """The build's N-Quads handed to the store's bulk loads, each load in a thread of its own
+    reading its text from a named pipe, natively: read through a Python object, the store
+    asked for 2 KB a call (a million calls at 100k records), each waiting for the
+    interpreter lock while the build's thread works. A writer thread fills the pipes from a
+    queue, so the build goes on taking the workers' results while a load ends.
 
-    def __init__(self, loader: Loader, batches: Iterable[list[Entry]]):
-        self.loader, self.batches = loader, iter(batches)
-        self.text, self.at = b"", 0
-        self.taken, self.until, self.done = 0, 1, False  # batches read; end a load at until
+    A load's end takes seconds (at 100k records 5-11 s after its input ended, in one
+    thread): the next load starts as its input ends, and the loads grow (fewer loads, less
+    merging; see _load_size) until the end is near, when they shrink, as nothing overlaps
+    the last one's end."""
+
+    def __init__(self, store: ox.Store, expected: int | None):
+        self.store, self.expected = store, expected
         self.handed: set[str] = set()  # graphs handed to the load
         self.again: dict[str, tuple] = {}  # graphs met again after (see Loader.add)
+        self.queue: queue.Queue[tuple[bytes, int] | None] = queue.Queue(QUEUED)
+        self.folder = tempfile.TemporaryDirectory(prefix="benchgraph-load-")
+        self.done = False  # no more text: set by the writer at the end, or by stop
+        self.errors: list[BaseException] = []
+        self.loads: list[threading.Thread] = []
+        self.writer = threading.Thread(target=self._guard, args=(self._write,), daemon=True)
+        self.writer.start()
 
-    def read(self, size: int = -1) -> bytes:
-        while self.at >= len(self.text):
-            if self.taken >= self.until:
-                return b""  # the end of this load's input
-            batch = next(self.batches, None)  # what it raises, the load raises
-            if batch is None:
-                self.done = True
-                return b""
-            self.taken += 1
-            self.text, self.at = self.loader._take(batch, self), 0
-        end = len(self.text) if size is None or size < 0 else self.at + size
-        out, self.at = self.text[self.at:end], end
-        return out
+    def put(self, text: bytes | None, records: int = 0) -> None:
+        """Queue the text of this many records (waits while QUEUED batches wait); None: the
+        end."""
+        while True:
+            self._raise()
+            try:
+                return self.queue.put(None if text is None else (text, records), timeout=WAIT)
+            except queue.Full:
+                if not self.writer.is_alive():  # ended without an error: never expected
+                    self._raise()
+                    raise RuntimeError("the store's loads ended before their text did") from None
+
+    def close(self) -> None:
+        """Wait for the loads to take all that was put, and end."""
+        self.put(None)
+        self._join()
+        self._raise()
+
+    def stop(self) -> None:
+        """End the loads without what is still queued (the build stopped: see build._settle)."""
+        self.done = True
+        while True:
+            try:
+                self.queue.get_nowait()
+            except queue.Empty:
+                break
+        self.queue.put(None)
+        self._join()
+
+    def _join(self) -> None:
+        self.writer.join()  # it starts the loads: after it, self.loads is whole
+        for t in self.loads:
+            t.join()
+        self.folder.cleanup()
+
+    def _guard(self, work: Callable[..., None], *args: object) -> None:
+        try:
+            work(*args)
+        except BaseException as exc:  # handed to the build's thread (_raise)
+            self.errors.append(exc)
+            self.done = True
+
+    def _raise(self) -> None:
+        if self.errors:
+            raise self.errors[0]
+
+    def _load(self, pipe: str) -> None:
+        self.store.bulk_load(path=pipe, format=ox.RdfFormat.N_QUADS, lenient=_LENIENT)
+
+    def _write(self) -> None:
+        n = written = 0
+        while not self.done:
+            pipe = os.path.join(self.folder.name, f"{n}.nq")
+            os.mkfifo(pipe)
+            load = threading.Thread(target=self._guard, args=(self._load, pipe), daemon=True)
+            self.loads.append(load)
+            load.start()
+            fd = self._open(pipe, load)
+            if fd is None:
+                return
+            try:
+                os.unlink(pipe)  # both ends are open: the name is no longer needed
+                until = written + _load_size(written, self.expected)
+                while written < until:
+                    item = None if self.done else self.queue.get()
+                    if item is None:
+                        self.done = True
+                        break
+                    view = memoryview(item[0])
+                    while view:
+                        view = view[os.write(fd, view):]
+                    written += item[1]
+            finally:
+                os.close(fd)
+            n += 1
+
+    def _open(self, pipe: str, load: threading.Thread) -> int | None:
+        """The pipe opened for writing once its load has opened it for reading (a blocking
+        open would wait forever for a load that failed); None once the feed is done (a
+        load failed, or the build stopped) and the load waiting on the pipe has ended."""
+        while True:
+            try:
+                fd = os.open(pipe, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as exc:
+                if exc.errno != errno.ENXIO:
+                    raise
+                if not load.is_alive():
+                    return None
+                time.sleep(0.005)
+                continue
+            if self.done:  # the load waiting on the pipe ends with nothing
+                os.close(fd)
+                continue
+            os.set_blocking(fd, True)
+            return fd
+
+
+def _load_size(loaded: int, expected: int | None) -> int:
+    """Records the next load takes, `loaded` taken of `expected` (None: not known): as many
+    as all loads before it, up to LOAD_MOST, and no more than half of what is left."""
+    size = min(max(loaded, 1), LOAD_MOST)
+    if expected is not None:
+        size = min(size, max((expected - loaded) // 2, 1))
+    return size
 
 
 def reaching(changed: set[tuple[str, str]], included: Entries, cache: Cache,

@@ -1,0 +1,101 @@
+"""The store loads the build's batches in threads of its own, through named pipes: every
+record lands however the batches fall into loads, and a failure on either side ends the
+build with its own error instead of a hang, leaving no pipe behind."""
+
+from __future__ import annotations
+
+import signal
+import tempfile
+import threading
+
+import pyoxigraph as ox
+import pytest
+
+import benchgraph.load as load_module
+from benchgraph.cache import Cache, Entry
+from benchgraph.load import Loader, _load_size
+
+GRAPH = "https://w3id.org/benchgraph/graph/benchmarks/"
+
+
+def _entry(n: int, stated: str | None = None) -> Entry:
+    rid = f"run-{n}"
+    text = stated if stated is not None else (
+        f"<https://w3id.org/benchgraph/id/benchmarks/{rid}> <https://w3id.org/benchgraph/"
+        f'ontology#value> "{n}" <{GRAPH}{rid}> .\n')
+    return Entry(f"data/benchmarks/{rid}.yaml", f"digest-{n}", "benchmarks", rid, text, "",
+                 [], [], {})
+
+
+def _batches(count: int, size: int, fail_after: int | None = None):
+    for b in range(count):
+        if b == fail_after:
+            raise RuntimeError("the workers failed")
+        yield [_entry(b * size + i) for i in range(size)]
+
+
+@pytest.fixture
+def loader(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    cache = Cache(tmp_path / "cache.sqlite")
+    yield Loader(ox.Store(), cache, ("", ""))
+    cache.close()
+
+
+def _add(loader: Loader, batches, expected: int | None = None) -> None:
+    """Loader.add, failing the test rather than hanging it."""
+
+    def hung(*_):
+        raise TimeoutError("the load hung")
+
+    before = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(120)
+    try:
+        loader.add(batches, expected)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
+
+
+def _graphs(store: ox.Store) -> set[str]:
+    return {g.value for g in store.named_graphs()}
+
+
+@pytest.mark.parametrize("expected", [None, 60])
+def test_every_batch_lands_across_many_overlapping_loads(loader, monkeypatch, tmp_path,
+                                                         expected):
+    monkeypatch.setattr(load_module, "LOAD_MOST", 8)  # loads of 1, 1, 2, 4, 8, 8, ... records
+    monkeypatch.setattr(load_module, "QUEUED", 1)
+    _add(loader, _batches(30, 2), expected)
+    assert _graphs(loader.store) == {f"{GRAPH}run-{n}" for n in range(60)}
+    assert loader.cache.loaded_count() == 60
+    assert not list((tmp_path / "tmp").iterdir()), "a pipe was left behind"
+
+
+def test_text_the_store_cannot_read_is_raised_not_waited_on(loader, tmp_path):
+    bad = [[_entry(0)], [_entry(1, stated="<not a quad\n")], [_entry(2)], [_entry(3)]]
+    with pytest.raises(SyntaxError):
+        _add(loader, iter(bad))
+    assert not list((tmp_path / "tmp").iterdir())
+
+
+def test_a_failure_of_the_workers_ends_the_loads(loader, monkeypatch, tmp_path):
+    monkeypatch.setattr(load_module, "LOAD_MOST", 4)
+    with pytest.raises(RuntimeError, match="the workers failed"):
+        _add(loader, _batches(20, 3, fail_after=7))
+    assert not list((tmp_path / "tmp").iterdir())
+    assert not [t for t in threading.enumerate() if "_guard" in t.name and t.is_alive()]
+
+
+def test_loads_grow_and_the_last_one_is_small():
+    """Few loads (each one's text is merged again by those after it), none above LOAD_MOST,
+    and the last ones small: nothing overlaps the end of the last load."""
+    loaded, sizes = 0, []
+    while loaded < 100_000:
+        sizes.append(_load_size(loaded, 100_000))
+        loaded += sizes[-1]
+    assert sizes[:5] == [1, 1, 2, 4, 8]
+    assert max(sizes) == load_module.LOAD_MOST
+    assert sizes[-1] == 1 and sizes[-2] <= 2
+    assert len(sizes) < 40
