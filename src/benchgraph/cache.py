@@ -15,20 +15,29 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import lz4.frame
+
 from .errors import Problem
 
-# zlib level 1: a tenth of the N-Quads' size, at half the CPU of the default level (the
-# workers compress; measured 0.06 ms against 0.12 ms a record).
-LEVEL = 1
 UNREAD = (-1, -1, "", "")  # the stat of a file not remembered as read: it is read again
 # The fields of a row of Entries, as SELECTed by Cache.index.
 PATH, DIGEST, KIND, ID, PROBLEMS, SIZE, MTIME, HASH, COMMIT = range(9)
+
+
+def pack(text: str) -> bytes:
+    """N-Quads as the cache keeps them. LZ4: a record's quads (18 KB of the shipped runs)
+    packed in 8 us and unpacked in 9, to 12 % of their size; zlib at level 1 took 58 and
+    38 us, to 9 %."""
+    return lz4.frame.compress(text.encode())
+
+
+def unpack(data: bytes) -> str:
+    return lz4.frame.decompress(data).decode()
 
 
 @dataclass
@@ -72,8 +81,7 @@ class Entry:
 
     def pack(self) -> Entry:
         """Compress the quads where the entry is made (a worker), not in the build's loop."""
-        self.packed = (zlib.compress(self.stated.encode(), LEVEL),
-                       zlib.compress(self.inferred.encode(), LEVEL))
+        self.packed = pack(self.stated), pack(self.inferred)
         return self
 
 
@@ -282,8 +290,8 @@ def _row(e: Entry) -> tuple:
 def _entry(row: tuple) -> Entry:
     path, digest, kind, rid, stated, inferred, problems, refs, lines = row
     return Entry(
-        path, digest, kind, rid, zlib.decompress(stated).decode() if stated else "",
-        zlib.decompress(inferred).decode() if inferred else "",
+        path, digest, kind, rid, unpack(stated) if stated else "",
+        unpack(inferred) if inferred else "",
         [Problem(**p) for p in json.loads(problems)] if problems else [],
         refs, lines,
     )

@@ -19,13 +19,13 @@ import queue
 import tempfile
 import threading
 import time
-import zlib
 from collections.abc import Callable, Container, Iterable, Iterator
 
+import lz4.frame
 import pyoxigraph as ox
 
 from .cache import ID as ROW_ID
-from .cache import KIND, Cache, Entries, Entry
+from .cache import KIND, Cache, Entries, Entry, pack
 from .errors import VIOLATION
 from .namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
 from .records import REFERENCES
@@ -59,7 +59,7 @@ def graph_name(e: Entry) -> str:
 def _loadable(digest: str, stated: str, inferred: str, packed: bytes | None = None) -> tuple:
     """What _replace loads and remembers of one graph: the inferred part also compressed,
     to be removed again when the record changes."""
-    return digest, stated, inferred, packed or zlib.compress(inferred.encode())
+    return digest, stated, inferred, packed or pack(inferred)
 
 
 class Loader:
@@ -225,7 +225,7 @@ class Loader:
             row = self.cache.db.execute("SELECT nq FROM inferred WHERE graph = ?",
                                         (g,)).fetchone()
             if row and row[0]:
-                for quad in ox.parse(zlib.decompress(row[0]), ox.RdfFormat.N_QUADS):
+                for quad in ox.parse(lz4.frame.decompress(row[0]), ox.RdfFormat.N_QUADS):
                     self.store.remove(quad)
                     if quad.subject.value.startswith(mine):
                         below.add(quad.subject)
