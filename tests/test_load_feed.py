@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import tempfile
 import threading
+import time
 
 import pyoxigraph as ox
 import pytest
@@ -65,11 +66,28 @@ def _graphs(store: ox.Store) -> set[str]:
 @pytest.mark.parametrize("expected", [None, 60])
 def test_every_batch_lands_across_many_overlapping_loads(loader, monkeypatch, tmp_path,
                                                          expected):
-    monkeypatch.setattr(load_module, "LOAD_MOST", 8)  # loads of 1, 1, 2, 4, 8, 8, ... records
+    """Loads of 2, 2, 4, 8, 16, ... records (or shrinking near the expected end), at most
+    LOADS_AT_ONCE of them running at once, each slowed as it ends so that they overlap."""
     monkeypatch.setattr(load_module, "QUEUED", 1)
+    running, most, lock = [0], [0], threading.Lock()
+    real = load_module._Feed._load
+
+    def load(feed, pipe):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            real(feed, pipe)
+            time.sleep(0.05)  # a load's end takes a while
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(load_module._Feed, "_load", load)
     _add(loader, _batches(30, 2), expected)
     assert _graphs(loader.store) == {f"{GRAPH}run-{n}" for n in range(60)}
     assert loader.cache.loaded_count() == 60
+    assert most[0] == load_module.LOADS_AT_ONCE
     assert not list((tmp_path / "tmp").iterdir()), "a pipe was left behind"
 
 
@@ -80,8 +98,7 @@ def test_text_the_store_cannot_read_is_raised_not_waited_on(loader, tmp_path):
     assert not list((tmp_path / "tmp").iterdir())
 
 
-def test_a_failure_of_the_workers_ends_the_loads(loader, monkeypatch, tmp_path):
-    monkeypatch.setattr(load_module, "LOAD_MOST", 4)
+def test_a_failure_of_the_workers_ends_the_loads(loader, tmp_path):
     with pytest.raises(RuntimeError, match="the workers failed"):
         _add(loader, _batches(20, 3, fail_after=7))
     assert not list((tmp_path / "tmp").iterdir())
@@ -89,13 +106,13 @@ def test_a_failure_of_the_workers_ends_the_loads(loader, monkeypatch, tmp_path):
 
 
 def test_loads_grow_and_the_last_one_is_small():
-    """Few loads (each one's text is merged again by those after it), none above LOAD_MOST,
-    and the last ones small: nothing overlaps the end of the last load."""
+    """Few loads (each one's text is merged again by those after it), and the last ones
+    small: nothing overlaps the end of the last load."""
     loaded, sizes = 0, []
     while loaded < 100_000:
         sizes.append(_load_size(loaded, 100_000))
         loaded += sizes[-1]
     assert sizes[:5] == [1, 1, 2, 4, 8]
-    assert max(sizes) == load_module.LOAD_MOST
     assert sizes[-1] == 1 and sizes[-2] <= 2
     assert len(sizes) < 40
+    assert _load_size(50_000, None) == 50_000  # the end not known: as many as before

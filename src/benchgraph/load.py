@@ -39,9 +39,9 @@ _LENIENT = True
 PENDING = "underived"  # the cache's meta key of graphs refused builds loaded, not derived
 READ = 2000  # records read from the cache at once to be loaded again
 QUEUED = 6  # batches the build may hand on before the loads take them (about 40 MB each)
-# Records a load takes at most: two loads at once hold theirs in memory. At 100k shipped
-# runs, loads of at most 8k, 16k or any records: 104, 102, 101 s; 2.1, 2.8, 3.1-3.3 GB.
-LOAD_MOST = 16_000
+# Loads running at once: each holds what it read until it ends (at 100k shipped runs,
+# unbounded: 3.1-3.3 GB at the peak, two: 2.7-2.9 GB).
+LOADS_AT_ONCE = 2
 WAIT = 0.5  # seconds between looks at whether the loads failed, while waiting for them
 
 
@@ -319,6 +319,8 @@ class _Feed:
     def _write(self) -> None:
         n = written = 0
         while not self.done:
+            if len(self.loads) >= LOADS_AT_ONCE:  # each holds what it read until it ends
+                self.loads[-LOADS_AT_ONCE].join()
             pipe = os.path.join(self.folder.name, f"{n}.nq")
             os.mkfifo(pipe)
             load = threading.Thread(target=self._guard, args=(self._load, pipe), daemon=True)
@@ -366,8 +368,8 @@ class _Feed:
 
 def _load_size(loaded: int, expected: int | None) -> int:
     """Records the next load takes, `loaded` taken of `expected` (None: not known): as many
-    as all loads before it, up to LOAD_MOST, and no more than half of what is left."""
-    size = min(max(loaded, 1), LOAD_MOST)
+    as all loads before it, and no more than half of what is left."""
+    size = max(loaded, 1)
     if expected is not None:
         size = min(size, max((expected - loaded) // 2, 1))
     return size
