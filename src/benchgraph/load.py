@@ -21,11 +21,10 @@ import threading
 import time
 from collections.abc import Callable, Container, Iterable, Iterator
 
-import lz4.frame
 import pyoxigraph as ox
 
 from .cache import ID as ROW_ID
-from .cache import KIND, Cache, Entries, Entry, pack
+from .cache import KIND, Cache, Entries, Entry, pack, unpack
 from .errors import VIOLATION
 from .namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
 from .records import REFERENCES
@@ -225,7 +224,7 @@ class Loader:
             row = self.cache.db.execute("SELECT nq FROM inferred WHERE graph = ?",
                                         (g,)).fetchone()
             if row and row[0]:
-                for quad in ox.parse(lz4.frame.decompress(row[0]), ox.RdfFormat.N_QUADS):
+                for quad in ox.parse(unpack(row[0]), ox.RdfFormat.N_QUADS):
                     self.store.remove(quad)
                     if quad.subject.value.startswith(mine):
                         below.add(quad.subject)
