@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import tempfile
+from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
@@ -75,3 +76,20 @@ def test_dump_leaves_no_temporary_files(store, monkeypatch, tmp_path):
     for fmt in export.FORMATS:
         export.dumps(store, fmt)
     assert not list(tmp_path.iterdir())
+
+
+def test_dump_to_a_file_sorts_beside_it(store, monkeypatch, tmp_path):
+    monkeypatch.setattr(export, "RUN_LINES", 97)
+    seen = []
+    spill = tempfile.TemporaryFile
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("dir"))
+        return spill(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", spy)
+    out = tmp_path / "dumps" / "benchgraph.nq"
+    export.dump(store, "nq", out)
+    assert seen and all(Path(d).parent == out.parent for d in seen)
+    assert [p.name for p in out.parent.iterdir()] == ["benchgraph.nq"]
+    assert out.read_bytes() == export.dumps(store, "nq")

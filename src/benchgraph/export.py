@@ -49,15 +49,17 @@ def format_for(name: str) -> str:
     return key
 
 
-def dump(store: ox.Store, fmt: str, out: IO[bytes] | Path) -> None:
+def dump(store: ox.Store, fmt: str, out: IO[bytes] | Path, scratch: Path | None = None) -> None:
     """Write the dataset: quad formats keep the named graphs; triple formats write the union
-    (each triple once)."""
+    (each triple once). Sorting writes temporary files (up to twice the dump's size) in
+    `scratch`: beside `out` when it is a path, else in the system's ($TMPDIR), which is
+    often in memory."""
     key = format_for(fmt)
     if isinstance(out, Path):
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("wb") as f:
-            return dump(store, key, f)
-    with tempfile.TemporaryDirectory(prefix="benchgraph-dump-") as tmp:
+            return dump(store, key, f, scratch or out.parent)
+    with tempfile.TemporaryDirectory(prefix=".benchgraph-dump-", dir=scratch) as tmp:
         if key == "nq":
             unsorted = Path(tmp, "unsorted.nq")
             store.dump(unsorted, ox.RdfFormat.N_QUADS)
