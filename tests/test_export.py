@@ -34,6 +34,12 @@ def test_sorted_unique_merges_runs_on_disk(monkeypatch, tmp_path):
     assert not list(tmp_path.iterdir())  # the runs are gone once merged
 
 
+def test_sorted_unique_reads_on_after_a_run_of_duplicates(monkeypatch, tmp_path):
+    monkeypatch.setattr(export, "RUN_LINES", 7)
+    lines = [b"<b> <p> <o> .\n"] * 10 + [b"<a> <p> <o> .\n", b"<c> <p> <o> .\n"]
+    assert list(export.sorted_unique(lines, str(tmp_path))) == sorted(set(lines))
+
+
 @pytest.mark.parametrize("fmt", list(export.FORMATS))
 def test_dump_in_runs_is_the_dump_in_memory(store, monkeypatch, fmt):
     whole = export.dumps(store, fmt)

@@ -92,8 +92,9 @@ def sorted_unique(lines: Iterable[bytes], tmp: str) -> Iterator[bytes]:
     time sorted in memory and written to a file in `tmp`, then the files merged."""
     runs: list[IO[bytes]] = []
     lines = iter(lines)
-    while chunk := sorted(set(islice(lines, RUN_LINES))):
-        if len(chunk) < RUN_LINES and not runs:  # all of it fits: no file
+    while batch := list(islice(lines, RUN_LINES)):
+        chunk = sorted(set(batch))
+        if len(batch) < RUN_LINES and not runs:  # the lines ended within one run: no file
             yield from chunk
             return
         run = tempfile.TemporaryFile(dir=tmp)
