@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import io
+import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from itertools import islice
@@ -59,7 +60,9 @@ def dump(store: ox.Store, fmt: str, out: IO[bytes] | Path, scratch: Path | None 
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("wb") as f:
             return dump(store, key, f, scratch or out.parent)
-    with tempfile.TemporaryDirectory(prefix=".benchgraph-dump-", dir=scratch) as tmp:
+    # the pid in the name tells a sweeper (web/dumps.py) whether its writer still runs
+    with tempfile.TemporaryDirectory(prefix=f".benchgraph-dump-{os.getpid()}-",
+                                     dir=scratch) as tmp:
         if key == "nq":
             unsorted = Path(tmp, "unsorted.nq")
             store.dump(unsorted, ox.RdfFormat.N_QUADS)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from rdflib import Dataset, Graph
@@ -92,6 +95,33 @@ def test_dumps_in_every_format(app, client, ext, parser, quads):
     zipped = client.get(f"/dumps/benchgraph.{ext}", headers={"Accept-Encoding": "gzip"})
     assert zipped.headers["Content-Encoding"] == "gzip"
     assert gzip.decompress(zipped.get_data()) == data
+
+
+def test_writing_a_dump_sweeps_other_snapshots_and_dead_writers(app, client):
+    s = app.extensions["benchgraph"]
+    folder, other = s.dump_dir / s.key, s.dump_dir / ("0" * len(s.key))
+    other.mkdir(parents=True, exist_ok=True)
+    (other / "benchgraph.nq").write_bytes(b"an older snapshot's dump")
+    folder.mkdir(parents=True, exist_ok=True)
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()  # a writer that is gone: its pid runs nothing now
+    left = [folder / f"benchgraph.trig.{ended.pid}.part",
+            folder / f"benchgraph.trig.gz.{ended.pid}.part"]
+    for half in left:
+        half.write_bytes(b"half a dump")
+    runs = folder / f".benchgraph-dump-{ended.pid}-x1"
+    runs.mkdir()
+    (runs / "run").write_bytes(b"sorted lines")
+    busy = folder / f"benchgraph.trig.{os.getpid()}.part"  # a writer still at work
+    busy.write_bytes(b"being written")
+    (folder / "benchgraph.trig").unlink(missing_ok=True)  # so this request writes it
+    try:
+        assert client.get("/dumps/benchgraph.trig").status_code == 200
+        assert not other.exists()
+        assert not any(half.exists() for half in left) and not runs.exists()
+        assert busy.exists() and (folder / "benchgraph.trig").exists()
+    finally:
+        busy.unlink(missing_ok=True)
 
 
 def test_unknown_dump_is_404(client):

@@ -2,11 +2,15 @@
 
 Formats are export.py's (quad formats keep the graphs, triple formats hold their union),
 plus RDF/XML of the union. A query worker writes each file with a gzip copy beside it (see
-queryworker.write_dump), sent to clients that take gzip.
+queryworker.write_dump), sent to clients that take gzip. Each served snapshot (its build
+key) has a folder of its own; writing one sweeps the others' and what dead writers left.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 import threading
 from pathlib import Path
 
@@ -25,6 +29,9 @@ LABELS = {"trig": "TriG (named graphs)", "nq": "N-Quads (named graphs)",
           "nt": "N-Triples (union of all graphs)", "rdf": "RDF/XML (union of all graphs)"}
 DUMP_TIMEOUT = 600.0  # seconds a dump may take to write
 _lock = threading.Lock()
+# What a writer leaves while it works: `<file>.<pid>.part` (queryworker.write_dump) and the
+# sorting runs' folder `.benchgraph-dump-<pid>-*` (export.dump).
+_UNFINISHED = re.compile(r"^(?:.+\.(\d+)\.part|\.benchgraph-dump-(\d+)-.*)$")
 
 
 def dump_formats() -> list[tuple[str, str]]:
@@ -62,4 +69,33 @@ def _written(s: Site, ext: str) -> Path:
                                        timeout=DUMP_TIMEOUT)
             if header["status"] != 200:
                 abort(500, f"the {ext} dump could not be written: {header.get('detail')}")
+            sweep(s.dump_dir, s.key)
     return path
+
+
+def sweep(dump_dir: Path, key: str) -> None:
+    """Remove the dumps of other snapshots than `key` (at 100k records a set of dumps is
+    about 5 GB, and each restart on edited data would add one), and in `key`'s folder the
+    unfinished files of writers no longer running (a query worker killed at its timeout).
+    A server still serving another snapshot writes its dumps again when asked."""
+    for folder in dump_dir.iterdir():
+        if folder.is_dir() and folder.name != key:
+            shutil.rmtree(folder, ignore_errors=True)
+    for item in (dump_dir / key).iterdir():
+        found = _UNFINISHED.match(item.name)
+        if not found or _running(int(found.group(1) or found.group(2))):
+            continue
+        if item.is_dir():
+            shutil.rmtree(item, ignore_errors=True)
+        else:
+            item.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
