@@ -75,7 +75,7 @@ def _written(s: Site, ext: str) -> Path:
 
 def sweep(dump_dir: Path, key: str) -> None:
     """Remove the dumps of other snapshots than `key` (at 100k records a set of dumps is
-    about 5 GB, and each restart on edited data would add one), and in `key`'s folder the
+    over 5 GB, and each restart on edited data would add one), and in `key`'s folder the
     unfinished files of writers no longer running (a query worker killed at its timeout).
     A server still serving another snapshot writes its dumps again when asked."""
     for folder in dump_dir.iterdir():
