@@ -39,6 +39,9 @@ ALIASES = {"turtle": "ttl", "n-triples": "nt", "ntriples": "nt", "n-quads": "nq"
 QUADS = {"trig", "nq", "jsonld"}
 RUN_LINES = 500_000  # lines sorted in memory at once: about 200 MB of N-Quads
 PARSE_LINES = 20_000  # lines parsed back into triples at once
+# The sorting runs' folder is named SCRATCH + "<pid>-...": the pid tells a sweeper
+# (web/dumps.py) whether its writer still runs.
+SCRATCH = ".benchgraph-dump-"
 
 
 def format_for(name: str) -> str:
@@ -60,9 +63,7 @@ def dump(store: ox.Store, fmt: str, out: IO[bytes] | Path, scratch: Path | None 
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("wb") as f:
             return dump(store, key, f, scratch or out.parent)
-    # the pid in the name tells a sweeper (web/dumps.py) whether its writer still runs
-    with tempfile.TemporaryDirectory(prefix=f".benchgraph-dump-{os.getpid()}-",
-                                     dir=scratch) as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH}{os.getpid()}-", dir=scratch) as tmp:
         if key == "nq":
             unsorted = Path(tmp, "unsorted.nq")
             store.dump(unsorted, ox.RdfFormat.N_QUADS)

@@ -30,8 +30,8 @@ LABELS = {"trig": "TriG (named graphs)", "nq": "N-Quads (named graphs)",
 DUMP_TIMEOUT = 600.0  # seconds a dump may take to write
 _lock = threading.Lock()
 # What a writer leaves while it works: `<file>.<pid>.part` (queryworker.write_dump) and the
-# sorting runs' folder `.benchgraph-dump-<pid>-*` (export.dump).
-_UNFINISHED = re.compile(r"^(?:.+\.(\d+)\.part|\.benchgraph-dump-(\d+)-.*)$")
+# sorting runs' folder (export.SCRATCH).
+_UNFINISHED = re.compile(rf"^(?:.+\.(\d+)\.part|{re.escape(export.SCRATCH)}(\d+)-.*)$")
 
 
 def dump_formats() -> list[tuple[str, str]]:
@@ -96,6 +96,6 @@ def _running(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # another user's process
-        return True
+    except PermissionError:  # running, as another user
+        pass
     return True
