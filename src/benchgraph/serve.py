@@ -127,6 +127,7 @@ def add_serve_command(subparsers: Any) -> None:
                                      "(default: %(default)s)")
     p.add_argument("--max-result-mb", type=float, default=64, metavar="MB",
                    help="refuse results bigger than this (default: %(default)g)")
+    _limit_options(p)
     p.add_argument("--allow-service", action="append", default=[], metavar="ENDPOINT",
                    help="a SERVICE endpoint queries may call (federation is off otherwise); "
                         "repeatable")
@@ -149,14 +150,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "app": served.app_config() | {
                 "QUERY_TIMEOUT": args.timeout, "QUERY_WORKERS": args.query_workers,
                 "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
+                **_limit_config(args),
                 "ALLOW_SERVICE": list(args.allow_service),
             },
             "gunicorn": {
                 "bind": f"{host}:{args.port}", "workers": args.workers, "threads": args.threads,
                 "worker_class": "gthread", "timeout": int(args.timeout) + 30,
                 "graceful_timeout": 10, "keepalive": 5, "proc_name": "benchgraph",
-                # GET carries whole queries in the URL: allow long ones (gunicorn caps 0 at 1 MB).
-                "limit_request_line": 0,
+                # The longest request line the app's limits let through: gunicorn refuses a
+                # longer one (414) as soon as it passes it (web/requestline.py).
+                "limit_request_line": _request_line_limit(args), "http_parser": "python",
                 "accesslog": "-" if args.access_log else None, "errorlog": "-",
                 # gunicorn 27's control socket is one path per user: two servers would clash.
                 "control_socket_disable": True,
@@ -169,6 +172,34 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return _run_server_process(path)
     finally:
         served.cleanup()
+
+
+def _limit_options(p: argparse.ArgumentParser) -> None:
+    """The options of the request size limits (benchgraph.web.limits)."""
+    from .web import DEFAULTS
+
+    p.add_argument("--max-body-mb", type=float, default=DEFAULTS["MAX_CONTENT_LENGTH"] / 2**20,
+                   metavar="MB", help="refuse (413) a request body longer than this, whether "
+                                      "sent with a length or in chunks (default: %(default)g)")
+    p.add_argument("--max-path-kb", type=float, default=DEFAULTS["MAX_PATH_BYTES"] / 1024,
+                   metavar="KB", help="refuse (414) a longer URL path (default: %(default)g)")
+    p.add_argument("--max-query-string-kb", type=float,
+                   default=DEFAULTS["MAX_QUERY_STRING_BYTES"] / 1024, metavar="KB",
+                   help="refuse (414) a longer URL query string, as sent (a GET carries the "
+                        "SPARQL query there, URL-encoded; default: %(default)g)")
+
+
+def _limit_config(args: argparse.Namespace) -> dict[str, int]:
+    return {"MAX_CONTENT_LENGTH": int(args.max_body_mb * 2**20),
+            "MAX_PATH_BYTES": int(args.max_path_kb * 1024),
+            "MAX_QUERY_STRING_BYTES": int(args.max_query_string_kb * 1024)}
+
+
+def _request_line_limit(args: argparse.Namespace) -> int:
+    from .web.requestline import request_line_limit
+
+    config = _limit_config(args)
+    return request_line_limit(config["MAX_PATH_BYTES"], config["MAX_QUERY_STRING_BYTES"])
 
 
 def _run_server_process(settings: Path) -> int:
@@ -209,6 +240,9 @@ def run_gunicorn(app_config: dict[str, Any], options: dict[str, Any]) -> None:
 
             return create_app(app_config)
 
+    from .web import requestline
+
+    requestline.install()  # before gunicorn forks its workers
     Application().run()
 
 

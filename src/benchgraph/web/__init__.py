@@ -20,6 +20,13 @@ if TYPE_CHECKING:
 
 __all__ = ["create_app"]
 
+# What a page of this server may run and load: its own scripts, styles, images and fonts, and
+# requests to itself; no inline script, no eval, no plugins, no framing, no <base>, and forms
+# submit only here. The README explains each directive.
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+       "base-uri 'none'; object-src 'none'")
+
 DEFAULTS: dict[str, Any] = {
     "STORE_PATH": None,  # a pyoxigraph store directory, opened read-only
     "DATASET_KEY": "",  # a hash of the served data: the base of every ETag
@@ -33,7 +40,11 @@ DEFAULTS: dict[str, Any] = {
     "QUERIES_DIR": None,  # saved example queries; default: the shipped queries/
     "DUMP_DIR": None,  # where dumps are written; default: beside the store
     "LINK_LIMIT": 200,  # incoming links listed on a record page
-    "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a POSTed query longer than this gets 413
+    "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a longer request body gets 413, however sent
+    "MAX_PATH_BYTES": 8 * 1024,  # a longer URL path (as sent) gets 414
+    "MAX_QUERY_STRING_BYTES": 256 * 1024,  # a longer query string (as sent) gets 414
+    "CONTENT_SECURITY_POLICY": CSP,  # on every response; "" sends none
+    "REFERRER_POLICY": "same-origin",  # other sites are never sent this server's URLs
 }
 
 

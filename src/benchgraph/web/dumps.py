@@ -17,6 +17,7 @@ from pathlib import Path
 from flask import Blueprint, Response, abort, current_app, request, send_file
 
 from .. import export
+from .limits import shorten
 from .site import Site
 
 bp = Blueprint("dumps", __name__)
@@ -43,7 +44,7 @@ def dump_formats() -> list[tuple[str, str]]:
 def dump(ext: str) -> Response:
     """The dataset in the format of the extension."""
     if ext not in MEDIA_TYPES or (ext != "rdf" and ext not in export.FORMATS):
-        abort(404, f"no dump in format {ext!r}; formats: "
+        abort(404, f"no dump in format {shorten(ext)!r}; formats: "
                    + ", ".join(e for e, _ in dump_formats()))
     s: Site = current_app.extensions["benchgraph"]
     path = _written(s, ext)

@@ -1,11 +1,14 @@
-"""What every response gets on its way out: CORS, conditional answers (304) and gzip."""
+"""What every request and response goes through: the size limits on the way in; CORS,
+security headers, conditional answers (304) and gzip on the way out."""
 
 from __future__ import annotations
 
 import gzip
 import threading
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
+
+from . import limits
 
 COMPRESSIBLE = ("text/", "application/json", "application/javascript", "application/xml",
                 "application/n-triples", "application/n-quads", "application/trig",
@@ -20,6 +23,10 @@ _static_lock = threading.Lock()
 
 def register(app: Flask) -> None:
     """Install the hooks on the app."""
+    app.wsgi_app = limits.RequestLimits(app.wsgi_app, limits.Limits.from_config(app.config))
+    # First of all before-request hooks: a refused request does nothing else.
+    app.before_request_funcs.setdefault(None, []).insert(0, limits.refuse)
+    app.after_request(security_headers)
     app.after_request(cors)
     app.after_request(compress)  # after_request hooks run last-registered first
     app.after_request(conditional)
@@ -42,6 +49,18 @@ def cors(response: Response) -> Response:
         response.headers["Access-Control-Allow-Headers"] = request.headers.get(
             "Access-Control-Request-Headers", "Accept, Content-Type")
         response.headers["Access-Control-Max-Age"] = "86400"
+    return response
+
+
+def security_headers(response: Response) -> Response:
+    """What a browser may do with a response: never sniff its type, run and load only what
+    this server sends (CONTENT_SECURITY_POLICY), tell other sites nothing of its URLs."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    policy = current_app.config["CONTENT_SECURITY_POLICY"]
+    if policy:
+        response.headers["Content-Security-Policy"] = policy
+    if current_app.config["REFERRER_POLICY"]:
+        response.headers["Referrer-Policy"] = current_app.config["REFERRER_POLICY"]
     return response
 
 

@@ -39,6 +39,7 @@ from ..namespaces import (
 from ..queries import short
 from .errors import error_response
 from .hooks import not_modified
+from .limits import shorten
 from .negotiation import GRAPH as GRAPH_FORMATS
 from .negotiation import HTML, Format, NotAcceptable, choose, serialize_rdf
 from .site import Site
@@ -87,7 +88,7 @@ def site() -> Site:
 def record(kind: str, record_id: str) -> Response:
     """A record: HTML for people, RDF for programs."""
     if kind not in CLASSES:
-        abort(404, f"there is no kind of record called {kind!r}; kinds: "
+        abort(404, f"there is no kind of record called {shorten(kind)!r}; kinds: "
                    + ", ".join(sorted(CLASSES)))
     try:
         fmt = _format()
@@ -103,7 +104,7 @@ def record(kind: str, record_id: str) -> Response:
     except ValueError:  # not even an IRI: no record has that id
         stated = []
     if not stated:
-        abort(404, f"there is no record {kind}/{record_id} in this dataset")
+        abort(404, f"there is no record {kind}/{shorten(record_id)} in this dataset")
     own = [q for q in stated if _is_own(q.subject, iri)]
     derived = [q for subject in {q.subject for q in own}
                for q in store.quads_for_pattern(subject, None, None, INFERRED)]
