@@ -15,13 +15,17 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
 
+from . import snapshots
 from .errors import CannotRun
+from .reload import SETTLE, Job, Reloader
+from .watch import Watcher
 
 EXTENSIONS = {"owl": ox.RdfFormat.RDF_XML, "xml": ox.RdfFormat.RDF_XML,
               "json": ox.RdfFormat.JSON_LD, "jsonld": ox.RdfFormat.JSON_LD}
@@ -37,12 +41,22 @@ class Served:
     invalid_records: list[str] = field(default_factory=list)
     problem_counts: dict[str, int] = field(default_factory=dict)
     owner: int = field(default_factory=os.getpid)
+    left_out: dict[str, str] = field(default_factory=dict)
+    records: int = 0
+    built_at: float = field(default_factory=time.time)
 
     def app_config(self) -> dict[str, Any]:
         """The settings create_app needs to serve this store."""
         return {"STORE_PATH": str(self.store_path), "DATASET_KEY": self.key,
-                "INVALID_RECORDS": self.invalid_records,
+                "INVALID_RECORDS": self.invalid_records, "LEFT_OUT": self.left_out,
                 "PROBLEM_COUNTS": self.problem_counts, "DUMP_DIR": str(self.workdir / "dumps")}
+
+    def pointer(self) -> dict[str, Any]:
+        """This snapshot as the pointer file names it (see snapshots.py)."""
+        return {"id": self.workdir.name, "store": str(self.store_path), "key": self.key,
+                "dump_dir": str(self.workdir / "dumps"), "built_at": self.built_at,
+                "records": self.records, "left_out": self.left_out,
+                "invalid_records": self.invalid_records, "problem_counts": self.problem_counts}
 
     def cleanup(self) -> None:
         """Delete the copy (only from the process that made it)."""
@@ -61,28 +75,53 @@ def parse_with(value: str) -> tuple[Path, str | None]:
     return Path(path), iri
 
 
-def prepare(result: Any, extra: list[tuple[Path, str | None]]) -> Served:
-    """A serving copy of a build (benchgraph.build.BuildResult) with the extra files loaded."""
+def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None = None,
+            queries: Path | None = None) -> Served:
+    """A serving copy of a build (benchgraph.build.BuildResult) with the extra files loaded,
+    in a new folder (in `root`, as a snapshot there, when given). The key covers the build,
+    the extra files and the saved queries in `queries` (the query page shows them)."""
     from .web import problem_counts
 
-    workdir = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
+    if root is None:
+        workdir = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
+    else:
+        workdir = Path(tempfile.mkdtemp(prefix=snapshots.PREFIX, dir=root))
     copy = workdir / "store"
-    key = hashlib.blake2b(result.key.encode(), digest_size=16)
     try:
+        key = serving_key(result.key, extra, queries)
         ox.Store.read_only(str(result.store_path)).backup(str(copy))
         if extra:
             store = ox.Store(str(copy))
             for path, iri in extra:
-                graph = iri or path.resolve().as_uri()
-                _load(store, path, graph)
-                key.update(graph.encode() + b"\0" + hashlib.blake2b(path.read_bytes()).digest())
+                _load(store, path, iri or path.resolve().as_uri())
             store.flush()
             del store
+        snapshots.mark(workdir)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    return Served(copy, key.hexdigest(), workdir, list(result.invalid_records),
-                  problem_counts(result.problems))
+    return Served(copy, key, workdir, list(result.invalid_records),
+                  problem_counts(result.problems), left_out=dict(result.left_out),
+                  records=result.records)
+
+
+def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
+                queries: Path | None = None) -> str:
+    """The served dataset's key: the build's, with each extra file's graph name and bytes,
+    and the saved queries' names and text."""
+    key = hashlib.blake2b(build_key.encode(), digest_size=16)
+    for path, iri in extra:
+        graph = iri or path.resolve().as_uri()
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise CannotRun(f"--with {path}: {exc.strerror or exc}") from exc
+        key.update(graph.encode() + b"\0" + hashlib.blake2b(content).digest())
+    if queries is not None:
+        for path in sorted(Path(queries).glob("*.rq")):
+            key.update(b"query\0" + path.name.encode() + b"\0"
+                       + hashlib.blake2b(path.read_bytes()).digest())
+    return key.hexdigest()
 
 
 def _load(store: ox.Store, path: Path, graph: str) -> None:
@@ -136,18 +175,44 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--threads", type=int, default=16, metavar="N",
                    help="requests handled at once per server process (default: %(default)s)")
     p.add_argument("--access-log", action="store_true", help="log every request to stderr")
+    p.add_argument("--watch", action="store_true",
+                   help="rebuild when a record, a --with file, a saved query, the ontology or "
+                        "the shapes change, and serve the new build without a restart (SIGHUP "
+                        "rebuilds too, with or without --watch)")
+    p.add_argument("--settle", type=float, default=SETTLE, metavar="SECONDS",
+                   help="with --watch, rebuild once no file has changed for this long, so a "
+                        "checkout or a save is one rebuild (default: %(default)g)")
+    p.add_argument("--watch-poll", action="store_true",
+                   help="with --watch, look for changes by polling, for file systems that "
+                        "report none (some network and container mounts)")
     p.set_defaults(run=cmd_serve)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Build, prepare the serving store, run gunicorn until interrupted."""
+    """Build, prepare the serving snapshot, run gunicorn until interrupted; rebuild and swap
+    in a new snapshot on SIGHUP, and with --watch on every change."""
     from .cli import built
 
-    served = prepare(built(args), args.extra)
+    root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
+    watcher = None
     try:
+        queries = _queries_dir()
+        served = prepare(built(args), args.extra, root, queries)
+        if served.left_out:
+            print(f"benchgraph: {snapshots.left_out_summary(served.left_out)['text']}",
+                  file=sys.stderr)
+        reloader = Reloader(root, Job(str(args.data), str(root),
+                                      [(str(p), iri) for p, iri in args.extra],
+                                      str(queries) if queries else None),
+                            served.pointer(), settle=args.settle)
+        if args.watch:
+            watcher = _watch(args, queries, reloader)
+            reloader.watching = watcher.watching
+            reloader.publish()
         host = f"[{args.host}]" if ":" in args.host else args.host
         settings = {
             "app": served.app_config() | {
+                "SNAPSHOT_FILE": str(root / snapshots.POINTER),
                 "QUERY_TIMEOUT": args.timeout, "QUERY_WORKERS": args.query_workers,
                 "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
                 **_limit_config(args),
@@ -165,13 +230,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 "control_socket_disable": True,
             },
         }
-        path = served.workdir / "serve.json"
+        path = root / "serve.json"
         path.write_text(json.dumps(settings), encoding="utf-8")
         print(f"benchgraph: serving {args.data} at http://{host}:{args.port}/ "
-              "(SPARQL at /sparql)", file=sys.stderr)
-        return _run_server_process(path)
+              "(SPARQL at /sparql)" + ("; watching for changes" if watcher else ""),
+              file=sys.stderr)
+        return _run_server_process(path, reloader)
     finally:
-        served.cleanup()
+        if watcher is not None:
+            watcher.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _queries_dir() -> Path | None:
+    """The saved queries the app shows: $BENCHGRAPH_QUERIES_DIR, else the shipped ones."""
+    from .build import resource
+
+    named = os.environ.get("BENCHGRAPH_QUERIES_DIR")
+    return Path(named) if named else resource("queries")
+
+
+def _watch(args: argparse.Namespace, queries: Path | None, reloader: Reloader) -> Watcher:
+    """Watch what the served dataset is made of."""
+    from .build import resource
+
+    watcher = Watcher(reloader.changed, poll=args.watch_poll)
+    watcher.tree(args.data)
+    watcher.files([path for path, _iri in args.extra])
+    if queries is not None:
+        watcher.folder(queries, ".rq")
+    for folder in ("ontology", "shapes"):
+        watcher.folder(resource(folder), ".ttl")
+    return watcher
 
 
 def _limit_options(p: argparse.ArgumentParser) -> None:
@@ -202,8 +292,9 @@ def _request_line_limit(args: argparse.Namespace) -> int:
     return request_line_limit(config["MAX_PATH_BYTES"], config["MAX_QUERY_STRING_BYTES"])
 
 
-def _run_server_process(settings: Path) -> int:
-    """Run gunicorn in a fresh process and wait for it, passing on signals to stop.
+def _run_server_process(settings: Path, reloader: Reloader) -> int:
+    """Run gunicorn in a fresh process and wait for it, passing on signals to stop; rebuild
+    here, between looks at it, when SIGHUP or a change asks for it.
 
     gunicorn forks its workers; the build left RocksDB threads in this process, and a process
     forked from it would hang at exit waiting for threads it does not have. A fresh process
@@ -211,12 +302,20 @@ def _run_server_process(settings: Path) -> int:
     proc = subprocess.Popen([sys.executable, "-m", "benchgraph.serve", str(settings)])
 
     def forward(signum: int, _frame: object) -> None:
+        reloader.stop()
         proc.send_signal(signum)
 
-    previous = {sig: signal.signal(sig, forward)
-                for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    def hangup(_signum: int, _frame: object) -> None:
+        reloader.hangup()  # gunicorn would restart its workers on the same snapshot
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, hangup)
     try:
-        return proc.wait()
+        while True:
+            try:
+                return proc.wait(timeout=0.1)
+            except subprocess.TimeoutExpired:
+                reloader.tick()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -1,9 +1,15 @@
-"""For operators: /healthz (is it up, what was left out of the build) and /metrics."""
+"""For operators: /healthz (is it up, which snapshot it serves, what the build left out, how
+the last rebuild went) and /metrics."""
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
+from typing import Any
+
 from flask import Blueprint, Response, current_app, jsonify
 
+from ..snapshots import left_out_summary
 from .site import Site
 
 bp = Blueprint("ops", __name__)
@@ -15,20 +21,47 @@ def healthz() -> Response:
     s: Site = current_app.extensions["benchgraph"]
     workers = s.pool.stats()
     healthy = workers["workers"] > 0
-    response = jsonify({
+    body = {
         "ok": healthy,
         "status": "ok" if healthy else "no query workers",
         "dataset": s.key,
+        "snapshot": _snapshot(s),
+        "rebuilds": s.reload.get("rebuilds", 0),
+        "last_rebuild": _rebuild(s.reload.get("last_rebuild")),
+        "watching": s.reload.get("watching"),
+        "left_out": left_out_summary(s.left_out),
         "invalid_records": len(s.invalid_records),
         "invalid": s.invalid_records,
         "problems": s.problem_counts,
         "query_workers": workers,
         "query_timeout_s": current_app.config["QUERY_TIMEOUT"],
         "queries": s.metrics.snapshot(),
-    })
+    }
+    if s.open_error:  # a newer snapshot this process could not open
+        body["snapshot_not_opened"] = s.open_error
+    response = jsonify(body)
     response.status_code = 200 if healthy else 503
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+def _snapshot(s: Site) -> dict[str, Any]:
+    """The served snapshot: its key, when it was built, how old it is."""
+    snap = s.snapshot()
+    built = snap.built_at if snap.built_at is not None else s.started
+    return {"key": snap.key, "id": snap.id or None, "built_at": _when(built),
+            "age_s": round(time.time() - built, 1), "records": snap.records}
+
+
+def _rebuild(last: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The last rebuild's account, with its time readable."""
+    if not last:
+        return None
+    return last | {"at": _when(last["at"])}
+
+
+def _when(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
 
 
 @bp.route("/metrics")
@@ -40,6 +73,9 @@ def metrics() -> Response:
         "query_workers": workers["workers"], "query_workers_idle": workers["idle"],
         "query_worker_restarts": workers["restarts"],
         "invalid_records": len(s.invalid_records),
+        "left_out_records": len(s.left_out),
+        "snapshot_age_seconds": round(time.time() - (s.snapshot().built_at or s.started), 1),
+        "rebuilds": s.reload.get("rebuilds", 0),
     })
     response = Response(text, mimetype="text/plain")
     response.headers["Cache-Control"] = "no-store"
