@@ -1,8 +1,10 @@
 """The web app: a SPARQL endpoint, Linked Data pages and a query page over the built dataset.
 
 `create_app(config)` takes defaults, then `BENCHGRAPH_*` environment variables, then
-`config`. STORE_PATH names a prepared store (benchgraph.serve prepares one); without it the
-app builds DATA_DIR itself, as `benchgraph serve` would.
+`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see snapshots.py): the
+app serves the snapshot it names and swaps in each new one. Else STORE_PATH names a prepared
+store (benchgraph.serve prepares one); without either the app builds DATA_DIR itself, as
+`benchgraph serve` would.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from flask import Flask
+
+    from .querypool import PoolSettings
+    from .site import Snapshot
 
 __all__ = ["create_app"]
 
@@ -35,6 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "DATASET_KEY": "",  # a hash of the served data: the base of every ETag
     "DATA_DIR": "data",  # built when STORE_PATH is not given
     "INVALID_RECORDS": [],  # record files left out of the build
+    "LEFT_OUT": {},  # every record file left out of the build: why (invalid, or links to one)
+    "SNAPSHOT_FILE": None,  # a pointer file naming the snapshot to serve, followed for swaps
     "PROBLEM_COUNTS": {},  # problems of the build by severity
     "QUERY_TIMEOUT": 30.0,  # seconds a query may run before it is stopped
     "QUERY_WORKERS": max(4, os.cpu_count() or 1),  # queries that can run at once
@@ -58,8 +65,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     from ..queries import saved_queries
     from . import dumps, errors, hooks, ld, ops, sparql, ui
-    from .querypool import PoolSettings, QueryPool
-    from .site import Site
+    from .querypool import QueryPool
+    from .site import Site, Snapshot
 
     app = Flask(__name__)
     app.config.from_mapping(DEFAULTS)
@@ -67,27 +74,31 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if config:
         app.config.from_mapping(config)
     c = app.config
-    if not c["STORE_PATH"]:
-        _build_into(c)
-    store_path = Path(c["STORE_PATH"])
-    allow = c["ALLOW_SERVICE"]
-    allow = [allow] if isinstance(allow, str) else list(allow)  # one IRI from the environment
-    pool = QueryPool(PoolSettings(
-        store=str(store_path), size=int(c["QUERY_WORKERS"]), timeout=float(c["QUERY_TIMEOUT"]),
-        max_bytes=int(c["MAX_RESULT_BYTES"]), allow_service=tuple(allow),
-    ))
-    site = Site(
-        store_path=store_path,
-        key=c["DATASET_KEY"] or _fallback_key(store_path),
-        pool=pool,
-        examples=saved_queries(Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None),
-        invalid_records=list(c["INVALID_RECORDS"]),
-        problem_counts=dict(c["PROBLEM_COUNTS"]),
-        dump_dir=Path(c["DUMP_DIR"] or store_path.parent / "dumps"),
-        link_limit=int(c["LINK_LIMIT"]),
-    )
+    queries = Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None
+    if c["SNAPSHOT_FILE"]:
+        pointer = Path(c["SNAPSHOT_FILE"])
+        snapshot = _open_current(pointer, c)
+    else:
+        if not c["STORE_PATH"]:
+            _build_into(c)
+        store_path = Path(c["STORE_PATH"])
+        snapshot = Snapshot(
+            store_path=store_path,
+            key=c["DATASET_KEY"] or _fallback_key(store_path),
+            pool=QueryPool(_pool_settings(c, store_path)),
+            dump_dir=Path(c["DUMP_DIR"] or store_path.parent / "dumps"),
+            invalid_records=list(c["INVALID_RECORDS"]),
+            problem_counts=dict(c["PROBLEM_COUNTS"]),
+            left_out=dict(c["LEFT_OUT"]),
+        )
+    site = Site(snapshot, saved_queries(queries), link_limit=int(c["LINK_LIMIT"]),
+                load_examples=lambda: saved_queries(queries))
+    if c["SNAPSHOT_FILE"]:
+        site.follow(pointer, lambda info: _open_snapshot(info, c))
     app.extensions["benchgraph"] = site
     atexit.register(site.close)
+    app.before_request(site.pin)
+    app.teardown_request(site.unpin)
     for blueprint in (sparql.bp, ld.bp, ui.bp, dumps.bp, ops.bp):
         app.register_blueprint(blueprint)
     errors.register(app)
@@ -104,6 +115,51 @@ def _build_into(config: dict) -> None:
     served = prepare(result, [])
     atexit.register(served.cleanup)
     config.update(served.app_config())
+
+
+def _pool_settings(c: Mapping[str, Any], store_path: Path) -> PoolSettings:
+    """The query pool's settings for the store at `store_path`."""
+    from .querypool import PoolSettings
+
+    allow = c["ALLOW_SERVICE"]
+    allow = [allow] if isinstance(allow, str) else list(allow)  # one IRI from the environment
+    size = int(c["QUERY_WORKERS"])
+    return PoolSettings(
+        store=str(store_path), size=size, timeout=float(c["QUERY_TIMEOUT"]),
+        max_bytes=int(c["MAX_RESULT_BYTES"]), allow_service=tuple(allow),
+    )
+
+
+def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
+    """A snapshot the pointer names, held open (see snapshots.hold), its workers started."""
+    from .. import snapshots
+    from .querypool import QueryPool
+    from .site import Snapshot
+
+    store_path = Path(info["store"])
+    held = snapshots.hold(store_path.parent)
+    try:
+        pool = QueryPool(_pool_settings(c, store_path))
+    except BaseException:
+        held.close()
+        raise
+    return Snapshot(store_path=store_path, key=info["key"], pool=pool,
+                    dump_dir=Path(info["dump_dir"]), invalid_records=info["invalid_records"],
+                    problem_counts=info["problem_counts"], left_out=info["left_out"],
+                    id=info["id"], built_at=info["built_at"], records=info["records"],
+                    held=held)
+
+
+def _open_current(pointer: Path, c: Mapping[str, Any]) -> Snapshot:
+    """The snapshot the pointer names now (read again if it was swept meanwhile)."""
+    from .. import snapshots
+
+    for _attempt in range(20):
+        try:
+            return _open_snapshot(snapshots.read(pointer)["snapshot"], c)
+        except snapshots.SnapshotGone:
+            continue
+    raise RuntimeError(f"{pointer}: its snapshots keep vanishing")
 
 
 def _fallback_key(store_path: Path) -> str:
