@@ -164,6 +164,10 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--query-workers", type=int, default=max(4, os.cpu_count() or 1),
                    metavar="N", help="queries that can run at once, per server process "
                                      "(default: %(default)s)")
+    p.add_argument("--query-memory-mb", type=int, default=None, metavar="MB",
+                   help="stop a query whose worker holds more memory than this; 0 for no "
+                        "limit (default: half the machine's memory, physical or cgroup, over "
+                        "workers x (query workers + long-lane workers))")
     p.add_argument("--max-result-mb", type=float, default=64, metavar="MB",
                    help="refuse results bigger than this (default: %(default)g)")
     _limit_options(p)
@@ -217,6 +221,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
                 **_limit_config(args),
                 "ALLOW_SERVICE": list(args.allow_service),
+                "QUERY_MEMORY_MB": _query_memory_mb(args),
             },
             "gunicorn": {
                 "bind": f"{host}:{args.port}", "workers": args.workers, "threads": args.threads,
@@ -290,6 +295,15 @@ def _request_line_limit(args: argparse.Namespace) -> int:
 
     config = _limit_config(args)
     return request_line_limit(config["MAX_PATH_BYTES"], config["MAX_QUERY_STRING_BYTES"])
+
+
+def _query_memory_mb(args: argparse.Namespace) -> int:
+    """--query-memory-mb, or its default for this many server processes and query workers."""
+    from .web.querypool import default_memory_mb
+
+    if args.query_memory_mb is not None:
+        return args.query_memory_mb
+    return default_memory_mb(args.workers, args.query_workers)
 
 
 def _run_server_process(settings: Path, reloader: Reloader) -> int:

@@ -46,6 +46,7 @@ DEFAULTS: dict[str, Any] = {
     "QUERY_TIMEOUT": 30.0,  # seconds a query may run before it is stopped
     "QUERY_WORKERS": max(4, os.cpu_count() or 1),  # queries that can run at once
     "MAX_RESULT_BYTES": 64 * 1024 * 1024,  # a bigger result is refused, never cut
+    "QUERY_MEMORY_MB": None,  # per query worker; None: querypool.default_memory_mb, 0: none
     "ALLOW_SERVICE": [],  # SERVICE endpoints a query may call; none by default
     "QUERIES_DIR": None,  # saved example queries; default: the shipped queries/
     "DUMP_DIR": None,  # where dumps are written; default: beside the store
@@ -119,14 +120,17 @@ def _build_into(config: dict) -> None:
 
 def _pool_settings(c: Mapping[str, Any], store_path: Path) -> PoolSettings:
     """The query pool's settings for the store at `store_path`."""
-    from .querypool import PoolSettings
+    from .querypool import PoolSettings, default_memory_mb, long_lane
 
     allow = c["ALLOW_SERVICE"]
     allow = [allow] if isinstance(allow, str) else list(allow)  # one IRI from the environment
     size = int(c["QUERY_WORKERS"])
+    memory_mb = c["QUERY_MEMORY_MB"]
     return PoolSettings(
         store=str(store_path), size=size, timeout=float(c["QUERY_TIMEOUT"]),
         max_bytes=int(c["MAX_RESULT_BYTES"]), allow_service=tuple(allow),
+        long_size=long_lane(size), spare=1,
+        memory_mb=default_memory_mb(1, size) if memory_mb in (None, "") else int(memory_mb),
     )
 
 

@@ -1,4 +1,5 @@
-"""Basic metrics: queries answered by status, errors, timeouts, latency (Prometheus text)."""
+"""Basic metrics: queries answered by status, errors, timeouts, latency, and every error
+answered by its reason (Prometheus text)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class Metrics:
         self.timeouts = 0
         self.latency_sum = 0.0
         self.latency_buckets = [0] * len(BUCKETS)
+        self.refusals: Counter[tuple[str, int]] = Counter()
 
     def observe(self, status: int, seconds: float, form: str = "", timed_out: bool = False,
                 ) -> None:
@@ -31,6 +33,11 @@ class Metrics:
             for i, bound in enumerate(BUCKETS):
                 if seconds <= bound:
                     self.latency_buckets[i] += 1
+
+    def refused(self, reason: str, status: int) -> None:
+        """Count one error answered (errors.error_response calls this for every error)."""
+        with self._lock:
+            self.refusals[reason, status] += 1
 
     def snapshot(self) -> dict:
         """The counters as plain data (for /healthz)."""
@@ -62,6 +69,10 @@ class Metrics:
             lines += [f'benchgraph_query_seconds_bucket{{le="+Inf"}} {total}',
                       f"benchgraph_query_seconds_sum {self.latency_sum:.6f}",
                       f"benchgraph_query_seconds_count {total}"]
+            lines += ["# HELP benchgraph_refusals_total Errors answered, by reason and status.",
+                      "# TYPE benchgraph_refusals_total counter"]
+            lines += [f'benchgraph_refusals_total{{reason="{r}",status="{s}"}} {n}'
+                      for (r, s), n in sorted(self.refusals.items())]
         for name, value in sorted(extra.items()):
             lines += [f"# TYPE benchgraph_{name} gauge", f"benchgraph_{name} {value}"]
         return "\n".join(lines) + "\n"

@@ -1,10 +1,13 @@
-"""A pool of query worker processes with a hard timeout per query.
+"""A pool of query worker processes with a hard time and memory limit per query, in two lanes.
 
-Each query runs in a worker process (queryworker.py). A request thread borrows an idle
-worker, sends the query and waits for the answer until the deadline; past it, the worker is
-killed, which really stops the query, and a fresh one takes its place. Queries never share a
-worker, so a runaway query leaves the others to the remaining workers; and a query that runs
-long is lowered in CPU priority, so it does not slow the short ones either.
+Each query runs in a worker process (queryworker.py). A request thread takes a slot of the
+short lane, borrows an idle worker, sends the query and waits for the answer. While it
+waits it watches the worker: past the deadline, over the memory limit, or once the client
+has gone, the worker is killed, which really stops the query, and a fresh one takes its
+place. A query still running after `long_after` seconds is lowered in CPU priority and moves
+to the long lane, if that has room: its short slot is freed for the next query. Warm workers
+are kept for every slot of both lanes plus spares, so no cheap query waits for a worker to
+start; and the long lane is capped, so heavy queries cannot take every worker.
 """
 
 from __future__ import annotations
@@ -13,19 +16,25 @@ import json
 import logging
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+
+from .memory import MB, default_query_memory_mb, memory_detail, private_rss
 
 log = logging.getLogger(__name__)
 
 # A query still running after LONG_QUERY seconds gets a lower CPU priority, so that cheap
-# queries arriving meanwhile are not slowed by it.
+# queries arriving meanwhile are not slowed by it, and moves to the long lane.
 LONG_QUERY = 0.5
 LONG_QUERY_NICE = 10
+# How often a waiting request looks at its worker's memory and its client.
+TICK = 0.05
 
 
 class PoolError(Exception):
@@ -43,6 +52,26 @@ class QueryTimeout(PoolError):
     title = "query timed out"
 
 
+class QueryOutOfMemory(PoolError):
+    """The query's worker passed the memory limit and was stopped.
+
+    507 Insufficient Storage: the server could not hold what the query needs. Not 503, which
+    says "try again later" (clients and proxies retry it, re-running the same query), nor a
+    4xx: the query is valid and would run on a server granting more memory."""
+
+    status = 507
+    title = "query used too much memory"
+
+
+class ClientGone(PoolError):
+    """The client closed its connection before the answer; the query was stopped.
+
+    499 is the status nginx logs for this; no client ever reads it."""
+
+    status = 499
+    title = "client gone"
+
+
 class PoolBusy(PoolError):
     """Every worker stayed busy until the request's deadline."""
 
@@ -51,7 +80,7 @@ class PoolBusy(PoolError):
 
 
 class WorkerDied(PoolError):
-    """The worker process ended while answering (killed from outside, out of memory)."""
+    """The worker process ended while answering (killed from outside)."""
 
     status = 500
     title = "query worker died"
@@ -59,7 +88,10 @@ class WorkerDied(PoolError):
 
 @dataclass
 class PoolSettings:
-    """How to start workers and how long a query may take."""
+    """How to start workers, how long and how much memory a query may take, and the lanes.
+
+    `size` queries run at once in the short lane, `long_size` more in the long lane, and
+    `spare` idle workers wait beyond those to take over from a killed one at once."""
 
     store: str
     size: int = 4
@@ -67,6 +99,10 @@ class PoolSettings:
     max_bytes: int = 64 * 1024 * 1024
     allow_service: tuple[str, ...] = ()
     startup_timeout: float = 60.0
+    memory_mb: int = 0  # a worker's memory limit; 0 for none
+    long_size: int = 0
+    spare: int = 0
+    long_after: float = LONG_QUERY
 
 
 @dataclass(eq=False)
@@ -75,6 +111,7 @@ class _Worker:
     send: Connection
     recv: Connection
     niced: bool = False
+    over_memory: bool = False
 
 
 class QueryPool:
@@ -83,6 +120,9 @@ class QueryPool:
     def __init__(self, settings: PoolSettings):
         self.settings = settings
         self.restarts = 0
+        self.moved_long = 0
+        self._short = threading.Semaphore(settings.size)
+        self._long = threading.Semaphore(settings.long_size)
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
@@ -93,7 +133,8 @@ class QueryPool:
         self._spawner = threading.Thread(target=self._spawn_loop, name="query-spawner",
                                          daemon=True)
         self._spawner.start()
-        ready = [self._request_spawn() for _ in range(settings.size)]
+        total = settings.size + settings.long_size + settings.spare
+        ready = [self._request_spawn() for _ in range(total)]
         for done in ready:
             error = done.get(timeout=settings.startup_timeout)
             if error is not None:
@@ -101,47 +142,101 @@ class QueryPool:
                 raise error
 
     # --- running queries --------------------------------------------------------------
-    def run(self, request: dict, timeout: float | None = None) -> tuple[dict, bytes]:
-        """Answer one query request: (header, body). Raises a PoolError subclass."""
+    def run(self, request: dict, timeout: float | None = None,
+            gone: Callable[[], bool] | None = None) -> tuple[dict, bytes]:
+        """Answer one query request: (header, body). Raises a PoolError subclass.
+
+        `gone` tells whether the client has left; its query is then stopped."""
         timeout = self.settings.timeout if timeout is None else timeout
-        deadline = time.monotonic() + timeout
+        start = time.monotonic()
+        deadline = start + timeout
         message = json.dumps(request).encode()
-        for _attempt in range(2):  # a worker found dead while idle is replaced, then retried
-            worker = self._borrow(deadline, timeout)
+        self._enter_short(deadline, timeout, gone)
+        lane = [self._short]  # the lane whose slot this query holds; moves to the long one
+        try:
+            for _attempt in range(2):  # a worker found dead while idle is replaced, retried
+                worker = self._borrow(deadline, timeout, gone)
+                try:
+                    worker.send.send_bytes(message)
+                except OSError:
+                    self._replace(worker)
+                    continue
+                return self._receive(worker, start, deadline, timeout, gone, lane)
+            raise WorkerDied("query workers keep dying; see the server log")
+        finally:
+            lane[0].release()
+
+    def _enter_short(self, deadline: float, timeout: float,
+                     gone: Callable[[], bool] | None) -> None:
+        while not self._short.acquire(timeout=min(TICK, max(0.0, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline:
+                raise PoolBusy(f"all {self.settings.size} query workers stayed busy for "
+                               f"{timeout:g} s; try again later")
+            if gone is not None and gone():
+                raise ClientGone("the client closed the connection while its query waited")
+
+    def _borrow(self, deadline: float, timeout: float,
+                gone: Callable[[], bool] | None) -> _Worker:
+        while True:  # a slot was free, so a worker is idle or starting
             try:
-                worker.send.send_bytes(message)
-            except OSError:
-                self._replace(worker)
-                continue
-            return self._receive(worker, deadline, timeout)
-        raise WorkerDied("query workers keep dying; see the server log")
+                return self._idle.get(timeout=min(TICK, max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                if time.monotonic() >= deadline:
+                    raise PoolBusy(f"no query worker came free within {timeout:g} s; "
+                                   "try again later") from None
+                if gone is not None and gone():
+                    raise ClientGone("the client closed the connection while its query "
+                                     "waited") from None
 
-    def _borrow(self, deadline: float, timeout: float) -> _Worker:
+    def _receive(self, worker: _Worker, start: float, deadline: float, timeout: float,
+                 gone: Callable[[], bool] | None, lane: list[threading.Semaphore],
+                 ) -> tuple[dict, bytes]:
+        s = self.settings
         try:
-            return self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise PoolBusy(f"all {self.settings.size} query workers stayed busy for "
-                           f"{timeout:g} s; try again later") from None
-
-    def _receive(self, worker: _Worker, deadline: float, timeout: float) -> tuple[dict, bytes]:
-        try:
-            if not worker.recv.poll(min(LONG_QUERY, max(0.0, deadline - time.monotonic()))):
-                _set_nice(worker, LONG_QUERY_NICE)  # short queries go first from now on
-                if not worker.recv.poll(max(0.0, deadline - time.monotonic())):
+            while not worker.recv.poll(min(TICK, max(0.0, deadline - time.monotonic()))):
+                now = time.monotonic()
+                if now >= deadline:
                     self._replace(worker)
                     raise QueryTimeout(f"the query ran longer than this server's limit of "
                                        f"{timeout:g} s and was stopped")
+                if s.memory_mb and private_rss(worker.proc.pid) > s.memory_mb * MB:
+                    worker.over_memory = True
+                    self._replace(worker)
+                    raise self._out_of_memory()
+                if gone is not None and gone():
+                    self._replace(worker)
+                    raise ClientGone("the client closed the connection; its query was "
+                                     "stopped")
+                if now - start >= s.long_after and lane[0] is self._short:
+                    if not worker.niced:
+                        _set_nice(worker, LONG_QUERY_NICE)  # short queries go first now
+                    if self._long.acquire(blocking=False):  # else it stays in the short lane
+                        self._short.release()
+                        lane[0] = self._long
+                        with self._lock:
+                            self.moved_long += 1
             header = json.loads(worker.recv.recv_bytes())
             body = worker.recv.recv_bytes()
         except (EOFError, OSError):
+            try:  # let a worker that is ending end, so that its exit status tells why
+                worker.proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
             self._replace(worker)
+            if s.memory_mb and _ran_out_of_memory(worker):
+                raise self._out_of_memory() from None
             raise WorkerDied("the query worker ended while answering; see the server log"
                              ) from None
-        if worker.niced and not _set_nice(worker, 0):
+        if header.get("retire"):  # the worker's own allocator failed: it may be damaged
+            self._replace(worker)
+        elif worker.niced and not _set_nice(worker, 0):
             self._replace(worker)  # only a privileged process may raise priority again
         else:
             self._idle.put(worker)
         return header, body
+
+    def _out_of_memory(self) -> QueryOutOfMemory:
+        return QueryOutOfMemory(memory_detail(self.settings.memory_mb))
 
     # --- workers ----------------------------------------------------------------------
     def _replace(self, worker: _Worker) -> None:
@@ -190,10 +285,13 @@ class QueryPool:
     def _launch(self) -> _Worker:
         s = self.settings
         settings = json.dumps({"store": s.store, "max_bytes": s.max_bytes,
-                               "allow_service": list(s.allow_service)})
+                               "allow_service": list(s.allow_service),
+                               "memory_mb": s.memory_mb})
         proc = subprocess.Popen(
             [sys.executable, "-m", "benchgraph.web.queryworker", settings],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
+            # a failed allocation aborts the worker; a backtrace would only fill the log
+            env=os.environ | {"RUST_BACKTRACE": "0"},
         )
         worker = _Worker(proc, Connection(os.dup(proc.stdin.fileno()), readable=False),
                          Connection(os.dup(proc.stdout.fileno()), writable=False))
@@ -235,6 +333,12 @@ class QueryPool:
             _kill(worker)
 
 
+def _ran_out_of_memory(worker: _Worker) -> bool:
+    """Whether a worker that ended did so for want of memory: the watchdog killed it, or its
+    allocator failed under the worker's data limit (Rust aborts then: SIGABRT)."""
+    return worker.over_memory or worker.proc.returncode == -signal.SIGABRT
+
+
 def _set_nice(worker: _Worker, nice: int) -> bool:
     """Set the worker's CPU priority; False where that is not allowed."""
     try:
@@ -251,3 +355,18 @@ def _kill(worker: _Worker) -> None:
     if worker.proc.poll() is None:
         worker.proc.kill()
     worker.proc.wait()
+
+
+def long_lane(size: int) -> int:
+    """The long lane's width for a short lane of `size`: as many. A query moving there keeps
+    its worker, so the short lane's workers stay free for cheap queries until `size` long
+    queries run; past that, a long query keeps its short slot, and heavy queries can take
+    at most the short lane's width as well."""
+    return size
+
+
+def default_memory_mb(processes: int, size: int) -> int:
+    """The default memory limit of a query worker, in MB: half the machine's memory
+    (physical or cgroup, whichever is less) over every query that can run at once, the
+    short and long lanes of every server process."""
+    return default_query_memory_mb(processes, size + long_lane(size))

@@ -15,6 +15,7 @@ import gzip
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import sys
@@ -27,6 +28,7 @@ import pyoxigraph as ox
 
 from .. import export
 from ..namespaces import PREFIXES
+from .memory import MB, memory_detail
 from .negotiation import BY_FORM, GRAPH, Format, NotAcceptable, choose
 from .queryinfo import Refused, check_services, inspect_query
 
@@ -41,6 +43,7 @@ class Settings:
     store: str
     max_bytes: int
     allow_service: tuple[str, ...] = ()
+    memory_mb: int = 0
 
 
 class TooLarge(Exception):
@@ -157,15 +160,31 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
+def limit_memory(limit_mb: int) -> None:
+    """Cap the process's data (heap and private mappings) at `limit_mb`: an allocation past
+    it fails, so a query cannot take the machine's memory even between the pool's looks.
+    Set once the store is open: RocksDB maps much at opening, and an address-space limit
+    (RLIMIT_AS) would count its file mappings too."""
+    limit = limit_mb * MB
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+
+
 def main(argv: list[str]) -> int:
     """Serve requests until stdin closes."""
     _die_with_parent()
+    # Let the pool give a long query's worker its normal priority back afterwards, where the
+    # service manager allows it (LimitNICE); a worker it cannot raise again is replaced.
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NICE)
+    resource.setrlimit(resource.RLIMIT_NICE, (hard, hard))
     given = json.loads(argv[0])
-    settings = Settings(given["store"], given["max_bytes"], tuple(given["allow_service"]))
+    settings = Settings(given["store"], given["max_bytes"], tuple(given["allow_service"]),
+                        given.get("memory_mb", 0))
     reply = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)  # anything printed by accident goes to stderr, not into the protocol
     requests = Connection(0, writable=False)
     store = ox.Store.read_only(settings.store)
+    if settings.memory_mb:
+        limit_memory(settings.memory_mb)
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())
     while True:
         try:
@@ -174,6 +193,10 @@ def main(argv: list[str]) -> int:
             return 0
         try:
             header, body = answer(store, request, settings)
+        except MemoryError:  # Python's allocator failed under the limit; Rust's aborts
+            header, body = _error(507, "query used too much memory",
+                                  memory_detail(settings.memory_mb)), b""
+            header["retire"] = True  # the pool replaces this worker
         except Exception as exc:  # keep the worker alive; the pool reports a server error
             traceback.print_exc()
             header, body = _error(500, "query failed", f"{type(exc).__name__}: {exc}"), b""

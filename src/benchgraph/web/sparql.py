@@ -9,7 +9,10 @@ cut body.
 
 from __future__ import annotations
 
+import socket
+import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -135,7 +138,8 @@ def run_query(operation: Operation) -> Response:
            "format": override, "default_graphs": operation.default_graphs,
            "named_graphs": operation.named_graphs}
     try:
-        header, body = s.pool.run(job, current_app.config["QUERY_TIMEOUT"])
+        header, body = s.pool.run(job, current_app.config["QUERY_TIMEOUT"],
+                                  client_gone(request.environ))
     except PoolError as exc:
         elapsed = time.perf_counter() - start
         s.metrics.observe(exc.status, elapsed, timed_out=isinstance(exc, QueryTimeout))
@@ -158,6 +162,26 @@ def run_query(operation: Operation) -> Response:
         extension = {f.name: f.extension for f in (*SOLUTIONS, *GRAPH)}[header["format"]]
         response.headers["Content-Disposition"] = f'attachment; filename="result.{extension}"'
     return response
+
+
+def client_gone(environ: dict) -> Callable[[], bool] | None:
+    """A check of whether the client closed its connection, for the pool to stop its query;
+    None where the socket cannot be seen (Flask's test client, TLS)."""
+    sock = environ.get("gunicorn.socket")
+    if not isinstance(sock, socket.socket) or isinstance(sock, ssl.SSLSocket):
+        return None
+
+    def gone() -> bool:
+        # The request is read whole by now: the client sends nothing more until the answer
+        # (at most a pipelined request), so end-of-stream means it closed the connection.
+        try:
+            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+
+    return gone
 
 
 def _utf8(data: bytes) -> str:

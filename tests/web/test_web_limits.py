@@ -1,0 +1,261 @@
+"""A query's limits beyond time: its memory, its client leaving, the lanes that keep cheap
+queries from waiting behind heavy ones, and /metrics counting every refusal by reason."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from urllib.parse import urlencode
+
+import psutil
+import pytest
+
+from benchgraph.web import memory
+from benchgraph.web.querypool import (
+    PoolBusy,
+    PoolSettings,
+    QueryPool,
+    QueryTimeout,
+    default_memory_mb,
+)
+from web.web_support import start_server
+
+# The issue's query: every pair of triples, sorted, of which one is kept. Oxigraph holds all
+# n^2 rows to sort them (770 MB for the test records' 1,651 quads).
+ORDER_BY_LIMIT_1 = "SELECT * { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c LIMIT 1"
+# Every pair of triples, sent: a result of about 1 GB, under the server's result cap here.
+HUGE_RESULT = "SELECT * { ?a ?b ?c . ?d ?e ?f }"
+# n^4 rows to count: CPU for minutes, little memory.
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+ASK = "ASK { ?s ?p ?o }"
+LIMIT_MB = 300
+TIME_LIMIT = 20.0
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory, web_cache):
+    """A server with a small memory limit, a result cap above it and a long time limit."""
+    server = start_server(tmp_path_factory.mktemp("limited"), web_cache,
+                          "--query-memory-mb", str(LIMIT_MB), "--max-result-mb", "4000",
+                          "--timeout", str(TIME_LIMIT))
+    yield server
+    server.stop()
+
+
+def query_workers(server) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.Process(server.proc.pid).children(recursive=True):
+        try:
+            if "benchgraph.web.queryworker" in " ".join(proc.cmdline()):
+                found.append(proc)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+class PeakMemory:
+    """The largest private resident memory any query worker of a server reaches, sampled
+    every 20 ms in a thread."""
+
+    def __init__(self, server) -> None:
+        self.server, self.peak, self._stop = server, 0, threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.02):
+            for proc in query_workers(self.server):
+                try:
+                    info = proc.memory_info()
+                except psutil.NoSuchProcess:
+                    continue
+                self.peak = max(self.peak, info.rss - info.shared)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return self.peak
+
+
+def settle(server) -> None:
+    """Wait until every query worker is started and idle (none is still replacing another)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        workers = server.health()["query_workers"]
+        if workers["idle"] == workers["workers"] == len(query_workers(server)):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the query workers did not settle: {workers}")
+
+
+def cpu_seconds(proc: psutil.Process) -> float:
+    times = proc.cpu_times()
+    return times.user + times.system
+
+
+def refusals(server_or_client, reason: str) -> int:
+    """benchgraph_refusals_total for `reason`, summed over statuses, from /metrics."""
+    if hasattr(server_or_client, "request"):
+        text = server_or_client.request("GET", "/metrics")[2].decode()
+    else:
+        text = server_or_client.get("/metrics").get_data(as_text=True)
+    pattern = rf'^benchgraph_refusals_total\{{reason="{re.escape(reason)}",status="\d+"\}} (\d+)$'
+    return sum(int(n) for n in re.findall(pattern, text, re.M))
+
+
+# --- memory ---------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("query", [ORDER_BY_LIMIT_1, HUGE_RESULT], ids=["order-by", "huge"])
+def test_a_query_over_the_memory_limit_is_stopped_with_a_clear_error(limited, query):
+    restarts = limited.health()["query_workers"]["restarts"]
+    before = refusals(limited, "memory")
+    watch = PeakMemory(limited)
+    status, _headers, body = limited.query(query, timeout=TIME_LIMIT + 10)
+    peak = watch.stop()
+    assert status == 507, body[:500]
+    error = json.loads(body)
+    assert error["title"] == "query used too much memory"
+    assert f"limit of {LIMIT_MB} MB per query" in error["error"]
+    assert "add a LIMIT" in error["error"]
+    # the query did grow toward the limit, and its worker never went far past it
+    assert LIMIT_MB * memory.MB // 2 < peak < LIMIT_MB * memory.MB * 1.1, peak / memory.MB
+    assert refusals(limited, "memory") == before + 1
+    assert limited.health()["query_workers"]["restarts"] > restarts
+    status, _headers, body = limited.query(ASK)
+    assert status == 200 and json.loads(body)["boolean"] is True
+
+
+# --- a client that leaves -------------------------------------------------------------------
+def send_and_leave(server, query: str) -> socket.socket:
+    """A raw HTTP request of `query`; the caller closes the socket without reading."""
+    body = urlencode({"query": query}).encode()
+    sock = socket.create_connection((server.host, server.port))
+    sock.sendall(b"POST /sparql HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n"
+                 b"Content-Type: application/x-www-form-urlencoded\r\n"
+                 + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    return sock
+
+
+@pytest.mark.slow
+def test_a_query_whose_client_left_is_stopped(limited):
+    timeouts = refusals(limited, "timeout")
+    gone = refusals(limited, "client-gone")
+    settle(limited)
+    restarts = limited.health()["query_workers"]["restarts"]
+    workers = {proc: cpu_seconds(proc) for proc in query_workers(limited)}
+    clients = [send_and_leave(limited, RUNAWAY) for _ in range(5)]
+    time.sleep(1.0)  # the queries are running (or waiting for a worker)
+    # an idle worker uses no CPU at all (on a shared machine a niced query may get little)
+    busy = [proc for proc, used in workers.items() if cpu_seconds(proc) > used + 0.01]
+    assert len(busy) >= 3, "the slow queries are not running"
+    for sock in clients:
+        sock.close()
+    deadline = time.monotonic() + TIME_LIMIT / 2  # well before the time limit would stop them
+    while refusals(limited, "client-gone") < gone + 5 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert refusals(limited, "client-gone") == gone + 5
+    assert refusals(limited, "timeout") == timeouts
+    # the workers that ran them were killed (and replaced)
+    assert not any(proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+                   for proc in busy)
+    assert limited.health()["query_workers"]["restarts"] >= restarts + len(busy)
+    status, _headers, body = limited.query(ASK, timeout=TIME_LIMIT / 2)
+    assert status == 200 and json.loads(body)["boolean"] is True
+
+
+# --- lanes ----------------------------------------------------------------------------------
+@pytest.fixture
+def laned(served):
+    """One short slot, one long slot, one spare; a query is long after 0.3 s."""
+    pool = QueryPool(PoolSettings(store=str(served.store_path), size=1, long_size=1, spare=1,
+                                  long_after=0.3, timeout=4.0))
+    yield pool
+    pool.close()
+
+
+def run_in_thread(pool: QueryPool, query: str) -> threading.Thread:
+    thread = threading.Thread(target=lambda: pytest.raises(QueryTimeout, pool.run,
+                                                           {"query": query}))
+    thread.start()
+    return thread
+
+
+ASK_JOB = {"query": ASK, "accept": "application/sparql-results+json"}
+
+
+def test_a_long_query_leaves_the_short_lane_to_cheap_ones(laned):
+    runaway = run_in_thread(laned, RUNAWAY)
+    time.sleep(0.8)
+    # the one short slot is free again, and a warm worker waits for it
+    for _ in range(3):
+        header, body = laned.run(ASK_JOB, 0.5)
+        assert header["status"] == 200 and b"true" in body
+    runaway.join()
+
+
+def test_the_long_lane_is_capped(laned):
+    first = run_in_thread(laned, RUNAWAY)
+    time.sleep(0.8)
+    second = run_in_thread(laned, RUNAWAY)  # finds the long lane full: keeps its short slot
+    time.sleep(0.8)
+    with pytest.raises(PoolBusy):
+        laned.run(ASK_JOB, 0.5)
+    first.join()
+    second.join()
+
+
+# --- the default memory limit ---------------------------------------------------------------
+def test_the_default_memory_limit_shares_half_the_machine(monkeypatch):
+    monkeypatch.setattr(memory, "machine_memory", lambda: 24 * 1024 * memory.MB)
+    # 2 server processes x (4 short + 4 long) queries share 12 GB
+    assert default_memory_mb(2, 4) == 12 * 1024 // 16
+    monkeypatch.setattr(memory, "machine_memory", lambda: 1024 * memory.MB)
+    assert default_memory_mb(4, 8) == memory.FLOOR_MB
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_a_cgroup_limit_below_the_ram_wins(tmp_path, monkeypatch, version):
+    limit = 3 * 1024 * memory.MB
+    if version == "v2":
+        (tmp_path / "proc").write_text("0::/box\n")
+        folder = tmp_path / "cg" / "box"
+        folder.mkdir(parents=True)
+        (folder / "memory.max").write_text(f"{limit}\n")
+    else:
+        (tmp_path / "proc").write_text("4:memory:/box\n3:cpu:/box\n")
+        folder = tmp_path / "cg" / "memory" / "box"
+        folder.mkdir(parents=True)
+        (folder / "memory.limit_in_bytes").write_text(f"{limit}\n")
+    monkeypatch.setattr(memory, "PROC_CGROUP", tmp_path / "proc")
+    monkeypatch.setattr(memory, "CGROUP", tmp_path / "cg")
+    assert memory.machine_memory() == limit
+    (folder / ("memory.max" if version == "v2" else "memory.limit_in_bytes")).write_text(
+        "max\n" if version == "v2" else "9223372036854771712\n")
+    assert memory.machine_memory() > limit  # no limit: the RAM
+
+
+# --- refusals on /metrics -------------------------------------------------------------------
+def test_metrics_count_refusals_by_reason(client, app):
+    reasons = ["malformed", "update", "not-found", "unsupported-media-type",
+               "payload-too-large", "method-not-allowed"]
+    before = {r: refusals(client, r) for r in reasons}
+    assert client.get("/sparql", query_string={"query": "SELECT nonsense"}).status_code == 400
+    assert client.post("/sparql", data={"update": "CLEAR ALL"}).status_code == 403
+    assert client.post("/sparql", data={"update": "DROP ALL"}).status_code == 403
+    assert client.get("/no/such/page").status_code == 404
+    assert client.post("/sparql", data=b"ASK {}", content_type="text/plain").status_code == 415
+    big = app.config["MAX_CONTENT_LENGTH"] + 1
+    # refused by werkzeug before the view runs
+    assert client.post("/sparql", data={"query": "ASK {} #" + "x" * big}).status_code == 413
+    assert client.delete("/sparql").status_code == 405
+    after = {r: refusals(client, r) for r in reasons}
+    assert {r: after[r] - before[r] for r in reasons} == {
+        "malformed": 1, "update": 2, "not-found": 1, "unsupported-media-type": 1,
+        "payload-too-large": 1, "method-not-allowed": 1}
+    text = client.get("/metrics").get_data(as_text=True)
+    assert "# TYPE benchgraph_refusals_total counter" in text
+    assert re.search(r'^benchgraph_refusals_total\{reason="update",status="403"\} \d+$', text,
+                     re.M)
