@@ -240,7 +240,7 @@ def test_a_cgroup_limit_below_the_ram_wins(tmp_path, monkeypatch, version):
 # --- refusals on /metrics -------------------------------------------------------------------
 def test_metrics_count_refusals_by_reason(client, app):
     reasons = ["malformed", "update", "not-found", "unsupported-media-type",
-               "payload-too-large", "method-not-allowed"]
+               "payload-too-large", "method-not-allowed", "uri-too-long"]
     before = {r: refusals(client, r) for r in reasons}
     assert client.get("/sparql", query_string={"query": "SELECT nonsense"}).status_code == 400
     assert client.post("/sparql", data={"update": "CLEAR ALL"}).status_code == 403
@@ -251,10 +251,12 @@ def test_metrics_count_refusals_by_reason(client, app):
     # refused by werkzeug before the view runs
     assert client.post("/sparql", data={"query": "ASK {} #" + "x" * big}).status_code == 413
     assert client.delete("/sparql").status_code == 405
+    # refused before routing (web/limits.py)
+    assert client.get("/" + "a" * (app.config["MAX_PATH_BYTES"] + 1)).status_code == 414
     after = {r: refusals(client, r) for r in reasons}
     assert {r: after[r] - before[r] for r in reasons} == {
         "malformed": 1, "update": 2, "not-found": 1, "unsupported-media-type": 1,
-        "payload-too-large": 1, "method-not-allowed": 1}
+        "payload-too-large": 1, "method-not-allowed": 1, "uri-too-long": 1}
     text = client.get("/metrics").get_data(as_text=True)
     assert "# TYPE benchgraph_refusals_total counter" in text
     assert re.search(r'^benchgraph_refusals_total\{reason="update",status="403"\} \d+$', text,
