@@ -22,6 +22,10 @@ from .errors import error_response
 ECHO = 120  # characters of a refused or unknown name an error message repeats
 REFUSAL = "benchgraph.refusal"  # the environ key a refused request carries to `refuse`
 READ_SIZE = 64 * 1024
+# A refused body up to this many times the limit is read to its end and dropped, so that a
+# client that sends it whole before reading (urllib, SPARQLWrapper) reads the 413 instead of
+# meeting a broken pipe; a longer one is left unread and the connection ends with the answer.
+DRAIN_FACTOR = 4
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,7 @@ class RequestLimits:
     def read_body(self, environ: dict) -> Refusal | None:
         """Read a body of unknown length (chunked) up to one byte past the limit; a 413 when
         that byte comes. A body within it is handed on with its length; a Content-Length over
-        the limit is refused unread."""
+        the limit is a 413 at once. A refused body is drained (see DRAIN_FACTOR)."""
         limit = self.limits.max_body
         if limit is None:
             return None
@@ -104,7 +108,11 @@ class RequestLimits:
                 length = int(declared)
             except ValueError:
                 return None  # werkzeug treats it as no length: an empty body
-            return too_large(limit, f"{length:,} bytes") if length > limit else None
+            if length <= limit:
+                return None
+            if length <= DRAIN_FACTOR * limit:
+                drain(environ["wsgi.input"], length)
+            return too_large(limit, f"{length:,} bytes")
         if not environ.get("wsgi.input_terminated"):
             return None  # no length and no end the server vouches for: werkzeug reads nothing
         stream = environ["wsgi.input"]
@@ -117,10 +125,20 @@ class RequestLimits:
             chunks.append(chunk)
             size += len(chunk)
         if size > limit:
+            drain(stream, DRAIN_FACTOR * limit - size)
             return too_large(limit, "longer than that (sent in chunks)")
         environ["wsgi.input"] = io.BytesIO(b"".join(chunks))
         environ["CONTENT_LENGTH"] = str(size)
         return None
+
+
+def drain(stream: Any, most: int) -> None:
+    """Read and drop up to `most` bytes of the body, or to its end."""
+    while most > 0:
+        chunk = stream.read(min(READ_SIZE, most))
+        if not chunk:
+            return
+        most -= len(chunk)
 
 
 def too_large(limit: int, size: str) -> Refusal:
