@@ -8,8 +8,9 @@ are mended. Records left out already (a first start serves what conforms) may st
 Each rebuild runs in a fresh process (`python -m benchgraph.reload`, a job as JSON on stdin,
 its outcome as JSON on stdout): it reads the code, ontology and shapes afresh (an edited
 ontology rebuilds everything, as a restart would), a crash in it cannot take the server
-down, and the serving process keeps no build state. On the shipped data a rebuild of one
-edited record takes 0.5-0.7 s so, 0.3 s of it the new process.
+down, and the serving process keeps no build state. On the shipped data a rebuild after an
+edit to an accelerator that 345 records link to took 0.7-1.6 s so (benchmarks/reports/
+reload.md), about 0.3 s of it starting the new process.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 The server runs on a private copy of the cached build (a RocksDB checkpoint: hard links, cheap),
 into which `--with` files are loaded as extra named graphs; the cache itself is never written.
+Each copy is a snapshot in the serving root (see snapshots.py): on SIGHUP, and with --watch on
+every change, this process rebuilds (reload.py) and publishes a new snapshot, which the server
+processes swap in without a restart.
 """
 
 from __future__ import annotations

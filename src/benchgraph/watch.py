@@ -3,10 +3,10 @@ the --with files, the saved queries, the ontology and the shapes.
 
 watchfiles (Rust `notify`: inotify on Linux, FSEvents, ReadDirectoryChangesW) rather than
 polling the files: on the shipped data (6,462 record files) one poll of every file's size
-and time takes 16 ms of CPU, 250 ms at 100k files, so a poll every half second would keep a
-core a quarter busy there, and still miss a change within one timestamp tick; the watcher
-sat at 1.6 ms of CPU in 3 s idle, told of one write 70 ms after it, and of a burst of 50
-writes as one batch 127 ms after it began (benchmarks/reports/reload.md). On file systems
+and time takes 17 ms of CPU, 244 ms at 100k files, so a poll every half second would keep
+half a core busy there, and still miss a change within one timestamp tick; the watcher sat
+at 2.2 ms of CPU in 3 s idle, told of one write 71 ms after it, and of a burst of 50 writes
+as one batch 73 ms after it began (benchmarks/reports/reload.md). On file systems
 that send no events (some network and container mounts), --watch-poll makes watchfiles poll.
 The settling (one rebuild per burst) is reload.Reloader's: this only reports changes.
 """

@@ -38,7 +38,7 @@ def healthz() -> Response:
         "queries": s.metrics.snapshot(),
     }
     if s.open_error:  # a newer snapshot this process could not open
-        body["snapshot_not_opened"] = s.open_error
+        body["snapshot_not_opened"] = s.open_error | {"at": _when(s.open_error["at"])}
     response = jsonify(body)
     response.status_code = 200 if healthy else 503
     response.headers["Cache-Control"] = "no-store"

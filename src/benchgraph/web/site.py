@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 COUNT_GRAPHS = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g"
 COUNT_UNION = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 PIN = "benchgraph_snapshot"
-FOLLOW_EVERY = 0.2  # seconds between looks at the pointer file: a stat, nothing more
+FOLLOW_EVERY = 0.1  # seconds between looks at the pointer file: a stat, nothing more
 # The longest a request may hold an old snapshot open after a swap: a dump may take
 # dumps.DUMP_TIMEOUT (600 s); past this the old snapshot is closed all the same.
 DRAIN_TIMEOUT = 660.0
@@ -245,7 +245,7 @@ class Site:
 
     def _follow(self, pointer: Path, open_snapshot: Callable[[dict[str, Any]], Snapshot],
                 every: float, seen: tuple | None) -> None:
-        # Polling one stat() five times a second costs nothing and needs no signal between
+        # Polling one stat() ten times a second costs nothing and needs no signal between
         # processes (gunicorn's workers take SIGHUP and the like for themselves).
         while not self._stop.wait(every):
             now = snapshots.stamp(pointer)
