@@ -110,8 +110,12 @@ def test_an_edit_is_served_once_settled_and_a_burst_is_one_rebuild(tmp_path, web
         assert str(records) + "/**" in health["watching"][0]
         first = health["snapshot"]["key"]
 
+        etag = server.request("GET", "/sparql?" + urlencode({"query": MEMORY}))[1]["etag"]
         set_memory(records, H100, "81")
         wait_for(lambda: memory(server) == (81, 96), "the edit served", server)
+        # ETags (and dump names) follow the new snapshot's key
+        assert server.request("GET", "/sparql?" + urlencode({"query": MEMORY}))[1]["etag"] \
+            != etag
         health = server.health()
         assert health["rebuilds"] == 1
         assert health["last_rebuild"]["result"] == "ok" and health["last_rebuild"]["swapped"]
@@ -141,6 +145,28 @@ def test_editors_temporary_files_make_no_rebuild(tmp_path, web_cache, records):
         (records / "LICENSE.txt").write_text("not a record")
         time.sleep(2)
         assert rebuilds(server) == 0
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_a_with_file_is_watched_and_a_broken_one_fails_the_rebuild(tmp_path, web_cache,
+                                                                   records):
+    extra = tmp_path / "extra.ttl"
+    extra.write_text("<https://example.org/a> <https://example.org/p> 1 .\n")
+    ask = "ASK { GRAPH <https://example.org/g> { <https://example.org/a> ?p 2 } }"
+    server = serve(tmp_path, web_cache, records, "--watch", "--with",
+                   f"{extra}=https://example.org/g")
+    try:
+        extra.write_text("<https://example.org/a> <https://example.org/p> 2 .\n")
+        wait_for(lambda: json.loads(server.query(ask)[2])["boolean"], "the new graph", server)
+        extra.write_text("<https://example.org/a> this is not turtle\n")
+        wait_for(lambda: rebuilds(server) == 2, "the second rebuild", server)
+        last = server.health()["last_rebuild"]
+        assert last["result"] == "failed" and str(extra) in last["error"], last
+        assert last["at"] and "changed: " in last["reason"]
+        assert json.loads(server.query(ask)[2])["boolean"] is True  # still served
+        assert "rebuild failed" in server.log.read_text()
     finally:
         server.stop()
 
