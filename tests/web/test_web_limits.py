@@ -210,8 +210,8 @@ def test_the_long_lane_is_capped(laned):
 # --- the default memory limit ---------------------------------------------------------------
 def test_the_default_memory_limit_shares_half_the_machine(monkeypatch):
     monkeypatch.setattr(memory, "machine_memory", lambda: 24 * 1024 * memory.MB)
-    # 2 server processes x (4 short + 4 long) queries share 12 GB
-    assert default_memory_mb(2, 4) == 12 * 1024 // 16
+    # 2 server processes x (4 short + 8 long) queries share 12 GB
+    assert default_memory_mb(2, 4) == 12 * 1024 // 24
     monkeypatch.setattr(memory, "machine_memory", lambda: 1024 * memory.MB)
     assert default_memory_mb(4, 8) == memory.FLOOR_MB
 

@@ -4,8 +4,9 @@ Each query runs in a worker process (queryworker.py). A request thread takes a s
 short lane, borrows an idle worker, sends the query and waits for the answer. While it
 waits it watches the worker: past the deadline, over the memory limit, or once the client
 has gone, the worker is killed, which really stops the query, and a fresh one takes its
-place. A query still running after `long_after` seconds is lowered in CPU priority and moves
-to the long lane, if that has room: its short slot is freed for the next query. Warm workers
+place. A query still running after `long_after` seconds (0.1) moves to the long lane, if that has
+room: its short slot is freed for the next query; after `nice_after` (0.5) it is also lowered
+in CPU priority. Warm workers
 are kept for every slot of both lanes plus spares, so no cheap query waits for a worker to
 start; and the long lane is capped, so heavy queries cannot take every worker.
 """
@@ -30,9 +31,13 @@ from .memory import MB, default_query_memory_mb, memory_detail, private_rss
 log = logging.getLogger(__name__)
 
 # A query still running after LONG_QUERY seconds gets a lower CPU priority, so that cheap
-# queries arriving meanwhile are not slowed by it, and moves to the long lane.
+# queries arriving meanwhile are not slowed by it (raising it again afterwards needs a
+# privilege, without which its worker is replaced: so not sooner).
 LONG_QUERY = 0.5
 LONG_QUERY_NICE = 10
+# A query still running after LANE_AFTER seconds moves to the long lane, freeing its short
+# slot: cheap queries take milliseconds, and a heavy one would hold a slot this long at most.
+LANE_AFTER = 0.1
 # How often a waiting request looks at its worker's memory and its client.
 TICK = 0.05
 
@@ -102,7 +107,8 @@ class PoolSettings:
     memory_mb: int = 0  # a worker's memory limit; 0 for none
     long_size: int = 0
     spare: int = 0
-    long_after: float = LONG_QUERY
+    long_after: float = LANE_AFTER
+    nice_after: float = LONG_QUERY
 
 
 @dataclass(eq=False)
@@ -120,7 +126,6 @@ class QueryPool:
     def __init__(self, settings: PoolSettings):
         self.settings = settings
         self.restarts = 0
-        self.moved_long = 0
         self._short = threading.Semaphore(settings.size)
         self._long = threading.Semaphore(settings.long_size)
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -156,12 +161,15 @@ class QueryPool:
         try:
             for _attempt in range(2):  # a worker found dead while idle is replaced, retried
                 worker = self._borrow(deadline, timeout, gone)
+                waited = time.monotonic() - start
                 try:
                     worker.send.send_bytes(message)
                 except OSError:
                     self._replace(worker)
                     continue
-                return self._receive(worker, start, deadline, timeout, gone, lane)
+                header, body = self._receive(worker, start, deadline, timeout, gone, lane)
+                header["wait_s"] = waited  # for Server-Timing: queued, not running
+                return header, body
             raise WorkerDied("query workers keep dying; see the server log")
         finally:
             lane[0].release()
@@ -207,14 +215,12 @@ class QueryPool:
                     self._replace(worker)
                     raise ClientGone("the client closed the connection; its query was "
                                      "stopped")
+                if now - start >= s.nice_after and not worker.niced:
+                    _set_nice(worker, LONG_QUERY_NICE)  # short queries go first now
                 if now - start >= s.long_after and lane[0] is self._short:
-                    if not worker.niced:
-                        _set_nice(worker, LONG_QUERY_NICE)  # short queries go first now
                     if self._long.acquire(blocking=False):  # else it stays in the short lane
                         self._short.release()
                         lane[0] = self._long
-                        with self._lock:
-                            self.moved_long += 1
             header = json.loads(worker.recv.recv_bytes())
             body = worker.recv.recv_bytes()
         except (EOFError, OSError):
@@ -358,11 +364,11 @@ def _kill(worker: _Worker) -> None:
 
 
 def long_lane(size: int) -> int:
-    """The long lane's width for a short lane of `size`: as many. A query moving there keeps
-    its worker, so the short lane's workers stay free for cheap queries until `size` long
-    queries run; past that, a long query keeps its short slot, and heavy queries can take
-    at most the short lane's width as well."""
-    return size
+    """The long lane's width for a short lane of `size`: twice as many. A long query needs a
+    worker more than a core (it runs at low priority), and while the long lane has room no
+    long query holds a short slot: with closed-loop clients, slow queries pile up, and a
+    narrower lane let them fill the short one (cheap queries then queued for seconds)."""
+    return 2 * size
 
 
 def default_memory_mb(processes: int, size: int) -> int:
