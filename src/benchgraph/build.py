@@ -6,9 +6,9 @@ on-disk pyoxigraph store is updated graph by graph, so an edit to one record reb
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
+import multiprocessing
 import os
 import pickle
 import shutil
@@ -32,6 +32,7 @@ from .convert import outward, provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
 from .load import Loader, forget_store
+from .locks import held, posix_lock_holder, worker_started
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
 from .rdfio import nquads
@@ -172,8 +173,7 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
     work = cache_dir_for(data_dir)
     work.mkdir(parents=True, exist_ok=True)
     # One build of a folder at a time: a second process waits, then finds it up to date.
-    with open(work / "build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with held(work / "build.lock", f"one build of {data_dir} at a time"):
         _drop_stale_builds(work)
         cache = Cache(work / "cache.sqlite")
         try:
@@ -293,7 +293,9 @@ def _open_store(path: Path) -> ox.Store:
     try:
         return ox.Store(str(path))
     except OSError as exc:
-        raise CannotRun(f"{path}: the build store is in use or broken: {exc}") from exc
+        # RocksDB refuses at once rather than waiting: name who has the store open
+        raise CannotRun(f"{path}: the build store is in use"
+                        f"{posix_lock_holder(path / 'LOCK')} or broken: {exc}") from exc
 
 
 def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
@@ -301,7 +303,12 @@ def _converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
     if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
         reasoner(), local_shapes()  # made once here; the forked workers inherit them
         chunks = (args[i:i + CHUNK] for i in range(0, len(args), CHUNK))
-        with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
+        # Forked (the workers inherit what was made above) from this thread, which keeps
+        # the pool: the workers end with it (locks.worker_started), and not holding the
+        # build's lock, which workers left behind by `kill -9` of a build held for ever.
+        with ProcessPoolExecutor(max_workers=jobs or os.cpu_count(),
+                                 mp_context=multiprocessing.get_context("fork"),
+                                 initializer=worker_started, initargs=(os.getpid(),)) as pool:
             # Two batches in flight at most: Executor.map takes every file at once, and at
             # 100k records the results waiting for the store's load held 2.7 GB.
             flight = deque(pool.submit(_process_chunk, c) for c in islice(chunks, AHEAD))
