@@ -193,7 +193,10 @@ def server_processes(server: LiveServer) -> list[int]:
     """The gunicorn master and its server processes (not their query workers)."""
     found = []
     for p in psutil.Process(server.proc.pid).children(recursive=True):
-        command = " ".join(p.cmdline())
+        try:
+            command = " ".join(p.cmdline())
+        except psutil.Error:  # ended meanwhile: an old snapshot's query worker
+            continue
         if "benchgraph.serve" in command or "gunicorn" in command:
             found.append(p.pid)
     return sorted(found)
