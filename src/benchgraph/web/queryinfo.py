@@ -4,12 +4,16 @@ would call.
 The check works on rdflib's parse tree, not on the text: `SERVICE` inside a subquery, a
 FILTER EXISTS, behind a prefixed name or a `\\u0053ERVICE` escape is found all the same. A
 query rdflib cannot parse is refused, so nothing unchecked reaches pyoxigraph, which would
-fetch a SERVICE URL by itself.
+fetch a SERVICE URL by itself. Before rdflib, querytext.py refuses what rdflib and Oxigraph
+would read differently (a bare carriage return, escapes of quotes...) and text nested deeper
+than the limit; a deep query is parsed in a thread of its own with room to recurse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urljoin
@@ -18,6 +22,14 @@ from pyparsing import ParseBaseException
 from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Variable
+
+from ..querytext import QueryTextError, check_text, max_depth
+
+# rdflib's parser takes about 40 Python frames per level of ( ); below this depth it runs on
+# the caller's stack, above it in a thread whose recursion limit fits the measured depth.
+INLINE_DEPTH = 12
+FRAMES_PER_LEVEL = 64
+PARSE_STACK_BYTES = 32 * 1024 * 1024  # measured: 2,000 levels of ( ) need under 16 MiB
 
 FORMS = {"SelectQuery": "SELECT", "AskQuery": "ASK", "ConstructQuery": "CONSTRUCT",
          "DescribeQuery": "DESCRIBE"}
@@ -50,8 +62,18 @@ def inspect_query(text: str, base_iri: str | None = None,
 @lru_cache(maxsize=512)
 def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]
              ) -> QueryInfo:
+    limit = max_depth()
     try:
-        prologue, query = parseQuery(text)
+        depth = check_text(text, limit)
+    except QueryTextError as exc:
+        title = "query too deep" if exc.reason == "too deep" else "ambiguous query"
+        raise Refused(400, title, str(exc), {"line": exc.line, "column": exc.column}) from None
+    try:
+        prologue, query = _deep(lambda: parseQuery(text), depth)
+    except RecursionError:
+        raise Refused(400, "query too deep",
+                      f"the query nests too deep to check (this server's limit is {limit} "
+                      "levels); flatten it") from None
     except ParseBaseException as exc:
         position = {"line": exc.lineno, "column": exc.col}
         raise Refused(400, "malformed query",
@@ -64,8 +86,37 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
             known[_param(decl, "prefix")] = str(decl["iri"])
         elif decl.name == "Base":
             base = urljoin(base or "", str(decl["iri"]))
-    services = tuple(_resolve(term, known, base) for term in _service_terms(query))
+    services = tuple(_resolve(term, known, base)
+                     for term in _deep(lambda: list(_service_terms(query)), depth))
     return QueryInfo(FORMS[query.name], "datasetClause" in query, services)
+
+
+def _deep(work: Callable[[], object], depth: int):
+    """work(), on a thread with stack and recursion limit enough for `depth` levels when the
+    query is deeper than the caller's stack is sure to hold."""
+    if depth <= INLINE_DEPTH:
+        return work()
+    need = FRAMES_PER_LEVEL * depth + 2000
+    if sys.getrecursionlimit() < need:
+        sys.setrecursionlimit(need)  # the recursion limit is per process; only ever raised
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # handed to the caller's thread, raised there
+            outcome["error"] = exc
+
+    previous = threading.stack_size(PARSE_STACK_BYTES)
+    try:
+        thread = threading.Thread(target=run, name="deep-parse")
+        thread.start()
+    finally:
+        threading.stack_size(previous)
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:

@@ -1,0 +1,404 @@
+"""The check before a query runs: what rdflib (the check) and Oxigraph (the engine) would read
+differently is refused, so no SERVICE hides from the check; nesting has a limit, a 400 with a
+message, deep enough for generated queries and far below where the engine would crash.
+
+The differential test runs each query on Oxigraph itself, against a listener on 127.0.0.1
+that records connections: a query the check passes must never make the engine call out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import quote, urlencode
+
+import pyoxigraph as ox
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchgraph.querytext import (
+    DEFAULT_MAX_DEPTH,
+    MAX_DEPTH_ENV,
+    QueryTextError,
+    check_depth,
+    check_text,
+)
+from benchgraph.web.queryinfo import Refused, check_services, inspect_query
+from web.web_support import RECORDS
+
+BASE = "http://localhost/sparql"
+
+
+class Listener:
+    """An HTTP endpoint on 127.0.0.1 that records every connection (before answering it) and
+    answers one SPARQL row, so an engine that calls it gets a real answer."""
+
+    def __init__(self) -> None:
+        self.connections: list[tuple[str, int]] = []
+        listener = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                self._answer()
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._answer()
+
+            def _answer(self) -> None:
+                body = json.dumps({"head": {"vars": ["x"]}, "results": {"bindings": [
+                    {"x": {"type": "literal", "value": "from the listener"}}]}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/sparql-results+json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def verify_request(self, request, client_address) -> bool:
+                listener.connections.append(client_address)
+                return True
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/sparql"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def listener():
+    found = Listener()
+    yield found
+    found.close()
+
+
+@pytest.fixture(scope="module")
+def engine() -> ox.Store:
+    """An in-memory Oxigraph store with one triple, so that `?s ?p ?o` has a row to join."""
+    store = ox.Store()
+    store.add(ox.Quad(ox.NamedNode("http://example.org/s"), ox.NamedNode("http://example.org/p"),
+                      ox.Literal("o")))
+    return store
+
+
+def engine_calls(store: ox.Store, listener: Listener, query: str) -> bool:
+    """Whether Oxigraph, running `query`, connects to the listener."""
+    before = len(listener.connections)
+    try:
+        result = store.query(query, base_iri=BASE, use_default_graph_as_union=True)
+        if not isinstance(result, ox.QueryBoolean):
+            list(result)
+    except (SyntaxError, OSError, ValueError, RuntimeError):
+        pass
+    return len(listener.connections) > before
+
+
+def check_passes(query: str) -> bool:
+    """Whether the endpoint's check lets the query run, with no SERVICE allowed."""
+    try:
+        check_services(inspect_query(query, BASE), [])
+    except Refused:
+        return False
+    return True
+
+
+# --- the hole, and the characters and escapes refused --------------------------------------
+def test_a_comment_ended_by_a_bare_cr_hides_service_from_rdflib_but_not_from_oxigraph(
+        engine, listener):
+    """The finding itself: Oxigraph ends the comment at CR and calls the SERVICE; rdflib reads
+    the SERVICE as part of the comment, which ends at LF. The check refuses the text."""
+    query = f"SELECT * WHERE {{ #\r SERVICE <{listener.url}> {{ ?s ?p ?o }}\n ?s ?p ?o }}"
+    assert engine_calls(engine, listener, query)
+    with pytest.raises(Refused) as refused:
+        inspect_query(query, BASE)
+    assert refused.value.status == 400
+    assert refused.value.position == {"line": 1, "column": 19}
+    assert "carriage return" in refused.value.detail
+
+
+@pytest.mark.parametrize(("text", "where", "says"), [
+    ("SELECT * {\r?s ?p ?o }", (1, 11), "carriage return"),
+    ('SELECT * { ?s ?p """a\rb""" }', (1, 22), "carriage return"),  # even in a long string
+    ("SELECT * { #\f\n?s ?p ?o }", (1, 13), "form feed"),
+    ("SELECT * {\v?s ?p ?o }", (1, 11), "vertical tab"),
+    ("SELECT * { # \x85\n}", (1, 14), "U+0085"),
+    ("SELECT * { # \u2028\n}", (1, 14), "U+2028"),
+    ("SELECT * {\n \u2029 }", (2, 2), "U+2029"),
+    ('SELECT * { BIND("\\u0022" AS ?a) }', (1, 18), "'\"'"),
+    ("SELECT * { BIND('\\u0027' AS ?a) }", (1, 18), "\"'\""),
+    ('SELECT * { BIND("\\U00000022" AS ?a) }', (1, 18), "'\"'"),
+    ('SELECT * { BIND("\\u00000022" AS ?a) }', (1, 18), "'\"'"),
+    ('SELECT * { BIND("\\u00220041" AS ?a) }', (1, 18), "past U+10FFFF"),
+    ('SELECT * { BIND("\\u005C" AS ?a) }', (1, 18), "'\\\\'"),
+    ("SELECT * { # \\u000A\n}", (1, 14), "'\\n'"),
+    ("SELECT * { # \\u000d\n}", (1, 14), "'\\r'"),
+    ("SELECT * { BIND(<http://x/\\u003E> AS ?a) }", (1, 27), "'>'"),
+    ("SELECT * { \\u0023 }", (1, 12), "'#'"),
+    ('SELECT * { BIND("\\uD800" AS ?a) }', (1, 18), "surrogate"),
+    ('SELECT * { BIND("\\u00110000" AS ?a) }', (1, 18), "past U+10FFFF"),
+    ('SELECT * { BIND("\\u0085" AS ?a) }', (1, 18), "line-break"),
+])
+def test_text_the_two_parsers_read_differently_is_refused_with_its_position(text, where, says):
+    with pytest.raises(QueryTextError) as error:
+        check_text(text)
+    assert (error.value.line, error.value.column) == where
+    assert says in str(error.value)
+    with pytest.raises(Refused) as refused:
+        inspect_query(text, BASE)
+    assert refused.value.status == 400 and refused.value.title == "ambiguous query"
+    assert refused.value.position == {"line": where[0], "column": where[1]}
+
+
+@pytest.mark.parametrize("text", [
+    "SELECT * {\r\n?s ?p ?o # a comment\r\n}",  # Windows line ends
+    'SELECT * { ?s ?p "caf\\u00E9 \\U0001F600" }',  # escapes of letters past ASCII
+    "SELECT * { ?s ?p <http://example.org/\\u0078> }",  # an escaped letter in an IRI
+    'SELECT * { ?s ?p """a\fb\u2028c""" }',  # odd breaks inside a string are its text
+    "SELECT * { ?s ?p 'a\\'b' . ?s ?p \"#\" }",  # a quote escaped the usual way; # in a string
+])
+def test_text_both_parsers_read_alike_passes(text):
+    check_text(text)
+    inspect_query(text, BASE)
+
+
+# --- the differential test ------------------------------------------------------------------
+# Pieces of the ways a SERVICE could hide: comment starts, line ends of every kind (raw and
+# escaped), string openers and closers (raw, escaped, long), IRIs with escapes, SERVICE
+# spellings. A generated query puts a SERVICE clause between two runs of them.
+LINE_ENDS = ["\n", "\r", "\r\n", "\f", "\v", "\x85", "\u2028", "\u2029", "\\u000A", "\\u000D",
+             "\\U0000000A", "\\u000a"]
+PIECES = ["#", "# x ", '#"', "#'''", "#<", " ", ".", "?s ?p ?o", "?s ?p ?o .", '"', "'",
+          '"""', "'''", '\\"', "\\'", "\\\\", "\\u0022", "\\u0027", "\\u00000022", "\\U00000027",
+          "\\u005C", "\\u0023", "\\u003E", "\\u0053ERVICE", "<", ">", "<http://a/#>", "{", "}",
+          "(", ")", "BIND(", " AS ?a)", " AS ?b)", "FILTER(", "1<2", "?a<?b#>", "x:", "\x00",
+          "\\", "\\u", "\\U"] + LINE_ENDS
+SERVICE_FORMS = ["SERVICE <{url}> {{ ?s ?p ?o }}", "SERVICE SILENT <{url}> {{ ?s ?p ?o }}",
+                 "\\u0053ERVICE <{url}> {{ ?s ?p ?o }}", "service x:sparql {{ ?s ?p ?o }}",
+                 "SERVICE <{url_escaped}> {{ ?s ?p ?o }}"]
+# Pairs meant to open before the SERVICE and close after it, in one parser's reading only.
+WRAPS = [("#\r", "\n"), ("#\\u000A", "\n"), ("#\\u000D", "\n"),
+         ('BIND("\\u0022" AS ?a) ', ' BIND("\\u0022" AS ?b)'),
+         ("BIND('\\u0027' AS ?a) ", " BIND('\\u0027' AS ?b)"),
+         ('BIND("\\u00000022" AS ?a) ', ' BIND("\\u00000022" AS ?b)'),
+         ('# \\u000A BIND("""\n', '\n# """ AS ?a)\n'), ('BIND("a\\u005C" AS ?a) ', ' "'),
+         ('FILTER(1<2#>"""\r) ', ' #"""\n'), ("?s ?p ?o FILTER(?o<?b#>)\n", "\n")]
+QUOTES = ['"', "'", '"""', "'''", "\\u0022", "\\u0027", "\\u00000022", "\\U00000027", '\\"',
+          '\\u005C"', "\\u005Cu0022"]
+# What may open a hiding place before the SERVICE clause, and what may close it after.
+OPENERS = (["#" + end for end in LINE_ENDS] + ["#", '# "', ""]
+           + [f"BIND({q}" for q in QUOTES]
+           + [f"BIND({q}x{r}" for q in QUOTES[:4] for r in QUOTES[4:]])
+CLOSERS = LINE_ENDS + [f"{q} AS ?b)" for q in QUOTES] + [""]
+
+
+def _query(listener: Listener, before: list[str], form: str, after: list[str],
+           wrap: tuple[str, str]) -> str:
+    port = listener.port
+    service = form.format(url=listener.url,
+                          url_escaped=f"http://127.0.0.1:{port}/\\u0073parql")
+    body = "".join(before) + wrap[0] + " " + service + " " + wrap[1] + "".join(after)
+    return (f"PREFIX x: <http://127.0.0.1:{port}/>\n"
+            f"SELECT * WHERE {{ ?s ?p ?o {body} }}\n")
+
+
+hiding_attempts = st.builds(
+    lambda before, form, after, wrap: (before, form, after, wrap),
+    st.lists(st.sampled_from(PIECES), max_size=3),
+    st.sampled_from(SERVICE_FORMS),
+    st.lists(st.sampled_from(PIECES), max_size=3),
+    st.one_of(st.sampled_from(WRAPS),
+              st.tuples(st.sampled_from(OPENERS), st.sampled_from(CLOSERS))),
+)
+EXAMPLES = int(os.environ.get("BENCHGRAPH_FUZZ_EXAMPLES", "0")) or 300
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(hiding_attempts)
+def test_no_query_the_check_passes_makes_the_engine_call_out(engine, listener, attempt):
+    query = _query(listener, *attempt)
+    if check_passes(query):
+        assert not engine_calls(engine, listener, query), query
+
+
+@pytest.mark.parametrize("wrap", WRAPS, ids=range(len(WRAPS)))
+def test_each_hiding_wrap_is_refused_or_found(engine, listener, wrap):
+    """The wraps alone, with a plain SERVICE: where the engine calls out, the check refuses.
+    (The cases the differential test found: the bare CR and the escaped quotes.)"""
+    query = _query(listener, [], SERVICE_FORMS[0], [], wrap)
+    assert not (check_passes(query) and engine_calls(engine, listener, query)), query
+
+
+# --- every SERVICE form through the real endpoint ---------------------------------------------
+SERVICE_FORMS_LIVE = {
+    # the line feed ends rdflib's comment: to rdflib, the SERVICE was inside it
+    "comment-cr": "SELECT * WHERE {{ #\r SERVICE <{url}> {{ ?s ?p ?o }}\n ?s ?p ?o }}",
+    "comment-crlf": "SELECT * WHERE {{ #\r\n SERVICE <{url}> {{ ?s ?p ?o }}\n ?s ?p ?o }}",
+    "comment-ff": "SELECT * WHERE {{ #\f SERVICE <{url}> {{ ?s ?p ?o }}\n ?s ?p ?o }}",
+    "comment-escaped-cr": "SELECT * WHERE {{ #\\u000D SERVICE <{url}> {{ ?s ?p ?o }}\n }}",
+    "escaped-keyword": "SELECT * WHERE {{ \\u0053ERVICE <{url}> {{ ?s ?p ?o }} }}",
+    "escaped-iri": "SELECT * WHERE {{ SERVICE <{url_escaped}> {{ ?s ?p ?o }} }}",
+    "escaped-quotes": 'SELECT * WHERE {{ ?s ?p ?o BIND("\\u0022" AS ?a) '
+                      'SERVICE <{url}> {{ ?s ?p ?o }} BIND("\\u0022" AS ?b) }}',
+    "escaped-newline-in-comment": 'SELECT * WHERE {{ ?s ?p ?o # \\u000A BIND("""\n'
+                                  'SERVICE <{url}> {{ ?s ?p ?o }}\n# """ AS ?a)\n}}',
+    "subquery": "SELECT * WHERE {{ {{ SELECT * WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }} }} }}",
+    "exists": "ASK {{ FILTER EXISTS {{ SERVICE <{url}> {{ ?s ?p ?o }} }} }}",
+    "not-exists": "ASK {{ FILTER NOT EXISTS {{ SERVICE <{url}> {{ ?s ?p ?o }} }} }}",
+    "optional": "SELECT * WHERE {{ ?s ?p ?o OPTIONAL {{ SERVICE <{url}> {{ ?s ?p ?o }} }} }}",
+    "minus": "SELECT * WHERE {{ ?s ?p ?o MINUS {{ SERVICE <{url}> {{ ?s ?p ?o }} }} }}",
+    "union": "SELECT * WHERE {{ {{ ?s ?p ?o }} UNION {{ SERVICE <{url}> {{ ?s ?p ?o }} }} }}",
+    "graph": "SELECT * WHERE {{ GRAPH ?g {{ SERVICE <{url}> {{ ?s ?p ?o }} }} }}",
+    "ask": "ASK {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+    "construct": "CONSTRUCT {{ ?s ?p ?o }} WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+    "describe": "DESCRIBE ?s WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+    "prefixed": "PREFIX x: <{root}> SELECT * WHERE {{ SERVICE x:sparql {{ ?s ?p ?o }} }}",
+    "base-relative": "BASE <{root}> SELECT * WHERE {{ SERVICE <sparql> {{ ?s ?p ?o }} }}",
+    "silent": "SELECT * WHERE {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }}",
+    "variable": "SELECT * WHERE {{ VALUES ?e {{ <{url}> }} SERVICE ?e {{ ?s ?p ?o }} }}",
+    "lower-case": "select * where {{ service <{url}> {{ ?s ?p ?o }} }}",
+}
+
+
+@pytest.fixture
+def fresh_listener():
+    found = Listener()
+    yield found
+    found.close()
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+@pytest.mark.parametrize("form", sorted(SERVICE_FORMS_LIVE))
+def test_every_service_form_is_refused_by_the_endpoint_and_never_called(
+        live_server, fresh_listener, form, method):
+    root = f"http://127.0.0.1:{fresh_listener.port}/"
+    query = SERVICE_FORMS_LIVE[form].format(url=fresh_listener.url, root=root,
+                                            url_escaped=root + "\\u0073parql")
+    accept = {"Accept": "application/sparql-results+json"}
+    if method == "GET":
+        status, _headers, body = live_server.request(
+            "GET", "/sparql?" + urlencode({"query": query}, quote_via=quote), headers=accept)
+    else:
+        status, _headers, body = live_server.request(
+            "POST", "/sparql", query.encode(), accept | {"Content-Type":
+                                                         "application/sparql-query"})
+    assert status in (400, 403), body
+    assert json.loads(body)["title"] in ("federated query refused", "ambiguous query",
+                                         "malformed query")
+    time.sleep(0.2)  # a connection the server began would be recorded by now
+    assert fresh_listener.connections == []
+
+
+# --- nesting depth --------------------------------------------------------------------------
+def braces(n: int) -> str:
+    """A query n levels deep, the WHERE clause's braces included."""
+    return "SELECT * WHERE { " + "{ " * (n - 1) + "?s ?p ?o " + "} " * (n - 1) + "} LIMIT 1"
+
+
+def parens(n: int) -> str:
+    """n levels: the WHERE braces, FILTER's parentheses, and n - 2 more."""
+    inner = n - 2
+    return ("SELECT * WHERE { ?s ?p ?o FILTER(" + "(" * inner + "true" + ")" * inner
+            + ") } LIMIT 1")
+
+
+def mixed(n: int) -> str:
+    """Parentheses and braces by turns: FILTER(EXISTS { FILTER(EXISTS {..., n levels."""
+    half = (n - 1) // 2
+    return ("ASK { ?s ?p ?o " + "FILTER(EXISTS { ?s ?p ?o " * half + "FILTER(true)"
+            + " })" * half + " }")
+
+
+@pytest.mark.parametrize("build", [braces, parens, mixed], ids=["braces", "parens", "mixed"])
+def test_200_levels_of_nesting_are_answered(client, build):
+    query = build(200)
+    assert check_depth(query) in (200, 201)
+    response = client.post("/sparql", data={"query": query},
+                           headers={"Accept": "application/sparql-results+json"})
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.is_json
+
+
+@pytest.mark.parametrize("build", [braces, parens], ids=["braces", "parens"])
+def test_past_the_limit_is_a_400_naming_the_limit(client, build):
+    over = build(DEFAULT_MAX_DEPTH + 1)
+    assert check_depth(over, 10_000) == DEFAULT_MAX_DEPTH + 1
+    response = client.post("/sparql", data={"query": over})
+    assert response.status_code == 400
+    body = response.get_json()
+    assert body["title"] == "query too deep"
+    assert f"limit of {DEFAULT_MAX_DEPTH} levels" in body["error"]
+    assert body["position"]["line"] == 1
+    assert client.post("/sparql", data={"query": build(DEFAULT_MAX_DEPTH)}).status_code == 200
+
+
+def test_10000_levels_are_refused_by_the_endpoint(client):
+    for query in (braces(10_000), parens(10_000), "SELECT * { " + "<< " * 10_000 + "}"):
+        response = client.get("/sparql", query_string={"query": query})
+        assert response.status_code == 400
+        assert response.get_json()["title"] == "query too deep"
+    assert client.get("/sparql", query_string={"query": "ASK {}"}).status_code == 200
+
+
+@pytest.mark.parametrize(("text", "depth"), [
+    ('SELECT * { ?s ?p "(((((" }', 1),  # in a string
+    ("SELECT * { ?s ?p '''{{{\n{{{''' }", 1),  # in a long string
+    ("SELECT * { # ((((( \n }", 1),  # in a comment
+    ("SELECT * { #\r(((((\n }", 6),  # a bare CR ends a comment, as Oxigraph reads it
+    ("SELECT * { ?s ?p <http://x/a_(b)> }", 2),  # in an IRI: counted opened, never closed
+    ("SELECT * { ?s ?p <http://x/a_(b)>, <http://x/c_(d)> }", 2),  # ...and no more
+    ("SELECT * { FILTER(?a<((((((1))))))>0) }", 8),  # `<` read as IRI and as operator
+    ("SELECT * { << << <a> <b> <c> >> <b> <c> >> ?p ?o }", 3),  # triple terms
+    ("SELECT * { FILTER(?a<<http://x/>) }", 2),  # a less-than before an IRI
+])
+def test_depth_skips_strings_and_comments_and_reads_ambiguity_both_ways(text, depth):
+    assert check_depth(text, 1000) == depth
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "benchgraph", "query", "--data", str(RECORDS),
+                           *args], capture_output=True, text=True, timeout=300,
+                          env=os.environ | (env or {}))
+
+
+def test_the_cli_refuses_10000_levels_without_crashing(tmp_path):
+    """pyoxigraph would overflow the stack near 5,000 levels (exit 139): the CLI checks the
+    depth before it builds or parses anything."""
+    path = tmp_path / "deep.rq"
+    path.write_text(braces(10_000), encoding="utf-8")
+    done = run_cli(f"@{path}")
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr
+    assert lines[0].startswith("benchgraph: the query is refused: line 1, column")
+    assert f"limit of {DEFAULT_MAX_DEPTH} levels" in lines[0]
+
+
+def test_the_cli_runs_200_levels_and_takes_its_limit_from_the_environment(tmp_path,
+                                                                          web_cache):
+    cache = {"BENCHGRAPH_CACHE": str(web_cache)}
+    done = run_cli("--format", "json", braces(200), env=cache)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert sorted(answer["head"]["vars"]) == ["o", "p", "s"]
+    assert len(answer["results"]["bindings"]) == 1
+    done = run_cli(braces(200), env=cache | {MAX_DEPTH_ENV: "100"})
+    assert done.returncode == 2 and "limit of 100 levels" in done.stderr
+    done = run_cli(braces(2), env=cache | {MAX_DEPTH_ENV: "lots"})
+    assert done.returncode == 2 and MAX_DEPTH_ENV in done.stderr and "Traceback" not in done.stderr
