@@ -133,6 +133,7 @@ def cmd_build(args) -> int:
 
 def cmd_query(args) -> int:
     from .queries import render, run, saved_queries
+    from .querytext import QueryTextError, check_depth
 
     if args.example:
         saved = saved_queries()
@@ -148,6 +149,12 @@ def cmd_query(args) -> int:
             raise CannotRun(f"{args.query[1:]}: {exc.strerror}") from exc
     else:
         text = args.query
+    try:
+        check_depth(text)  # before the build: a query too deep is refused at once
+    except QueryTextError as exc:
+        raise CannotRun(f"the query is refused: {exc}") from None
+    except ValueError as exc:  # BENCHGRAPH_QUERY_MAX_DEPTH is not a number
+        raise CannotRun(str(exc)) from None
     store = built(args).open()
     try:
         result = run(store, text)

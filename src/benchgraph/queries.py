@@ -9,6 +9,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from .namespaces import PREFIXES
+from .querytext import check_depth
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,12 @@ def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
 
 
 def run(store: ox.Store, text: str):
-    """Run a query over the union of all graphs, with benchgraph's prefixes predeclared."""
+    """Run a query over the union of all graphs, with benchgraph's prefixes predeclared.
+
+    Raises querytext.QueryTextError for text nested past the limit: pyoxigraph would overflow
+    the stack and take the whole process down (near 5,000 levels), so the depth is checked
+    first."""
+    check_depth(text)
     return store.query(text, use_default_graph_as_union=True, prefixes=PREFIXES)
 
 
