@@ -6,6 +6,7 @@ serve of the folder hung with no message)."""
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import re
 import select
@@ -175,7 +176,8 @@ def test_a_lock_whose_holder_ended_names_the_processes_keeping_it(tmp_path):
 import os, sys, time
 from pathlib import Path
 from benchgraph.locks import held
-with held(Path({str(lock)!r}), "the test"):
+with held(Path({str(lock)!r}), "the test") as fd:
+    keep = os.dup(fd)  # as a process forked before the lock let go of inherited locks
     child = os.fork()
     if child == 0:
         time.sleep(60)
@@ -197,24 +199,28 @@ with held(Path({str(lock)!r}), "the test"):
         os.kill(child, signal.SIGKILL)
 
 
-def _in_worker(fd: int) -> tuple[bool, int]:
-    """Whether the lock's descriptor is still open here, and the signal this process gets
-    when its parent ends."""
-    try:
-        os.fstat(fd)
-        still_open = True
-    except OSError:
-        still_open = False
+def _in_worker(lock: str) -> tuple[bool, int]:
+    """Whether this process has the lock file open, and the signal it gets when its parent
+    ends."""
+    target = os.stat(lock)
+    still_open = False
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            st = os.stat(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        still_open |= (st.st_ino, st.st_dev) == (target.st_ino, target.st_dev)
     sig = ctypes.c_int()
     ctypes.CDLL(None).prctl(2, ctypes.byref(sig), 0, 0, 0)  # PR_GET_PDEATHSIG
     return still_open, sig.value
 
 
 def test_a_worker_lets_go_of_the_lock_and_ends_with_its_parent(tmp_path):
-    with held(tmp_path / "build.lock", "the test") as fd, ProcessPoolExecutor(
+    lock = tmp_path / "build.lock"
+    with held(lock, "the test"), ProcessPoolExecutor(
             1, mp_context=get_context("fork"), initializer=worker_started,
             initargs=(os.getpid(),)) as pool:
-        assert pool.submit(_in_worker, fd).result() == (False, signal.SIGKILL)
+        assert pool.submit(_in_worker, str(lock)).result() == (False, signal.SIGKILL)
 
 
 def test_a_store_in_use_names_the_process_that_has_it(tmp_path):
@@ -233,3 +239,28 @@ time.sleep(60)
     finally:
         holder.kill()
         holder.wait()
+
+
+def _run_until_killed(running) -> None:
+    running.set()
+    time.sleep(60)
+
+
+def test_no_forked_process_keeps_a_lock_its_parent_let_go(tmp_path):
+    """Any child forked while the lock is held (a server's worker, say) does not hold it."""
+    lock = tmp_path / "build.lock"
+    fork = get_context("fork")
+    running = fork.Event()
+    with held(lock, "the test"):
+        child = fork.Process(target=_run_until_killed, args=(running,))
+        child.start()
+        assert running.wait(30)
+    try:
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError if kept
+        finally:
+            os.close(fd)
+    finally:
+        child.kill()
+        child.join()

@@ -5,8 +5,9 @@ A lock is an flock on a file, and the file names its holder while it is held: pi
 line and since when. A command that finds the lock taken says on stderr what it waits for
 and who holds it, then waits. A process forked while a lock is held shares it (flock belongs
 to the open file, which fork shares), so a build's workers that lived on after `kill -9` of
-the build kept every later build, query and serve of the folder waiting, silently: the
-workers close the inherited lock and end with their parent (worker_started).
+the build kept every later build, query and serve of the folder waiting, silently: a
+forked process closes the locks it inherited (_let_go), and the build's workers end with
+their parent (worker_started).
 """
 
 from __future__ import annotations
@@ -157,13 +158,27 @@ def posix_lock_holder(path: Path) -> str:
     return ""
 
 
+def _let_go() -> None:
+    """In any process just forked: close the locks the parent holds (they stay the
+    parent's), so that no child, a build's worker or a server's, keeps them once the
+    parent has ended."""
+    for fd in list(_HELD):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_let_go)
+
+
 def worker_started(parent: int) -> None:
     """In a worker process just forked: end when the parent does (Linux sends SIGKILL when
     the thread that forked this process ends, so a pool must be used from the thread that
-    made it), end now if the parent is already gone, and let go of the parent's locks."""
-    for fd in list(_HELD):
-        os.close(fd)  # the parent's lock stays taken: the parent still has it open
-    _HELD.clear()
+    made it), end now if the parent is already gone, and let go of the parent's locks
+    (_let_go did, at the fork)."""
+    _let_go()
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
