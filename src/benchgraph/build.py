@@ -27,16 +27,23 @@ from rdflib import Graph
 from rdflib.compare import to_canonical_graph
 
 from . import __version__
-from .cache import COMMIT, DIGEST, HASH, ID, KIND, MTIME, SIZE, Cache, Entries, Entry
+from .cache import COMMIT, DIGEST, HASH, ID, KIND, MTIME, PROBLEMS, SIZE, Cache, Entries, Entry
 from .convert import outward, provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
-from .load import Loader, forget_store
+from .load import Loader, forget_store, store_problem
 from .locks import held, posix_lock_holder, worker_started
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
 from .rdfio import nquads
-from .records import line_of, load_record, scan_record_files
+from .records import (
+    RecordFileError,
+    line_of,
+    load_record,
+    max_record_bytes,
+    read_record_bytes,
+    scan_record_files,
+)
 from .timing import Timer
 from .validate import check_dataset, check_record, facts_from_nquads, local_shapes
 
@@ -153,8 +160,12 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
     own = str(record_iri(record.kind, record.id))
     inferred = reasoner().local(triples, own)
     stated = nquads(triples, graph_iri(record.kind, record.id))
+    inferred_nq = nquads(inferred, INFERRED_GRAPH)
+    refused = store_problem(record, stated + inferred_nq)  # its problem, not the load's
+    if refused is not None:
+        problems.append(refused)
     entry = Entry(shown, digest, record.kind, record.id, stated,
-                  nquads(inferred, INFERRED_GRAPH), problems, list(record.references()),
+                  inferred_nq, problems, list(record.references()),
                   record.lines, facts=facts_from_nquads(record.kind, stated, own),
                   # nothing links to a run: what others read of it is never asked
                   outward=outward(stated, own) if record.kind != "benchmarks" else "")
@@ -190,7 +201,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
     now = time.time_ns()  # before any file is read (see _digests)
     files = scan_record_files(data_dir, f"{prefix}/")
     before = cache.index()  # what each file became in the last build, without its quads
-    digests, stats, stale = _digests(files, commits, before, now)
+    digests, stats, stale = _digests(files, commits, before, now, max_record_bytes())
     gone = [p for p in before if p not in digests]
     timer.lap("scan")
     reconvert = {name for _, name in stale}
@@ -329,7 +340,8 @@ def _process_chunk(args: list[tuple]) -> list[Entry]:
 
 
 def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
-             before: Entries, now: int) -> tuple[dict[str, str], dict[str, tuple], list[tuple]]:
+             before: Entries, now: int, limit: int
+             ) -> tuple[dict[str, str], dict[str, tuple], list[tuple]]:
     """Each record file's digest (a hash of its bytes, display path and last commit), the
     (size, mtime, hash of the bytes, commit) of the files read, and the (path, display path)
     of those whose digest is not their entry's; from `files` as scanned: (path, display
@@ -338,7 +350,11 @@ def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
     A file whose size and modification time match its entry's is not read again (git's
     index does the same). One modified in the last RACY_NS before it was read is not
     remembered, as a second write within the clock's tick could leave both unchanged
-    (`now`: the time the scan began)."""
+    (`now`: the time the scan began).
+
+    A file that is not read (not a regular file, over the size `limit`: see
+    records.read_record_bytes) has the digest of why; one over the limit, or refused by an
+    earlier limit, is looked at again, as the limit may have changed."""
     stats: dict[str, tuple[int, int, str, str]] = {}
     out = {}
     stale = []
@@ -346,14 +362,20 @@ def _digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
     for path, name, size, mtime in files:
         commit = commits.get(name) or ""
         row = rows.get(name)
-        if row is not None and row[SIZE] == size and row[MTIME] == mtime:
+        if row is not None and row[SIZE] == size and row[MTIME] == mtime and not (
+            size > limit or (row[PROBLEMS] and '"file-too-large"' in row[PROBLEMS])
+        ):
             if row[COMMIT] == commit:
                 out[name] = row[DIGEST]
                 continue
             content = row[HASH]
         else:
-            with open(path, "rb") as f:
-                content = hashlib.blake2b(f.read(), digest_size=16).hexdigest()
+            try:
+                content = hashlib.blake2b(read_record_bytes(path, limit),
+                                          digest_size=16).hexdigest()
+            except RecordFileError as exc:  # process() reports it as the file's problem
+                content = hashlib.blake2b(f"{exc.code} {exc.message}".encode(),
+                                          digest_size=16).hexdigest()
         stats[name] = (size, mtime if now - mtime > RACY_NS else -1, content, commit)
         out[name] = hashlib.blake2b(f"{content} {name} {commit}".encode(),
                                     digest_size=16).hexdigest()
@@ -384,19 +406,13 @@ def _link_problems(entries: Entries, cache: Cache, fresh: list[Entry],
         (b := before.rows.get(e.path)) is not None and (b[KIND], b[ID]) == (e.kind, e.id)
         for e in fresh)
     last = json.loads(cache.meta("links") or "null")
-    if same_ids and last is not None:  # the same ids in the same files: the same duplicates
-        paths = {e.path for e in fresh}  # (whose id line may have moved)
-        duplicates = [d if d["file"] not in paths else
-                      {**d, "line": entries[d["file"]].lines.get("id", 1)}
-                      for d in last["duplicates"]]
+    if same_ids and last is not None and "duplicate_ids" in last:
+        groups = last["duplicate_ids"]  # the same ids in the same files: the same duplicates
+        paths = {e.path for e in fresh}
         dangling = {p: found for p, found in last["dangling"].items() if p not in paths}
         check, exists = fresh, cache.has_record
     else:
-        duplicates = [Problem(path, entries[path].lines.get("id", 1), "id",
-                              f"is also the id of {first}", value=rid,
-                              code="duplicate-id").as_dict()
-                      for _kind, rid, (first, *others) in cache.duplicate_ids()
-                      for path in others]
+        groups = [[kind, rid, files] for kind, rid, files in cache.duplicate_ids()]
         dangling, check = {}, list(entries.values())
         cache.read_refs(check)
         owners = {(e.kind, e.id) for e in check if e.kind is not None}
@@ -410,9 +426,26 @@ def _link_problems(entries: Entries, cache: Cache, fresh: list[Entry],
                  for dotted, target, kind in e.refs if not exists(kind, target)]
         if found:
             dangling[e.path] = found
-    cache.set_meta("links", json.dumps({"duplicates": duplicates, "dangling": dangling}))
-    return [Problem(**d) for d in duplicates] + [
+    cache.set_meta("links", json.dumps({"duplicate_ids": groups, "dangling": dangling}))
+    return _duplicate_problems(groups, entries) + [
         Problem(**d) for found in dangling.values() for d in found]
+
+
+def _duplicate_problems(groups: list[list], entries: Entries) -> list[Problem]:
+    """One problem for each file of an id held by several files (same kind), naming the
+    others where their id is: no file of an id is the genuine one, so none is used (a
+    second file named after an accelerator took its 344 runs over, and the message blamed
+    the first). The lines are read anew, as an edit may move an id line."""
+    out = []
+    for _kind, rid, files in groups:
+        where = {f: f"{f}:{entries[f].lines.get('id', 1)}" for f in files}
+        for f in files:
+            others = ", ".join(where[o] for o in files if o != f)
+            out.append(Problem(f, entries[f].lines.get("id", 1), "id",
+                               f"is also the id of {others}: an id names one record, so "
+                               "none of these files is used until each has an id of its own",
+                               value=rid, code="duplicate-id"))
+    return out
 
 
 def _left_out(entries: Entries, problems: list[Problem],

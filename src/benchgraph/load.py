@@ -25,9 +25,9 @@ import pyoxigraph as ox
 
 from .cache import ID as ROW_ID
 from .cache import KIND, Cache, Entries, Entry, pack, unpack
-from .errors import VIOLATION
+from .errors import VIOLATION, CannotRun, Problem
 from .namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
-from .records import REFERENCES
+from .records import REFERENCES, Record, size_text
 
 ONTOLOGY = str(ONTOLOGY_IRI)
 LINKED_KINDS = {kind for fields in REFERENCES.values() for kind in fields.values()}
@@ -42,6 +42,60 @@ QUEUED = 6  # batches the build may hand on before the loads take them (about 40
 # unbounded: 3.1-3.3 GB at the peak, two: 2.7-2.9 GB).
 LOADS_AT_ONCE = 2
 WAIT = 0.5  # seconds between looks at whether the loads failed, while waiting for them
+
+
+# Oxigraph's N-Quads reader, which bulk loads from a file or pipe use, refuses any one term
+# (a literal, an IRI) of more than 16 MiB as written, escapes included ("Reached the buffer
+# maximal size of 16777216"); below it the store took everything benchgraph writes of a
+# record that conforms (IRIs the shapes checked; literals rdflib escaped).
+STORE_TERM_BYTES = 16 * 1024 * 1024
+_SAFE_LINE = STORE_TERM_BYTES - 1024  # a line under this holds no term over the limit
+
+
+class StoreRefused(CannotRun):
+    """The store's bulk load refused the build's N-Quads."""
+
+
+def too_long_for_store(text: str) -> int:
+    """The bytes of the longest line of these N-Quads if one may hold a term the store
+    refuses (the line is the measure: a term is at most its line), else 0. One record's
+    N-Quads are checked where it is converted, so that it is the record's problem and the
+    rest load; checking costs a length unless the text is megabytes long."""
+    if len(text) * 4 < _SAFE_LINE:  # a character is at most 4 bytes in UTF-8
+        return 0
+    longest = 0
+    for line in text.splitlines():
+        if len(line) * 4 >= _SAFE_LINE:
+            size = len(line.encode())
+            if size >= _SAFE_LINE:
+                longest = max(longest, size)
+    return longest
+
+
+def store_problem(record: Record, text: str) -> Problem | None:
+    """The record's problem if the store would refuse its N-Quads `text` (too_long_for_store),
+    at the field holding the longest text (escaping at most doubles it)."""
+    size = too_long_for_store(text)
+    if not size:
+        return None
+    fields = sorted(((len(str(v).encode()), dotted) for dotted, v in _scalars(record.fields)
+                     if isinstance(v, str)), reverse=True)
+    field = fields[0][1] if fields and fields[0][0] * 2 >= _SAFE_LINE else ""
+    return Problem(record.path, record.line(field) if field else 1, field,
+                   f"is {size_text(size)} as the store reads it (escapes included), over the "
+                   f"{size_text(STORE_TERM_BYTES)} the store takes in one value: shorten it",
+                   code="store-refuses")
+
+
+def _scalars(value: object, prefix: str = "") -> Iterator[tuple[str, object]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _scalars(v, f"{prefix}{k}.")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _scalars(v, f"{prefix}{i}.")
+    else:
+        yield prefix.rstrip("."), value
 
 
 def _key(graph: str) -> tuple[str, str]:
@@ -309,11 +363,24 @@ class _Feed:
             self.done = True
 
     def _raise(self) -> None:
-        if self.errors:
-            raise self.errors[0]
+        if not self.errors:
+            return
+        if all(isinstance(e, BrokenPipeError) for e in self.errors):
+            # a load that failed closed its pipe: the writer's error hides why, the load's
+            # own (being recorded as its thread ends) says it
+            for t in self.loads:
+                t.join(timeout=10)
+        said = [e for e in self.errors if not isinstance(e, BrokenPipeError)]
+        raise (said or self.errors)[0]
 
     def _load(self, pipe: str) -> None:
-        self.store.bulk_load(path=pipe, format=ox.RdfFormat.N_QUADS, lenient=_LENIENT)
+        try:
+            self.store.bulk_load(path=pipe, format=ox.RdfFormat.N_QUADS, lenient=_LENIENT)
+        except (SyntaxError, ValueError, MemoryError) as exc:  # pyoxigraph's for bad input
+            raise StoreRefused(
+                f"the store refused the records' quads: {exc}. No record's own check found "
+                "this (each record's N-Quads are checked as it is converted): please report it"
+            ) from exc
 
     def _write(self) -> None:
         n = written = 0

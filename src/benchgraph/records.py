@@ -1,86 +1,101 @@
 """YAML record files -> Record objects, with the line of every field.
 
 No rdflib here: this module knows the record format (the folder names the kind, `id`
-equals the file stem, which keys each kind may have) and nothing about RDF. Values are
+equals the file stem, which keys each kind may have, what kind of value each field holds)
+and nothing about RDF. Each scalar is read by its field's kind, not by what YAML's implicit
+typing makes of it: YAML 1.1 reads `NO` as false, `1.10` as 1.1 and `0755` as 493, and
+YAML 1.2 reads some of them otherwise, so a text field keeps its text as written and a
+spelling the two read differently is an error where it matters. Values are otherwise
 checked only for shape (a list where a list belongs); their meaning is SHACL's job.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .errors import Problem
+from .errors import CannotRun, Problem
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-# Date fields: a quoted '2026-10-04' there is a date too (YAML writers quote them).
-DATE_FIELD = re.compile(r"^(updated|(history|source)\.\d+\.date)$")
-DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
-# A field's shape: "scalar", "list" (of scalars), "map" (free keys, scalar values),
-# a dict (a mapping with exactly those keys), or [dict] (a list of such mappings).
-SCALAR, LIST, MAP = "scalar", "list", "map"
+# What a field holds, which says how its YAML scalar is read (_Reader.scalar):
+TEXT = "text"  # the text exactly as written (`NO`, `1.10`, `0755` stay as they are)
+NUMBER = "number"  # a plain decimal number, as int or float; other text is kept for the shapes
+BOOL = "bool"  # true or false; yes/no/on/off/y/n are errors, other text is kept
+DATE = "date"  # a date or date-time (a quoted 2026-10-04 too); other text as written
+VALUE = "value"  # a number, true/false or text; a plain scalar that YAML 1.1 and 1.2 read
+# differently (yes, 0755, 1_000, 12:30, 2026-01-01, ...) is an error asking to quote it
+# A field's shape: one of the above, LIST (of TEXT), MAP (free keys, VALUE values), TEXT_MAP
+# (free keys, TEXT values), a dict (a mapping with exactly those keys), or [dict] (a list of
+# such mappings).
+LIST, MAP, TEXT_MAP = "list", "map", "text-map"
+SCALARS = (TEXT, NUMBER, BOOL, DATE, VALUE)
 
 SOURCE = {
-    "publisher": SCALAR, "title": SCALAR, "url": SCALAR, "date": SCALAR,
-    "repository": SCALAR, "commit": SCALAR, "path": SCALAR, "row": SCALAR,
-    "round": SCALAR, "licence": SCALAR, "note": SCALAR,
+    "publisher": TEXT, "title": TEXT, "url": TEXT, "date": DATE,
+    "repository": TEXT, "commit": TEXT, "path": TEXT, "row": TEXT,
+    "round": TEXT, "licence": TEXT, "note": TEXT,
 }
-HISTORY = {"date": SCALAR, "note": SCALAR}
+HISTORY = {"date": DATE, "note": TEXT}
 COMMON = {
-    "id": SCALAR, "name": SCALAR, "same_as": LIST, "notes": SCALAR, "updated": SCALAR,
+    "id": TEXT, "name": TEXT, "same_as": LIST, "notes": TEXT, "updated": DATE,
     "source": [SOURCE], "history": [HISTORY],
 }
 MEASUREMENT = {
-    "metric": SCALAR, "value": SCALAR, "min": SCALAR, "max": SCALAR, "unit": SCALAR,
-    "condition": MAP, "out_of": SCALAR, "derived": SCALAR, "note": SCALAR,
+    "metric": TEXT, "value": NUMBER, "min": NUMBER, "max": NUMBER, "unit": TEXT,
+    "condition": MAP, "out_of": NUMBER, "derived": BOOL, "note": TEXT,
 }
 
 KINDS: dict[str, dict[str, Any]] = {
     "interconnects": {
-        "role": SCALAR, "vendor": SCALAR, "generation": SCALAR, "bandwidth_gb_s": SCALAR,
+        "role": TEXT, "vendor": TEXT, "generation": TEXT, "bandwidth_gb_s": NUMBER,
     },
     "accelerators": {
-        "vendor": SCALAR, "memory_gb": SCALAR, "form_factor": SCALAR,
-        "interconnect_ids": LIST, "family": SCALAR,
+        "vendor": TEXT, "memory_gb": NUMBER, "form_factor": TEXT,
+        "interconnect_ids": LIST, "family": TEXT,
     },
     "systems": {
-        "accelerators": [{"id": SCALAR, "count": SCALAR}], "nodes": SCALAR,
-        "host_cpu": SCALAR, "interconnect_ids": LIST, "interconnect_raw": MAP,
-        "fabric_published": SCALAR,
-        "vendor": SCALAR, "submitter": SCALAR, "system_type": SCALAR,
-        "availability": SCALAR, "software": SCALAR,
+        "accelerators": [{"id": TEXT, "count": NUMBER}], "nodes": NUMBER,
+        "host_cpu": TEXT, "interconnect_ids": LIST, "interconnect_raw": TEXT_MAP,
+        "fabric_published": BOOL,
+        "vendor": TEXT, "submitter": TEXT, "system_type": TEXT,
+        "availability": TEXT, "software": TEXT,
     },
-    "metrics": {"unit": SCALAR, "direction": SCALAR, "scope": SCALAR, "description": SCALAR},
-    "engines": {"vendor": SCALAR, "url": SCALAR},
+    "metrics": {"unit": TEXT, "direction": TEXT, "scope": TEXT, "description": TEXT},
+    "engines": {"vendor": TEXT, "url": TEXT},
     "models": {
-        "vendor": SCALAR, "parameters_b": SCALAR, "active_parameters_b": SCALAR,
-        "family": SCALAR,
+        "vendor": TEXT, "parameters_b": NUMBER, "active_parameters_b": NUMBER,
+        "family": TEXT,
     },
     "benchmarks": {
-        "title": SCALAR, "category": SCALAR, "status": SCALAR, "confidence": SCALAR,
-        "metric": SCALAR, "value": SCALAR, "unit": SCALAR, "model": SCALAR,
-        "engine": SCALAR, "engine_version": SCALAR, "accelerators": LIST,
-        "accelerator_count": SCALAR, "system": SCALAR, "interconnect_ids": LIST,
-        "fabric_published": SCALAR,
-        "parallelism": {"tensor": SCALAR, "expert": SCALAR, "pipeline": SCALAR, "data": SCALAR},
-        "concurrency": SCALAR, "measured_by": SCALAR, "reproducible": SCALAR,
-        "methodology": SCALAR, "measurements": [MEASUREMENT], "settings": MAP,
+        "title": TEXT, "category": TEXT, "status": TEXT, "confidence": NUMBER,
+        "metric": TEXT, "value": NUMBER, "unit": TEXT, "model": TEXT,
+        "engine": TEXT, "engine_version": TEXT, "accelerators": LIST,
+        "accelerator_count": NUMBER, "system": TEXT, "interconnect_ids": LIST,
+        "fabric_published": BOOL,
+        "parallelism": {"tensor": NUMBER, "expert": NUMBER, "pipeline": NUMBER,
+                        "data": NUMBER},
+        "concurrency": NUMBER, "measured_by": TEXT, "reproducible": BOOL,
+        "methodology": TEXT, "measurements": [MEASUREMENT], "settings": MAP,
         "workload": {
-            "input_tokens": SCALAR, "output_tokens": SCALAR, "batch_size": SCALAR,
-            "dataset": SCALAR,
+            "input_tokens": NUMBER, "output_tokens": NUMBER, "batch_size": NUMBER,
+            "dataset": TEXT,
         },
-        "omitted_by_source": LIST, "scenario": SCALAR, "division": SCALAR,
-        "availability": SCALAR, "submitter": SCALAR, "benchmark": SCALAR,
-        "accuracy_target": SCALAR, "software": SCALAR,
+        "omitted_by_source": LIST, "scenario": TEXT, "division": TEXT,
+        "availability": TEXT, "submitter": TEXT, "benchmark": TEXT,
+        # "as the source states it": MLPerf's 99 and 99.9 are numbers, "99%" is text
+        "accuracy_target": VALUE, "software": TEXT,
     },
 }
 for _kind, _fields in KINDS.items():
@@ -150,22 +165,39 @@ BY_NAME = attrgetter("name")
 def scan_record_files(data_dir: Path, prefix: str = "") -> list[tuple[str, str, int, int]]:
     """(path, prefix + path below data_dir with "/", size, modification time in ns) of every
     record file, in find_record_files' order: one pass of scandir and stat, no pathlib (a
-    build lists 100k files)."""
+    build lists 100k files).
+
+    A symlink to a folder is walked as the folder, each real folder once (a link to a folder
+    above it would loop). Any other name ending in .yaml is listed, whatever it is: a FIFO, a
+    device or a dangling symlink is that file's problem when it is read (read_record_bytes),
+    never a reason to stop listing; its size and time are those of the link when its target
+    cannot be stat-ed."""
     found: list[tuple[str, str, int, int]] = []
+    seen: set[tuple[int, int]] = set()
 
     def walk(folder: str, rel: str) -> None:
         try:
+            st = os.stat(folder)
             with os.scandir(folder) as it:
                 names = sorted(it, key=BY_NAME)
         except OSError:  # as os.walk: an unreadable or missing folder holds no records
             return
+        if (st.st_dev, st.st_ino) in seen:
+            return
+        seen.add((st.st_dev, st.st_ino))
         below = []
         for d in names:
-            if d.is_dir():
-                if not d.is_symlink():
-                    below.append(d)
+            try:
+                is_dir = d.is_dir()  # through a symlink too
+            except OSError:
+                is_dir = False
+            if is_dir:
+                below.append(d)
             elif d.name.endswith((".yaml", ".yml")):
-                st = d.stat()
+                try:
+                    st = d.stat()
+                except OSError:  # a dangling symlink, or one that loops
+                    st = d.stat(follow_symlinks=False)
                 found.append((d.path, f"{rel}/{d.name}", st.st_size, st.st_mtime_ns))
         for d in below:
             walk(d.path, f"{rel}/{d.name}")
@@ -180,25 +212,139 @@ def kind_of(path: Path, data_dir: Path) -> str:
     return path.relative_to(data_dir).parts[0]
 
 
+# --- reading a record file: only regular files, and no bigger than the limit --------------
+
+MAX_RECORD_BYTES = 8 * 1024 * 1024  # the default; the largest shipped record is under 40 KB
+LIMIT_VARIABLE = "BENCHGRAPH_MAX_RECORD_BYTES"
+_UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3}
+
+
+def max_record_bytes() -> int:
+    """The size limit of one record file: $BENCHGRAPH_MAX_RECORD_BYTES (bytes, or a number
+    with KiB, MiB or GiB), 8 MiB by default. A file over it is that record's problem: a
+    huge file took the whole build's memory (a symlink to /dev/zero: a MemoryError)."""
+    raw = os.environ.get(LIMIT_VARIABLE, "").strip()
+    if not raw:
+        return MAX_RECORD_BYTES
+    m = re.fullmatch(r"([0-9]+)\s*([a-z]*)", raw.lower())
+    if not m or m[2] not in _UNITS or int(m[1]) == 0:
+        raise CannotRun(f"{LIMIT_VARIABLE}={raw!r}: give the largest record file to read, in "
+                        "bytes or with KiB, MiB or GiB, e.g. 8MiB")
+    return int(m[1]) * _UNITS[m[2]]
+
+
+def size_text(n: int) -> str:
+    """A size as a person reads it: 17,000,000 bytes (16.2 MiB)."""
+    if n < 1024:
+        return f"{n:,} bytes"
+    for unit, size in (("GiB", 1024 ** 3), ("MiB", 1024 ** 2), ("KiB", 1024)):
+        if n >= size:
+            amount = f"{n / size:.1f}".removesuffix(".0")
+            return f"{n:,} bytes ({amount} {unit})"
+    raise AssertionError(n)
+
+
+class RecordFileError(Exception):
+    """A record file that is not read: not a regular file, too big, or not there."""
+
+    def __init__(self, message: str, code: str):
+        super().__init__(message)
+        self.message, self.code = message, code
+
+
+_FILE_TYPES = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+               (stat.S_ISDIR, "a folder"))
+
+
+def _not_regular(mode: int) -> RecordFileError:
+    what = next((name for test, name in _FILE_TYPES if test(mode)), "not a file")
+    return RecordFileError(f"is not a regular file ({what}): only regular files, or symlinks "
+                           "to one, are read as records", "not-a-file")
+
+
+def _too_big(size: int, limit: int, more: bool = False) -> RecordFileError:
+    return RecordFileError(
+        f"is {'over ' if more else ''}{size_text(size)}, over the limit of {size_text(limit)}"
+        f" for one record file (${LIMIT_VARIABLE}): shorten or split it, or raise the limit",
+        "file-too-large")
+
+
+def read_record_bytes(path: str, limit: int | None = None) -> bytes:
+    """The bytes of a record file, or RecordFileError. Only a regular file (or a symlink to
+    one) is opened: a FIFO blocked every command reading it, /dev/zero never ended. The file
+    is checked again once open, and read to the limit and no further, as it may change."""
+    limit = max_record_bytes() if limit is None else limit
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise _unopened(path, exc) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _not_regular(st.st_mode)
+    if st.st_size > limit:
+        raise _too_big(st.st_size, limit)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise _unopened(path, exc) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # replaced between the stat and the open
+            raise _not_regular(st.st_mode)
+        chunks, got = [], 0
+        while got <= limit:
+            chunk = os.read(fd, min(limit + 1 - got, 1 << 20) or 1)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        if got > limit:
+            raise _too_big(limit, limit, more=True)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _unopened(path: str, exc: OSError) -> RecordFileError:
+    if os.path.islink(path):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        if isinstance(exc, FileNotFoundError):
+            return RecordFileError(f"is a symlink to {target}, which does not exist",
+                                   "unreadable")
+        if exc.errno == 40:  # ELOOP
+            return RecordFileError(f"is a symlink that loops ({target})", "unreadable")
+    return RecordFileError(f"cannot be read: {exc.strerror or exc}", "unreadable")
+
+
 def load_record(path: Path, data_dir: Path, display: str | None = None,
-                text: str | None = None) -> tuple[Record | None, list[Problem]]:
-    """Read one record file; return the record (None if unreadable) and its problems."""
+                text: str | None = None, limit: int | None = None
+                ) -> tuple[Record | None, list[Problem]]:
+    """Read one record file; return the record (None if unreadable) and its problems.
+    `text`: the file's text, not read from disk; `limit`: max_record_bytes() by default."""
     shown = display or str(path)
     kind = kind_of(path, data_dir)
     try:
         # bytes decoded: reading the file as text took 18 us a record, this 11
-        text = path.read_bytes().decode("utf-8") if text is None else text
+        text = read_record_bytes(str(path), limit).decode("utf-8") if text is None else text
         loader = _Loader(text)
         try:
             node = loader.get_single_node()
         finally:
             loader.dispose()
+    except RecordFileError as exc:
+        return None, [Problem(shown, 1, "", exc.message, code=exc.code)]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         return None, [Problem(shown, line, "", f"is not valid YAML: {exc.problem}",
                               code="yaml-syntax")]
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except UnicodeDecodeError as exc:
+        return None, [Problem(shown, 1, "", f"is not UTF-8 text (byte {exc.start:,}): save it "
+                              "as UTF-8", code="unreadable")]
+    except (OSError, yaml.YAMLError, RecursionError) as exc:
         return None, [Problem(shown, 1, "", f"cannot be read: {exc}", code="unreadable")]
     if not isinstance(node, yaml.MappingNode):
         line = node.start_mark.line + 1 if node is not None else 1
@@ -207,6 +353,8 @@ def load_record(path: Path, data_dir: Path, display: str | None = None,
     reader = _Reader(shown)
     fields = reader.mapping(node, KINDS[kind], "")
     problems = reader.problems
+    if any(p.code == "alias" for p in problems):
+        problems = _at_the_alias(text, problems)
     record_id = fields.get("id")
     stem = path.stem
     if record_id is None:
@@ -228,7 +376,8 @@ def load_record(path: Path, data_dir: Path, display: str | None = None,
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """The safe loader, resolving each scalar's tag once per process: PyYAML's resolver
     matched about 80 scalars a record against its patterns in Python, a fifth of reading
-    a record, and keys and many values repeat from record to record."""
+    a record, and keys and many values repeat from record to record. The tag is YAML 1.1's
+    reading of a plain scalar, which _Reader compares with YAML 1.2's where it matters."""
 
     _tags: dict[tuple[str, tuple[bool, bool]], str] = {}
 
@@ -250,6 +399,69 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
         pass
 
 
+# --- reading a scalar by what its field holds ---------------------------------------------
+
+Y = "tag:yaml.org,2002:"
+NULL_TAG, BOOL_TAG, INT_TAG, FLOAT_TAG, STR_TAG, TIMESTAMP_TAG = (
+    Y + t for t in ("null", "bool", "int", "float", "str", "timestamp"))
+TRUE, FALSE = ("true", "True", "TRUE"), ("false", "False", "FALSE")  # 1.1 and 1.2 alike
+# YAML 1.1's other booleans (its spec has y and n too, though PyYAML leaves them text)
+BOOL_WORDS = {**dict.fromkeys(("yes", "Yes", "YES", "on", "On", "ON", "y", "Y"), True),
+              **dict.fromkeys(("no", "No", "NO", "off", "Off", "OFF", "n", "N"), False)}
+PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+PLAIN_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+LEADING_ZERO = re.compile(r"[-+]?0[0-9]+\Z")
+DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# YAML 1.2's core schema, which the 1.1 reading (the resolved tag) is compared with
+CORE_12 = ((NULL_TAG, re.compile(r"(?:~|null|Null|NULL|)\Z")),
+           (BOOL_TAG, re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")),
+           (INT_TAG, re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z")),
+           (FLOAT_TAG, re.compile(r"(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                                  r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z")))
+CORE_12_START = frozenset("0123456789+-.~nNtTfF")
+
+
+def core_12_tag(text: str) -> str:
+    """The tag YAML 1.2's core schema gives a plain scalar."""
+    if text and text[0] not in CORE_12_START:
+        return STR_TAG
+    return next((tag for tag, pattern in CORE_12 if pattern.match(text)), STR_TAG)
+
+
+def _reading_11(text: str) -> str:
+    """What YAML 1.1 (PyYAML) makes of a plain scalar, for a message (only on errors)."""
+    try:
+        return _said(yaml.safe_load(text), text)
+    except (yaml.YAMLError, ValueError, OverflowError):
+        return "an error"
+
+
+def _reading_12(text: str) -> str:
+    """What YAML 1.2's core schema makes of a plain scalar, for a message."""
+    tag = core_12_tag(text)
+    try:
+        if tag == INT_TAG:
+            return _said(int(text, 0) if text[:2] in ("0o", "0x") else int(text), text)
+        if tag == FLOAT_TAG:
+            return _said(float(text.lower().replace(".inf", "inf").replace(".nan", "nan")),
+                         text)
+    except ValueError:  # over Python's 4,300 digits
+        return "a number"
+    return {NULL_TAG: "nothing (null)", BOOL_TAG: text.lower()}.get(tag, "text")
+
+
+def _said(value: Any, text: str) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return _shortened(repr(value)) if not math.isnan(value) else "not-a-number"
+    if isinstance(value, (dt.date, dt.datetime)):
+        return f"the date {value.isoformat()}"
+    return "text"
+
+
 class _Reader:
     """Turns a composed YAML node into plain values, noting lines and shape problems."""
 
@@ -257,23 +469,41 @@ class _Reader:
         self.shown = shown
         self.lines: dict[str, int] = {}
         self.problems: list[Problem] = []
+        self.seen: set[int] = set()  # the mappings and lists read, to refuse aliases of them
 
     def problem(self, node: yaml.Node, dotted: str, message: str, value: str = "",
                 code: str = "shape") -> None:
         self.problems.append(Problem(self.shown, node.start_mark.line + 1, dotted, message,
-                                     value=value, code=code))
+                                     value=_shortened(value), code=code))
+
+    def first_time(self, node: yaml.Node, dotted: str) -> bool:
+        """False for a mapping or list met before: a YAML alias (*name) of it. Refused, as
+        aliases of aliases grow without bound (and one may contain itself)."""
+        if id(node) not in self.seen:
+            self.seen.add(id(node))
+            return True
+        self.problem(node, dotted, "repeats another part of the file through a YAML alias "
+                     "(*name): write it out in full", code="alias")
+        return False
 
     def mapping(self, node: yaml.Node, spec: Any, prefix: str) -> dict[str, Any]:
         out: dict[str, Any] = {}
+        if not self.first_time(node, prefix.rstrip(".")):
+            return out
+        free = spec in (MAP, TEXT_MAP)
         for key_node, value_node in node.value:
-            key = str(key_node.value)
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.problem(key_node, prefix.rstrip("."), "has a key that is not a name",
+                             value=_show(key_node), code="shape")
+                continue
+            key = key_node.value  # a key is a name, whatever YAML would type it as
             dotted = f"{prefix}{key}"
             self.lines[dotted] = key_node.start_mark.line + 1
             if key in out:
                 self.problem(key_node, dotted, "appears twice", code="duplicate-key")
                 continue
-            if spec == MAP:
-                out[key] = self.scalar(value_node, dotted)
+            if free:
+                out[key] = self.scalar(value_node, VALUE if spec == MAP else TEXT, dotted)
                 continue
             if key not in spec:
                 allowed = ", ".join(sorted(spec))
@@ -284,25 +514,30 @@ class _Reader:
         return out
 
     def value(self, node: yaml.Node, spec: Any, dotted: str) -> Any:
-        if spec == SCALAR:
-            return self.scalar(node, dotted)
+        if spec in SCALARS:
+            return self.scalar(node, spec, dotted)
         if isinstance(spec, list) and isinstance(node, yaml.MappingNode) and dotted.endswith(
             "source"
         ):
             return [self.mapping(node, spec[0], f"{dotted}.0.")]
         if spec == LIST or isinstance(spec, list):
-            if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
+            if isinstance(node, yaml.ScalarNode) and node.tag == NULL_TAG:
                 return []
             if not isinstance(node, yaml.SequenceNode):
                 self.problem(node, dotted, "must be a list", value=_show(node))
+                return []
+            if not self.first_time(node, dotted):
                 return []
             items = []
             for i, item in enumerate(node.value):
                 here = f"{dotted}.{i}"
                 self.lines[here] = item.start_mark.line + 1
                 if spec == LIST:
-                    items.append(self.scalar(item, here))
+                    items.append(self.scalar(item, TEXT, here))
                 elif isinstance(item, yaml.MappingNode):
+                    if id(item) in self.seen:  # an alias: not an item
+                        self.first_time(item, here)
+                        continue
                     items.append(self.mapping(item, spec[0], here + "."))
                 else:
                     self.problem(item, here, "must be a mapping", value=_show(item))
@@ -312,37 +547,158 @@ class _Reader:
             return {}
         return self.mapping(node, spec, dotted + ".")
 
-    def scalar(self, node: yaml.Node, dotted: str) -> Any:
+    def scalar(self, node: yaml.Node, kind: str, dotted: str) -> Any:
+        """The value of a scalar in a field of this kind (TEXT, NUMBER, ...)."""
         if not isinstance(node, yaml.ScalarNode):
             self.problem(node, dotted, "must be a single value", value=_show(node))
             return None
-        tag = node.tag.rsplit(":", 1)[-1]
-        text = node.value
-        try:
-            if tag == "null":
-                return None
-            if tag == "bool":
-                return text.lower() in ("true", "yes", "on")
-            if tag == "int":
-                return int(text.replace("_", ""), 0) if text[:2] in ("0x", "0o") else int(
-                    text.replace("_", ""))
-            if tag == "float":
-                return float(text.replace("_", ""))
-            if tag == "timestamp" or (tag == "str" and DATE_FIELD.match(dotted)
-                                      and DATE_TEXT.match(text)):
-                tag = "timestamp"
-                return _timestamp(text)
-        except ValueError:
-            self.problem(node, dotted, "is not a real date" if tag == "timestamp"
-                         else f"is not a valid {tag}", value=text, code="bad-scalar")
+        text, tag = node.value, node.tag
+        if node.style:  # quoted, or a block scalar (plain: None, or "" from libyaml): text
+            if kind == DATE and DATE_TEXT.match(text):
+                return self.date(node, dotted)
             return text
+        if tag == NULL_TAG:
+            return None
+        if kind == TEXT:
+            return text
+        if kind == NUMBER:
+            return self.number(node, dotted)
+        if kind == BOOL:
+            if text in TRUE or text in FALSE:
+                return text in TRUE
+            if text in BOOL_WORDS:
+                self.problem(node, dotted, f"is read as {str(BOOL_WORDS[text]).lower()} by "
+                             "YAML 1.1 and as text by YAML 1.2: write true or false",
+                             value=text, code="not-true-or-false")
+            return text
+        if kind == DATE:
+            return self.date(node, dotted) if tag == TIMESTAMP_TAG else text
+        return self.free(node, dotted)
+
+    def number(self, node: yaml.ScalarNode, dotted: str) -> Any:
+        """A plain decimal number as int or float. A spelling of a number that is not plain
+        decimal (0755, 1_000, 0x10, 12:30, .inf) is an error; other text is kept, for the
+        shapes to report ("must be a number")."""
+        text = node.value
+        if PLAIN_INT.match(text):
+            try:
+                return int(text)
+            except ValueError:  # over Python's 4,300 digits
+                return self.unkept(node, dotted, "has more digits than benchgraph reads")
+        if PLAIN_NUMBER.match(text) and not LEADING_ZERO.match(text):
+            return self.float(node, dotted)
+        if LEADING_ZERO.match(text) or node.tag in (INT_TAG, FLOAT_TAG) or core_12_tag(
+            text
+        ) in (INT_TAG, FLOAT_TAG):
+            if re.search(r"\.(?:inf|nan)\Z", text, re.IGNORECASE):
+                message = "is not a finite number: write a number in plain decimal digits"
+            else:
+                r11, r12 = _reading_11(text), _reading_12(text)
+                numbers = [r for r in dict.fromkeys((r12, r11)) if r[0].isdigit() or r[0] == "-"]
+                how = (f"YAML 1.1 reads it as {r11} and YAML 1.2 as {r12}" if r11 != r12 else
+                       f"it is {r11} in a spelling that not every YAML reader takes")
+                message = (f"is not a plain decimal number ({how}): write it in plain decimal "
+                           f"digits, e.g. {' or '.join(numbers) or '1000'}")
+            self.problem(node, dotted, message, value=text, code="not-plain-decimal")
         return text
+
+    def float(self, node: yaml.ScalarNode, dotted: str) -> Any:
+        """The float of a plain decimal, if it keeps the number exactly: a 64-bit float keeps
+        15 significant digits, and 1e400 is infinite and 1e-400 zero."""
+        text = node.value
+        number = float(text)
+        if math.isinf(number):
+            return self.unkept(node, dotted, "is too large a number for benchgraph to keep")
+        digits = sum(c.isdigit() for c in text)
+        if (digits > 15 or "e" in text or "E" in text) and Decimal(repr(number)) != Decimal(
+            text
+        ):
+            if number == 0:
+                return self.unkept(node, dotted, "is too small a number for benchgraph to "
+                                   "keep (it would be 0)")
+            return self.unkept(node, dotted, "has more significant digits than benchgraph "
+                               f"keeps exactly (a 64-bit float keeps 15): round it, e.g. to "
+                               f"{number:.15g}")
+        return number
+
+    def unkept(self, node: yaml.ScalarNode, dotted: str, message: str) -> str:
+        self.problem(node, dotted, message, value=node.value, code="number-not-kept")
+        return node.value
+
+    def date(self, node: yaml.ScalarNode, dotted: str) -> Any:
+        try:
+            return _timestamp(node.value)
+        except ValueError:
+            self.problem(node, dotted, "is not a real date", value=node.value,
+                         code="bad-scalar")
+            return node.value
+
+    def free(self, node: yaml.ScalarNode, dotted: str) -> Any:
+        """A plain scalar of a free map (settings, condition) or VALUE field: what YAML 1.1
+        and 1.2 both read the same way (true, false, 16, 0.72, text), or an error."""
+        text, tag = node.value, node.tag
+        tag_12 = core_12_tag(text)
+        if tag == tag_12 and text not in BOOL_WORDS:
+            if tag == STR_TAG:
+                return text
+            if tag == BOOL_TAG:
+                return text in TRUE
+            if tag == INT_TAG and PLAIN_INT.match(text):
+                return self.number(node, dotted)
+            if tag == FLOAT_TAG and PLAIN_NUMBER.match(text):
+                return self.float(node, dotted)
+        if tag == FLOAT_TAG and re.search(r"\.(?:inf|nan)\Z", text, re.IGNORECASE):
+            how = "is not a finite number"
+        else:
+            r11 = "true" if BOOL_WORDS.get(text) else "false" if text in BOOL_WORDS else (
+                _reading_11(text))
+            r12 = _reading_12(text)
+            how = (f"is read as {r11} by YAML 1.1 and as {r12} by YAML 1.2" if r11 != r12 else
+                   f"is {r11} in a spelling that not every YAML reader takes")
+        self.problem(node, dotted, f"{how}: quote it ('{text}') if it is text, or write "
+                     "true, false or a plain decimal number", value=text,
+                     code="ambiguous-yaml")
+        return text
+
+
+def _at_the_alias(text: str, problems: list[Problem]) -> list[Problem]:
+    """Alias problems moved from the line of the part repeated (all a composed node knows)
+    to the line of the alias itself, found among the file's tokens (only on this rare
+    path: a second reading of the file)."""
+    anchors: dict[str, int] = {}
+    aliases: list[tuple[str, int]] = []
+    try:
+        for token in yaml.scan(text, Loader=_Loader):
+            if isinstance(token, yaml.AnchorToken):
+                anchors[token.value] = token.start_mark.line + 1
+            elif isinstance(token, yaml.AliasToken):
+                aliases.append((token.value, token.start_mark.line + 1))
+    except yaml.YAMLError:
+        return problems
+    out = []
+    for p in problems:
+        if p.code == "alias":
+            hit = next((a for a in aliases if anchors.get(a[0]) == p.line), None)
+            if hit is not None:
+                aliases.remove(hit)
+                p = Problem(p.file, hit[1], p.field, f"repeats the part on line {p.line} "
+                            f"through a YAML alias (*{hit[0]}): write it out in full",
+                            code="alias")
+        out.append(p)
+    return out
 
 
 def _timestamp(text: str) -> dt.date | dt.datetime:
     if len(text) == 10:
         return dt.date.fromisoformat(text)
     return dt.datetime.fromisoformat(text.replace("t", "T").replace(" ", "T", 1))
+
+
+def _shortened(text: str) -> str:
+    """A value as a message shows it: a long one cut in the middle."""
+    if len(text) <= 200:
+        return text
+    return f"{text[:100]}...{text[-40:]} ({len(text):,} characters)"
 
 
 def _show(node: yaml.Node) -> str:
