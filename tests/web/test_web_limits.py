@@ -207,6 +207,28 @@ def test_the_long_lane_is_capped(laned):
     second.join()
 
 
+def test_the_pool_grows_with_the_long_lane_and_shrinks_back(served):
+    pool = QueryPool(PoolSettings(store=str(served.store_path), size=1, long_size=2, spare=1,
+                                  long_after=0.05, idle_retire=0.5, timeout=3.0))
+    try:
+        assert pool.stats()["workers"] == 4  # the short lane's, a spare, the long lane's
+        deadline = time.monotonic() + 10
+        while pool.stats()["workers"] > 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pool.stats()["workers"] == 2  # the long lane's were not needed: stopped
+        threads = [run_in_thread(pool, RUNAWAY) for _ in range(2)]
+        grown = 0
+        while any(thread.is_alive() for thread in threads):
+            grown = max(grown, pool.stats()["workers"])
+            time.sleep(0.02)
+        assert grown == 4  # each query moving to the long lane was replaced in the short
+        # the two long ones were stopped at the limit and not replaced: enough are left
+        assert pool.stats() == {"workers": 2, "idle": 2, "restarts": 2}
+        assert pool.run(ASK_JOB)[0]["status"] == 200
+    finally:
+        pool.close()
+
+
 # --- the default memory limit ---------------------------------------------------------------
 def test_the_default_memory_limit_shares_half_the_machine(monkeypatch):
     monkeypatch.setattr(memory, "machine_memory", lambda: 24 * 1024 * memory.MB)

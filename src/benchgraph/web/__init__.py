@@ -120,7 +120,7 @@ def _build_into(config: dict) -> None:
 
 def _pool_settings(c: Mapping[str, Any], store_path: Path) -> PoolSettings:
     """The query pool's settings for the store at `store_path`."""
-    from .querypool import PoolSettings, default_memory_mb, long_lane
+    from .querypool import PoolSettings, default_memory_mb, long_lane, spares
 
     allow = c["ALLOW_SERVICE"]
     allow = [allow] if isinstance(allow, str) else list(allow)  # one IRI from the environment
@@ -129,7 +129,7 @@ def _pool_settings(c: Mapping[str, Any], store_path: Path) -> PoolSettings:
     return PoolSettings(
         store=str(store_path), size=size, timeout=float(c["QUERY_TIMEOUT"]),
         max_bytes=int(c["MAX_RESULT_BYTES"]), allow_service=tuple(allow),
-        long_size=long_lane(size), spare=1,
+        long_size=long_lane(size), spare=spares(size),
         memory_mb=default_memory_mb(1, size) if memory_mb in (None, "") else int(memory_mb),
     )
 

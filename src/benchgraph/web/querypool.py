@@ -4,11 +4,12 @@ Each query runs in a worker process (queryworker.py). A request thread takes a s
 short lane, borrows an idle worker, sends the query and waits for the answer. While it
 waits it watches the worker: past the deadline, over the memory limit, or once the client
 has gone, the worker is killed, which really stops the query, and a fresh one takes its
-place. A query still running after `long_after` seconds (0.1) moves to the long lane, if that has
-room: its short slot is freed for the next query; after `nice_after` (0.5) it is also lowered
-in CPU priority. Warm workers
-are kept for every slot of both lanes plus spares, so no cheap query waits for a worker to
-start; and the long lane is capped, so heavy queries cannot take every worker.
+place. A query still running after `long_after` seconds (0.1) moves to the long lane, if
+that has room: its short slot is freed for the next query, and a worker takes its worker's
+place among the short lane's; after `nice_after` (0.5) it is also lowered in CPU priority.
+Spare idle workers wait beyond the short lane's, so a cheap query finds one at once while
+replacements start; the long lane's workers are started with the pool and stopped once idle
+for `idle_retire`. The long lane is capped, so heavy queries cannot take every worker.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ LONG_QUERY_NICE = 10
 # A query still running after LANE_AFTER seconds moves to the long lane, freeing its short
 # slot: cheap queries take milliseconds, and a heavy one would hold a slot this long at most.
 LANE_AFTER = 0.1
+# A worker beyond the short lane's and the spares' that stayed idle this long is stopped: the
+# pool starts with the long lane's workers too, keeps them while the load needs them, shrinks
+# when it has passed, and grows again (a spawn per query moving to the long lane).
+IDLE_RETIRE = 60.0
 # How often a waiting request looks at its worker's memory and its client.
 TICK = 0.05
 
@@ -109,6 +114,7 @@ class PoolSettings:
     spare: int = 0
     long_after: float = LANE_AFTER
     nice_after: float = LONG_QUERY
+    idle_retire: float = IDLE_RETIRE
 
 
 @dataclass(eq=False)
@@ -118,6 +124,8 @@ class _Worker:
     recv: Connection
     niced: bool = False
     over_memory: bool = False
+    long: bool = False  # runs a query of the long lane
+    idle_since: float = 0.0
 
 
 class QueryPool:
@@ -128,9 +136,14 @@ class QueryPool:
         self.restarts = 0
         self._short = threading.Semaphore(settings.size)
         self._long = threading.Semaphore(settings.long_size)
-        self._idle: queue.Queue[_Worker] = queue.Queue()
+        # Idle workers, the most recently used last: borrowed from the end, so the ones at the
+        # front are those the load no longer needs.
+        self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
+        self._returned = threading.Condition(self._lock)
+        self._long_busy = 0  # workers running a long-lane query
+        self._starting = 0  # workers asked for and not started yet
         self._closed = False
         # Workers are started from one long-lived thread: Linux kills a worker when the thread
         # that started it ends (PR_SET_PDEATHSIG), and a request thread may end any time.
@@ -138,13 +151,15 @@ class QueryPool:
         self._spawner = threading.Thread(target=self._spawn_loop, name="query-spawner",
                                          daemon=True)
         self._spawner.start()
-        total = settings.size + settings.long_size + settings.spare
-        ready = [self._request_spawn() for _ in range(total)]
+        with self._lock:  # the long lane's too at first: a burst finds them warm
+            ready = [self._request_spawn()
+                     for _ in range(self._target() + settings.long_size)]
         for done in ready:
             error = done.get(timeout=settings.startup_timeout)
             if error is not None:
                 self.close()
                 raise error
+        threading.Thread(target=self._retire_loop, name="query-retirer", daemon=True).start()
 
     # --- running queries --------------------------------------------------------------
     def run(self, request: dict, timeout: float | None = None,
@@ -186,15 +201,61 @@ class QueryPool:
     def _borrow(self, deadline: float, timeout: float,
                 gone: Callable[[], bool] | None) -> _Worker:
         while True:  # a slot was free, so a worker is idle or starting
-            try:
-                return self._idle.get(timeout=min(TICK, max(0.0, deadline - time.monotonic())))
-            except queue.Empty:
-                if time.monotonic() >= deadline:
-                    raise PoolBusy(f"no query worker came free within {timeout:g} s; "
-                                   "try again later") from None
-                if gone is not None and gone():
-                    raise ClientGone("the client closed the connection while its query "
-                                     "waited") from None
+            with self._returned:
+                if not self._idle:
+                    self._returned.wait(min(TICK, max(0.0, deadline - time.monotonic())))
+                if self._idle:
+                    return self._idle.pop()
+            if time.monotonic() >= deadline:
+                raise PoolBusy(f"no query worker came free within {timeout:g} s; "
+                               "try again later")
+            if gone is not None and gone():
+                raise ClientGone("the client closed the connection while its query waited")
+
+    def _give_back(self, worker: _Worker) -> None:
+        with self._returned:
+            if worker.long:
+                worker.long = False
+                self._long_busy -= 1
+            worker.idle_since = time.monotonic()
+            self._idle.append(worker)
+            self._returned.notify()
+
+    def _to_long_lane(self, worker: _Worker) -> None:
+        """The worker now counts in the long lane; another takes its place in the short."""
+        with self._lock:
+            worker.long = True
+            self._long_busy += 1
+            self._top_up()
+
+    def _target(self) -> int:
+        """Workers to keep outside the long lane: the short lane's and the spares."""
+        return self.settings.size + self.settings.spare
+
+    def _top_up(self) -> None:
+        """Ask for workers until those outside the long lane reach the target (under _lock)."""
+        while (not self._closed
+               and len(self._all) + self._starting - self._long_busy < self._target()):
+            self._request_spawn()
+
+    def _retire_loop(self) -> None:
+        every = max(0.05, min(10.0, self.settings.idle_retire / 4))
+        while True:
+            time.sleep(every)
+            retired = []
+            with self._lock:
+                if self._closed:
+                    return
+                now = time.monotonic()
+                extra = len(self._all) - self._long_busy - self._target()
+                while (extra > 0 and self._idle
+                       and now - self._idle[0].idle_since >= self.settings.idle_retire):
+                    worker = self._idle.pop(0)
+                    self._all.discard(worker)
+                    retired.append(worker)
+                    extra -= 1
+            for worker in retired:
+                _kill(worker)
 
     def _receive(self, worker: _Worker, start: float, deadline: float, timeout: float,
                  gone: Callable[[], bool] | None, lane: list[threading.Semaphore],
@@ -221,6 +282,7 @@ class QueryPool:
                     if self._long.acquire(blocking=False):  # else it stays in the short lane
                         self._short.release()
                         lane[0] = self._long
+                        self._to_long_lane(worker)
             header = json.loads(worker.recv.recv_bytes())
             body = worker.recv.recv_bytes()
         except (EOFError, OSError):
@@ -238,7 +300,7 @@ class QueryPool:
         elif worker.niced and not _set_nice(worker, 0):
             self._replace(worker)  # only a privileged process may raise priority again
         else:
-            self._idle.put(worker)
+            self._give_back(worker)
         return header, body
 
     def _out_of_memory(self) -> QueryOutOfMemory:
@@ -246,16 +308,21 @@ class QueryPool:
 
     # --- workers ----------------------------------------------------------------------
     def _replace(self, worker: _Worker) -> None:
-        """Kill a worker (stopping whatever it runs) and start another in its place."""
+        """Kill a worker (stopping whatever it runs) and start another in its place, unless
+        the pool has enough without it (it ran in the long lane, replaced when it moved)."""
         with self._lock:
             self._all.discard(worker)
             self.restarts += 1
+            if worker.long:
+                worker.long = False
+                self._long_busy -= 1
+            self._top_up()
         _kill(worker)
-        if not self._closed:
-            self._request_spawn()
 
     def _request_spawn(self) -> queue.Queue:
+        """Ask the spawner for a worker (under _lock, or before other threads run)."""
         done: queue.Queue = queue.Queue(maxsize=1)
+        self._starting += 1
         self._jobs.put(done)
         return done
 
@@ -272,17 +339,19 @@ class QueryPool:
                     launched.append((done, self._launch()))
                 except OSError as exc:
                     log.error("query worker not started: %s", exc)
+                    with self._lock:
+                        self._starting -= 1
                     done.put(exc)
             for done, worker in launched:
                 error = self._await_ready(worker)
+                with self._lock:
+                    self._starting -= 1
+                    if error is None and self._closed:
+                        error = RuntimeError("the pool is closed")
+                    if error is None:
+                        self._all.add(worker)
                 if error is None:
-                    with self._lock:
-                        if self._closed:
-                            error = RuntimeError("the pool is closed")
-                        else:
-                            self._all.add(worker)
-                if error is None:
-                    self._idle.put(worker)
+                    self._give_back(worker)
                 else:
                     log.error("query worker not started: %s", error)
                     _kill(worker)
@@ -320,7 +389,7 @@ class QueryPool:
     def stats(self) -> dict[str, int]:
         """Workers alive, idle now, and replaced so far."""
         with self._lock:
-            return {"workers": len(self._all), "idle": self._idle.qsize(),
+            return {"workers": len(self._all), "idle": len(self._idle),
                     "restarts": self.restarts}
 
     def pids(self) -> list[int]:
@@ -376,3 +445,9 @@ def default_memory_mb(processes: int, size: int) -> int:
     (physical or cgroup, whichever is less) over every query that can run at once, the
     short and long lanes of every server process."""
     return default_query_memory_mb(processes, size + long_lane(size))
+
+
+def spares(size: int) -> int:
+    """Idle workers kept beyond the short lane's `size`: enough to take over from queries
+    moving to the long lane at once while their replacements start."""
+    return max(1, size // 2)
