@@ -14,6 +14,7 @@ ontology keeps to the constructs in SUPPORTED; `Reasoner.unsupported()` names an
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
@@ -172,7 +173,8 @@ class Reasoner:
             return type(term) is URIRef and (str.startswith(term, prefix) or str(term) in exact)
 
         derived = set(derive_local(stated, URIRef(own)))
-        out = derived | self.entail(stated | derived, owned)
+        out = self.entail(itertools.chain(stated, derived), owned)
+        out |= derived
         out -= stated
         # in no order: rdfio.nquads sorts the text (sorting rdflib terms here took a
         # quarter of a 20k measurement record's conversion)
@@ -278,6 +280,8 @@ def comparisons(run: URIRef, about: dict[Any, dict[Any, list[Any]]]) -> Iterator
         for name in names:
             rest = tuple(conditions[n] for n in names if n != name)
             groups[(key, names, name, rest)].append(position)
+    changes: dict[Decimal, Literal] = {}
+    labels: dict[tuple, Literal] = {}
     for (_, _, name, _), members in groups.items():
         base = next((p for p in members if items[p][2] != 0), None)
         if base is None:
@@ -289,12 +293,20 @@ def comparisons(run: URIRef, about: dict[Any, dict[Any, list[Any]]]) -> Iterator
                 continue
             node = URIRef(f"{run}#comparison-{ia}-vs-{ib}")
             change = (va / vb - 1).quantize(CHANGE_PLACES, rounding=ROUND_HALF_EVEN)
+            # literals made once each: a sweep repeats its labels and often its changes
+            change_literal = changes.get(change)
+            if change_literal is None:
+                change_literal = changes[change] = Literal(change, datatype=decimal)
+            label = labels.get((name, ca[name], cb[name]))
+            if label is None:
+                label = labels[(name, ca[name], cb[name])] = Literal(
+                    f"{name} {ca[name]} vs {cb[name]}")
             yield run, comparison_p, node
             yield node, RDF_TYPE, comparison_c
             yield node, compared_p, a
             yield node, baseline_p, b
-            yield node, change_p, Literal(change, datatype=decimal)
-            yield node, label_p, Literal(f"{name} {ca[name]} vs {cb[name]}")
+            yield node, change_p, change_literal
+            yield node, label_p, label
 
 
 def _index(measurement: Any) -> int:
