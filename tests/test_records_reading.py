@@ -18,6 +18,7 @@ import pytest
 from rdflib import Literal
 from rdflib.namespace import RDFS, SKOS
 
+from benchgraph import convert
 from benchgraph.convert import record_triples
 from benchgraph.records import load_record
 from paths import ROOT
@@ -157,3 +158,25 @@ def test_the_query_answers_the_text_as_written(tmp_path):
         env={**os.environ, "BENCHGRAPH_CACHE": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["c,v", "NO,1.10"], done.stdout
+
+
+def test_a_date_time_is_stored_as_written(tmp_path):
+    """A `Z` stays `Z` (rdflib would respell it +00:00); YAML's space before the time
+    becomes the T that xsd:dateTime needs."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "shapes" / "examples" / "base", data)
+    seed = data / "benchmarks" / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml"
+    text = seed.read_text(encoding="utf-8").replace("updated: 2026-10-04",
+                                                    "updated: 2026-10-04T12:30:00Z")
+    seed.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "benchgraph", "query", "--data", str(data), "--format", "csv",
+         "SELECT ?d WHERE { ?r a bg:BenchmarkRun ; <http://purl.org/dc/terms/modified> ?d }"],
+        capture_output=True, text=True, timeout=240,
+        env={**os.environ, "BENCHGRAPH_CACHE": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["d", "2026-10-04T12:30:00Z"], done.stdout
+    record, problems = read("updated: 2026-10-04 12:30:00\n")
+    assert problems == []
+    assert convert.literal(record.fields["updated"]).n3() == (
+        '"2026-10-04T12:30:00"^^<http://www.w3.org/2001/XMLSchema#dateTime>')

@@ -84,7 +84,8 @@ def outward(stated: str, own: str) -> str:
 def literal(value: Any, datatype: URIRef | None = None) -> Literal:
     """A literal of the value's natural XSD type, or of `datatype` when it fits. Made once
     per distinct value: rdflib's Literal() costs microseconds and values repeat."""
-    key = (type(value), value, datatype)
+    # a Timestamp's spelling is part of it: equal instants written differently stay apart
+    key = (type(value), value, datatype, getattr(value, "written", None))
     try:
         return _LITERALS[key]
     except KeyError:
@@ -114,6 +115,9 @@ def _literal(value: Any, datatype: URIRef | None = None) -> Literal:
     if isinstance(value, float):
         return Literal(_decimal(value), datatype=XSD.decimal)
     if isinstance(value, dt.datetime):
+        written = getattr(value, "written", None)
+        if written:  # rdflib would respell it (Z as +00:00): keep the record's spelling
+            return Literal(written, datatype=XSD.dateTime, normalize=False)
         return Literal(value.isoformat(), datatype=XSD.dateTime)
     if isinstance(value, dt.date):
         return Literal(value.isoformat(), datatype=XSD.date)

@@ -688,10 +688,26 @@ def _at_the_alias(text: str, problems: list[Problem]) -> list[Problem]:
     return out
 
 
+# A date-time already in xsd:dateTime's own spelling is stored as written (a `Z` stays `Z`);
+# YAML's other spellings (a space for the T, a lower-case t) are written in that spelling.
+XSD_DATETIME = re.compile(
+    r"\A-?\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?\Z")
+
+
+class Timestamp(dt.datetime):
+    """A date-time that remembers how its record wrote it."""
+
+    written: str
+
+
 def _timestamp(text: str) -> dt.date | dt.datetime:
     if len(text) == 10:
         return dt.date.fromisoformat(text)
-    return dt.datetime.fromisoformat(text.replace("t", "T").replace(" ", "T", 1))
+    value = dt.datetime.fromisoformat(text.replace("t", "T").replace(" ", "T", 1))
+    stamp = Timestamp(value.year, value.month, value.day, value.hour, value.minute,
+                      value.second, value.microsecond, value.tzinfo)
+    stamp.written = text if XSD_DATETIME.match(text) else value.isoformat()
+    return stamp
 
 
 def _shortened(text: str) -> str:
