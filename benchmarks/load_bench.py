@@ -1,0 +1,398 @@
+"""Load benchmark: cheap and heavy queries against `benchgraph serve`, idle and under load.
+
+    python benchmarks/load_bench.py [--duration 60] [--clients 8] [--report FILE]
+    python benchmarks/load_bench.py --short      # about 10 s of load, fewer idle samples
+
+Builds the shipped data/ (in a private cache), starts `benchgraph serve` on 127.0.0.1 with its
+defaults, and measures each class of query alone (idle), then under load: `--clients` clients
+each sending cheap and heavy queries in a seeded random mix, back to back, plus one runaway
+client whose query runs to the server's time limit, again and again, for `--duration`
+seconds. Reports requests served, errors, p50/p95/max per class, and the server's memory
+(PSS and RSS summed over its processes) before and after. Machines are noisy, so each class's
+latency under load is also given as a ratio to its own idle latency, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import platform
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "data"
+REPORTS = ROOT / "benchmarks" / "reports"
+HOST = "127.0.0.1"
+# A point lookup: everything said of one accelerator.
+CHEAP = ("SELECT ?p ?o WHERE { <https://w3id.org/benchgraph/id/accelerators/nvidia-h100-sxm> "
+         "?p ?o }")
+HEAVY_EXAMPLES = ("best-per-model", "fabric-status")
+# Every pair of quads, counted: 1.5e11 pairs run to any time limit in flat memory (a 4-way
+# join would grow past the memory limit first and be stopped for that).
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . FILTER(?c != ?f) }"
+HEAVY_SHARE = 0.5  # of a mixed client's queries
+# The figures of the run before lanes, memory limits and disconnect checks (issue 15).
+EARLIER = {"idle": {"cheap": (3, 17), "heavy": (309, 321)},
+           "load": {"cheap": (228, 577), "heavy": (615, 1127)}, "errors": 0}
+
+
+class Client:
+    """One keep-alive HTTP connection to the server; reconnects after an error."""
+
+    def __init__(self, port: int, timeout: float):
+        self.port, self.timeout, self.conn = port, timeout, None
+        self.timing: dict[str, str] = {}
+
+    def query(self, text: str) -> tuple[int, float]:
+        """(status, seconds) of one form-POSTed query; status 0 for a broken connection.
+        The server's own account (Server-Timing: in the pool, of which queued) is kept in
+        `self.timing`."""
+        body = urlencode({"query": text})
+        start = time.perf_counter()
+        try:
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
+            self.conn.request("POST", "/sparql", body, {
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/sparql-results+json"})
+            response = self.conn.getresponse()
+            response.read()
+            status = response.status
+            self.timing = dict(re.findall(r"(\w+);dur=([\d.]+)",
+                                          response.getheader("Server-Timing") or ""))
+        except (OSError, http.client.HTTPException):
+            self.close()
+            status = 0
+        return status, time.perf_counter() - start
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def saved_query(name: str) -> str:
+    return (ROOT / "queries" / f"{name}.rq").read_text(encoding="utf-8")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def start_server(cache: Path, port: int, log: Path, extra: list[str]) -> subprocess.Popen:
+    """`benchgraph serve` on the shipped data; returns once /healthz answers."""
+    env = os.environ | {"BENCHGRAPH_CACHE": str(cache)}
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "benchgraph", "serve", "--data",
+                                 str(SHIPPED), "--host", HOST, "--port", str(port), *extra],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + 600  # the first build of data/ takes a while
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"benchgraph serve exited {proc.returncode}:\n{log.read_text()}")
+        try:
+            conn = http.client.HTTPConnection(HOST, port, timeout=2)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                conn.close()
+                return proc
+        except OSError:
+            pass
+        time.sleep(0.5)
+    stop_server(proc)
+    raise SystemExit("benchgraph serve did not answer /healthz in 600 s")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def server_memory(proc: subprocess.Popen) -> dict[str, float]:
+    """PSS and RSS in MB summed over the server and every process below it."""
+    pss = rss = 0
+    count = 0
+    for p in [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]:
+        try:
+            info = p.memory_full_info()
+        except psutil.Error:
+            continue
+        pss, rss, count = pss + info.pss, rss + info.rss, count + 1
+    return {"pss_mb": round(pss / 2**20, 1), "rss_mb": round(rss / 2**20, 1), "processes": count}
+
+
+def summary(latencies: list[float]) -> dict[str, float]:
+    """Count, p50, p95, max in milliseconds."""
+    if not latencies:
+        return {"n": 0, "p50_ms": None, "p95_ms": None, "max_ms": None}
+    ordered = sorted(latencies)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return {"n": len(ordered), "p50_ms": round(statistics.median(ordered) * 1000, 1),
+            "p95_ms": round(p95 * 1000, 1), "max_ms": round(ordered[-1] * 1000, 1)}
+
+
+def idle(port: int, queries: dict[str, list[str]], samples: dict[str, int]) -> dict:
+    """Each class alone, one query at a time."""
+    client = Client(port, 120)
+    out = {}
+    for name, texts in queries.items():
+        for text in texts:  # warm up: connection, the workers' caches
+            client.query(text)
+        latencies, errors = [], 0
+        for i in range(samples[name]):
+            status, seconds = client.query(texts[i % len(texts)])
+            latencies.append(seconds)
+            errors += status != 200
+        out[name] = summary(latencies) | {"errors": errors}
+    client.close()
+    return out
+
+
+def under_load(port: int, queries: dict[str, list[str]], clients: int, duration: float,
+               timeout: float) -> dict:
+    """`clients` mixed clients and one runaway client for `duration` seconds."""
+    stop = time.monotonic() + duration
+    results: dict[str, list[float]] = {"cheap": [], "heavy": [], "runaway": []}
+    waits: dict[str, list[float]] = {name: [] for name in results}
+    statuses: dict[str, dict[int, int]] = {name: {} for name in results}
+    lock = threading.Lock()
+
+    def record(name: str, status: int, seconds: float, timing: dict[str, str]) -> None:
+        with lock:
+            results[name].append(seconds)
+            if "wait" in timing:
+                waits[name].append(float(timing["wait"]) / 1000)
+            statuses[name][status] = statuses[name].get(status, 0) + 1
+
+    def mixed(seed: int) -> None:
+        rng = random.Random(seed)
+        client = Client(port, timeout + 30)
+        while time.monotonic() < stop:
+            name = "heavy" if rng.random() < HEAVY_SHARE else "cheap"
+            client.timing = {}
+            status, seconds = client.query(rng.choice(queries[name]))
+            record(name, status, seconds, client.timing)
+        client.close()
+
+    def runaway() -> None:
+        while time.monotonic() < stop:
+            # the run ends at `stop`: a query still running then is left (its connection
+            # closed), not waited for
+            client = Client(port, max(0.1, stop - time.monotonic()))
+            status, seconds = client.query(RUNAWAY)
+            client.close()
+            if status or time.monotonic() < stop:
+                record("runaway", status, seconds, {})
+
+    threads = [threading.Thread(target=mixed, args=(i,)) for i in range(clients)]
+    threads.append(threading.Thread(target=runaway))
+    start = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - start
+    out = {"seconds": round(elapsed, 1)}
+    for name, latencies in results.items():
+        # the runaway's answer is its time-limit error, 503: expected, not an error
+        expected = 503 if name == "runaway" else 200
+        errors = sum(n for status, n in statuses[name].items() if status != expected)
+        out[name] = summary(latencies) | {"errors": errors, "statuses": statuses[name],
+                                          "queued": summary(waits[name])}
+    return out
+
+
+def fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def report(result: dict) -> str:
+    """The Markdown report."""
+    i, load = result["idle"], result["load"]
+    s = result["settings"]
+    lines = [
+        "# Load: cheap and heavy queries, idle and under load",
+        "",
+        f"`python benchmarks/load_bench.py {s['argv']}` on {result['machine']}; the shipped "
+        f"data ({result['quads']:,} quads), `benchgraph serve` with its defaults "
+        f"(query workers: {s['query_workers']} at once, "
+        f"{result['health']['query_workers']['workers']} processes when started; time limit "
+        f"{s['timeout']:g} s).",
+        "",
+        f"Idle: each class alone, one query at a time ({i['cheap']['n']} cheap, "
+        f"{i['heavy']['n']} heavy). Under load: {s['clients']} clients sending cheap and heavy "
+        f"queries ({HEAVY_SHARE:.0%} heavy, seeded) back to back, plus one client sending a "
+        f"runaway query that runs to the time limit, again and again, for "
+        f"{load['seconds']:g} s. Cheap is a point lookup (everything said of one accelerator); "
+        f"heavy is the saved queries {' and '.join(HEAVY_EXAMPLES)}.",
+        "",
+        "| class | idle p50 / p95 / max ms | load n | load p50 / p95 / max ms | p95 load / idle "
+        "| errors | earlier idle p50 / p95 | earlier load p50 / p95 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name in ("cheap", "heavy"):
+        a, b = i[name], load[name]
+        ratio = b["p95_ms"] / a["p95_ms"] if a["p95_ms"] and b["p95_ms"] else None
+        e_idle, e_load = EARLIER["idle"][name], EARLIER["load"][name]
+        lines.append(
+            f"| {name} | {fmt(a['p50_ms'])} / {fmt(a['p95_ms'])} / {fmt(a['max_ms'])} "
+            f"| {b['n']:,} | {fmt(b['p50_ms'])} / {fmt(b['p95_ms'])} / {fmt(b['max_ms'])} "
+            f"| {'-' if ratio is None else f'{ratio:.1f}x'} | {a['errors'] + b['errors']} "
+            f"| {e_idle[0]:,} / {e_idle[1]:,} | {e_load[0]:,} / {e_load[1]:,} |")
+    r = load["runaway"]
+    cheap_idle_p95 = i["cheap"]["p95_ms"]
+    target = max(5 * cheap_idle_p95, 50.0)
+    cheap_p95 = load["cheap"]["p95_ms"]
+    queued = {n: load[n]["queued"] for n in ("cheap", "heavy")}
+    lines += [
+        f"| runaway | - | {r['n']} | {fmt(r['p50_ms'])} / - / {fmt(r['max_ms'])} | - | "
+        f"{r['errors']} | - | - |",
+        "",
+        f"Requests served under load: {sum(load[n]['n'] for n in ('cheap', 'heavy', 'runaway')):,}"
+        f" ({load['cheap']['n'] + load['heavy']['n']:,} cheap and heavy); errors: "
+        f"{load['cheap']['errors'] + load['heavy']['errors']} (a runaway's 503 at the time "
+        f"limit is its expected answer; its statuses: {r['statuses']}).",
+        "",
+        "Of that, time queued for a lane's slot and worker (the server's Server-Timing "
+        "`wait`): " + "; ".join(f"{n} p50 / p95 / max {fmt(q['p50_ms'])} / {fmt(q['p95_ms'])} / "
+                                f"{fmt(q['max_ms'])} ms" for n, q in queued.items()) + ".",
+        "",
+        f"Target (issue 15): cheap p95 under load within 5x idle or 50 ms, whichever is larger: "
+        f"{target:.0f} ms here; measured {fmt(cheap_p95)} ms: "
+        f"{'met' if cheap_p95 is not None and cheap_p95 <= target else 'NOT met'}.",
+        "",
+        "Server memory, summed over its processes (gunicorn and query workers):",
+        "",
+        "| when | PSS MB | RSS MB | processes |",
+        "|---|---|---|---|",
+    ]
+    for when in ("before", "after"):
+        m = result["memory"][when]
+        lines.append(f"| {when} load | {m['pss_mb']:,.0f} | {m['rss_mb']:,.0f} "
+                     f"| {m['processes']} |")
+    lines += ["", f"Server /metrics refusals after the run: {result['refusals'] or 'none'}.",
+              "", f"The machine's 1-minute load average at the start and the end: "
+              f"{result['load_average'][0]:g} and {result['load_average'][1]:g} (other work "
+              "shares its cores).", ""]
+    return "\n".join(lines)
+
+
+def refusal_counts(port: int) -> dict[str, int]:
+    conn = http.client.HTTPConnection(HOST, port, timeout=10)
+    conn.request("GET", "/metrics")
+    text = conn.getresponse().read().decode()
+    conn.close()
+    found = {}
+    for line in text.splitlines():
+        if line.startswith("benchgraph_refusals_total{"):
+            labels, value = line.rsplit(" ", 1)
+            found[labels.removeprefix("benchgraph_refusals_total")] = int(value)
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
+    parser.add_argument("--clients", type=int, default=8, help="mixed clients")
+    parser.add_argument("--short", action="store_true",
+                        help="10 s of load and fewer idle samples, for CI")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="build cache (default: a fresh temporary one)")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="Markdown report (default: benchmarks/reports/load.md, or "
+                             "load-short.md with --short); the JSON goes beside it")
+    parser.add_argument("--serve-arg", action="append", default=[],
+                        help="an extra `benchgraph serve` argument (repeatable)")
+    args = parser.parse_args(argv)
+    duration = 10.0 if args.short and args.duration == 60.0 else args.duration
+    samples = {"cheap": 60, "heavy": 10} if args.short else {"cheap": 300, "heavy": 30}
+    report_path = args.report or REPORTS / ("load-short.md" if args.short else "load.md")
+    timeout = 30.0
+    for i, arg in enumerate(args.serve_arg):
+        if arg == "--timeout":
+            timeout = float(args.serve_arg[i + 1])
+    queries = {"cheap": [CHEAP], "heavy": [saved_query(n) for n in HEAVY_EXAMPLES]}
+
+    with tempfile.TemporaryDirectory(prefix="benchgraph-load-") as tmp:
+        cache = args.cache or Path(tmp) / "cache"
+        port = free_port()
+        log = Path(tmp) / "server.log"
+        print(f"building {SHIPPED} and starting the server on {HOST}:{port} ...",
+              file=sys.stderr)
+        proc = start_server(cache, port, log, args.serve_arg)
+        try:
+            conn = http.client.HTTPConnection(HOST, port, timeout=30)
+            conn.request("GET", "/healthz")
+            health = json.loads(conn.getresponse().read())
+            conn.close()
+            count = _count_quads(port)
+            load_avg = [round(os.getloadavg()[0], 1)]
+            print("idle ...", file=sys.stderr)
+            idle_result = idle(port, queries, samples)
+            before = server_memory(proc)
+            print(f"under load for {duration:g} s ...", file=sys.stderr)
+            load_result = under_load(port, queries, args.clients, duration, timeout)
+            time.sleep(1.0)
+            after = server_memory(proc)
+            refused = refusal_counts(port)
+            load_avg.append(round(os.getloadavg()[0], 1))
+        finally:
+            stop_server(proc)
+    result = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                   f"{psutil.virtual_memory().total / 2**30:.0f} GiB, "
+                   f"Python {platform.python_version()}",
+        "settings": {"argv": " ".join(argv if argv is not None else sys.argv[1:]),
+                     "clients": args.clients, "duration": duration, "timeout": timeout,
+                     "query_workers": max(4, os.cpu_count() or 1),
+                     "heavy_share": HEAVY_SHARE, "samples": samples,
+                     "serve_args": args.serve_arg},
+        "quads": count, "health": health, "idle": idle_result, "load": load_result,
+        "memory": {"before": before, "after": after}, "refusals": refused,
+        "load_average": load_avg,
+        "earlier": EARLIER,
+    }
+    text = report(result)
+    report_path.parent.mkdir(parents=True, exist_ok=True)
+    report_path.write_text(text, encoding="utf-8")
+    report_path.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n",
+                                                encoding="utf-8")
+    print(text)
+    return 0
+
+
+def _count_quads(port: int) -> int:
+    conn = http.client.HTTPConnection(HOST, port, timeout=60)
+    conn.request("POST", "/sparql", urlencode({"query": "SELECT (COUNT(*) AS ?n) "
+                                               "{ GRAPH ?g { ?s ?p ?o } }"}),
+                 {"Content-Type": "application/x-www-form-urlencoded",
+                  "Accept": "application/sparql-results+json"})
+    body = json.loads(conn.getresponse().read())
+    conn.close()
+    return int(body["results"]["bindings"][0]["n"]["value"])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
