@@ -36,6 +36,7 @@ def held(path: Path, waits_for: str, say: Callable[[str], None] = _say) -> Itera
     """Hold the exclusive lock `path`, waiting for it if another process holds it; first
     saying so: what the lock is for (`waits_for`), who holds it and since when."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    _HELD.add(fd)  # from here: a process forked while this one waits would share the lock
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -44,14 +45,13 @@ def held(path: Path, waits_for: str, say: Callable[[str], None] = _say) -> Itera
             start = time.monotonic()
             fcntl.flock(fd, fcntl.LOCK_EX)
             say(f"benchgraph: {path}: taken after {time.monotonic() - start:.1f} s of waiting")
-        _HELD.add(fd)
         _write_holder(fd)
         try:
             yield fd
         finally:
             os.ftruncate(fd, 0)  # while still held: an empty lock file names no holder
-            _HELD.discard(fd)
     finally:
+        _HELD.discard(fd)
         os.close(fd)  # drops the lock
 
 
