@@ -9,6 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import bigstack
 from .errors import BenchgraphError, CannotRun, RecordsInvalid
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
@@ -157,10 +158,11 @@ def cmd_query(args) -> int:
         raise CannotRun(str(exc)) from None
     store = built(args).open()
     try:
-        result = run(store, text)
+        # on a deep stack: Oxigraph recurses along long chains of patterns and operators
+        shown = bigstack.call(lambda: render(run(store, text), args.format))
     except SyntaxError as exc:
         raise CannotRun(f"the query does not parse: {exc}") from exc
-    print(render(result, args.format))
+    print(shown)
     return EXIT_OK
 
 

@@ -17,6 +17,12 @@ from dataclasses import dataclass
 
 DEFAULT_MAX_DEPTH = 256
 MAX_DEPTH_ENV = "BENCHGRAPH_QUERY_MAX_DEPTH"
+# Oxigraph recurses along flat chains too (triple patterns, UNION, FILTER, `+`, `!`): on the
+# 256 MiB stack bigstack.py gives it, 50,000 of each run and 200,000 may crash the process.
+# So the operators and separators of a query are counted, outside strings, IRIs, comments.
+DEFAULT_MAX_OPERATORS = 50_000
+MAX_OPERATORS_ENV = "BENCHGRAPH_QUERY_MAX_OPERATORS"
+OPERATORS = frozenset("{}()[].;,|/^!+-*&=<>")
 
 OPENERS, CLOSERS = "{([", "})]"
 # An IRIREF as both grammars define it (with Oxigraph's \\u escapes); a `<` that starts none
@@ -41,7 +47,7 @@ class QueryTextError(ValueError):
     message: str
     line: int
     column: int
-    reason: str  # "too deep" or "ambiguous"
+    reason: str  # "too deep", "too long" or "ambiguous"
 
     def __str__(self) -> str:
         return f"line {self.line}, column {self.column}: {self.message}"
@@ -49,22 +55,32 @@ class QueryTextError(ValueError):
 
 def max_depth() -> int:
     """The nesting limit: BENCHGRAPH_QUERY_MAX_DEPTH, else DEFAULT_MAX_DEPTH."""
-    given = os.environ.get(MAX_DEPTH_ENV, "").strip()
+    return _limit(MAX_DEPTH_ENV, DEFAULT_MAX_DEPTH, "levels")
+
+
+def max_operators() -> int:
+    """The operator limit: BENCHGRAPH_QUERY_MAX_OPERATORS, else DEFAULT_MAX_OPERATORS."""
+    return _limit(MAX_OPERATORS_ENV, DEFAULT_MAX_OPERATORS, "operators")
+
+
+def _limit(env: str, default: int, what: str) -> int:
+    given = os.environ.get(env, "").strip()
     if not given:
-        return DEFAULT_MAX_DEPTH
+        return default
     try:
         limit = int(given)
     except ValueError:
         limit = 0
     if limit < 1:
-        raise ValueError(f"{MAX_DEPTH_ENV}={given!r}: give a whole number of levels, at least "
-                         f"1 (default {DEFAULT_MAX_DEPTH})")
+        raise ValueError(f"{env}={given!r}: give a whole number of {what}, at least 1 "
+                         f"(default {default})")
     return limit
 
 
 def check_depth(text: str, limit: int | None = None) -> int:
     """The deepest nesting of `{ ( [` and `<< >>` outside strings and comments; raise
-    QueryTextError if it passes `limit` (default: max_depth())."""
+    QueryTextError if it passes `limit` (default: max_depth()), or if the query has more
+    operators and separators than max_operators()."""
     return _scan(text, max_depth() if limit is None else limit, ambiguity=False)
 
 
@@ -86,6 +102,7 @@ def _scan(text: str, limit: int, ambiguity: bool) -> int:
     the depth: the brackets inside count as opened, never as closed."""
     depth = deepest = 0
     i, n = 0, len(text)
+    operators, most = 0, max_operators()
 
     def deeper(by: int, at: int) -> None:
         nonlocal depth, deepest
@@ -100,6 +117,14 @@ def _scan(text: str, limit: int, ambiguity: bool) -> int:
 
     while i < n:
         c = text[i]
+        if c in OPERATORS:
+            operators += 1
+            if operators > most:
+                raise _error(text, i, "too long",
+                             f"the query has more than {most:,} operators and separators "
+                             "({ } ( ) . ; , | / ! + - * and the like, outside strings); the "
+                             "engine could not hold so long a chain: split it (the limit is "
+                             f"set by {MAX_OPERATORS_ENV})")
         if c in OPENERS:
             deeper(1, i)
         elif c in CLOSERS:

@@ -402,3 +402,52 @@ def test_the_cli_runs_200_levels_and_takes_its_limit_from_the_environment(tmp_pa
     assert done.returncode == 2 and "limit of 100 levels" in done.stderr
     done = run_cli(braces(2), env=cache | {MAX_DEPTH_ENV: "lots"})
     assert done.returncode == 2 and MAX_DEPTH_ENV in done.stderr and "Traceback" not in done.stderr
+
+
+
+def chain(n: int) -> str:
+    """A flat chain of n `&&` (no nesting): Oxigraph recursed along it on the 8 MiB main
+    stack and killed the process (exit 139) at 10,000; rdflib hit its recursion
+    limit."""
+    return "ASK { FILTER(" + " && ".join(["true"] * n) + ") }"
+
+
+def test_a_long_flat_chain_is_answered_not_a_dead_worker():
+    """The worker's own answer(), in a process of its own: before, it died of the chain."""
+    program = (
+        "import json, sys, pyoxigraph as ox\n"
+        "from benchgraph.web.queryworker import Settings, answer\n"
+        "header, body = answer(ox.Store(), {'query': sys.stdin.read(), 'accept': "
+        "'application/sparql-results+json'}, Settings('', 1 << 20))\n"
+        "print(json.dumps(header)); print(body.decode())\n")
+    done = subprocess.run([sys.executable, "-c", program], input=chain(12_000),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    header, body = done.stdout.splitlines()[:2]
+    assert json.loads(header)["status"] == 200, header
+    assert json.loads(body)["boolean"] is True
+
+
+def test_past_the_operator_limit_is_a_400_naming_the_limit(client):
+    from benchgraph.querytext import DEFAULT_MAX_OPERATORS
+
+    query = "ASK { FILTER(" + "!" * DEFAULT_MAX_OPERATORS + "true) }"
+    response = client.post("/sparql", data={"query": query})
+    assert response.status_code == 400
+    body = response.get_json()
+    assert body["title"] == "query too long"
+    assert f"more than {DEFAULT_MAX_OPERATORS:,} operators" in body["error"]
+
+
+def test_the_cli_runs_a_long_flat_chain_and_refuses_one_past_its_limit(tmp_path, web_cache):
+    from benchgraph.querytext import MAX_OPERATORS_ENV
+
+    cache = {"BENCHGRAPH_CACHE": str(web_cache)}
+    path = tmp_path / "chain.rq"
+    path.write_text(chain(12_000), encoding="utf-8")
+    done = run_cli("--format", "json", f"@{path}", env=cache)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["boolean"] is True
+    done = run_cli(f"@{path}", env=cache | {MAX_OPERATORS_ENV: "1000"})
+    assert done.returncode == 2 and "more than 1,000 operators" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -11,8 +11,6 @@ than the limit; a deep query is parsed in a thread of its own with room to recur
 
 from __future__ import annotations
 
-import sys
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,13 +21,16 @@ from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Variable
 
-from ..querytext import QueryTextError, check_text, max_depth
+from .. import bigstack
+from ..querytext import OPERATORS, QueryTextError, check_text, max_depth
 
 # rdflib's parser takes about 40 Python frames per level of ( ); below this depth it runs on
 # the caller's stack, above it in a thread whose recursion limit fits the measured depth.
+# Parsed on the caller's stack below these; on bigstack's above (rdflib takes about 64
+# Python frames a level of ( ); 2,000 levels parse in 16 MiB of stack).
 INLINE_DEPTH = 12
+INLINE_OPERATORS = 300
 FRAMES_PER_LEVEL = 64
-PARSE_STACK_BYTES = 32 * 1024 * 1024  # measured: 2,000 levels of ( ) need under 16 MiB
 
 FORMS = {"SelectQuery": "SELECT", "AskQuery": "ASK", "ConstructQuery": "CONSTRUCT",
          "DescribeQuery": "DESCRIBE"}
@@ -66,10 +67,11 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
     try:
         depth = check_text(text, limit)
     except QueryTextError as exc:
-        title = "query too deep" if exc.reason == "too deep" else "ambiguous query"
+        title = {"too deep": "query too deep", "too long": "query too long"}.get(
+            exc.reason, "ambiguous query")
         raise Refused(400, title, str(exc), {"line": exc.line, "column": exc.column}) from None
     try:
-        prologue, query = _deep(lambda: parseQuery(text), depth)
+        prologue, query = _deep(lambda: parseQuery(text), depth, text)
     except RecursionError:
         raise Refused(400, "query too deep",
                       f"the query nests too deep to check (this server's limit is {limit} "
@@ -87,36 +89,18 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
         elif decl.name == "Base":
             base = urljoin(base or "", str(decl["iri"]))
     services = tuple(_resolve(term, known, base)
-                     for term in _deep(lambda: list(_service_terms(query)), depth))
+                     for term in _deep(lambda: list(_service_terms(query)), depth, text))
     return QueryInfo(FORMS[query.name], "datasetClause" in query, services)
 
 
-def _deep(work: Callable[[], object], depth: int):
-    """work(), on a thread with stack and recursion limit enough for `depth` levels when the
-    query is deeper than the caller's stack is sure to hold."""
-    if depth <= INLINE_DEPTH:
+def _deep(work: Callable[[], object], depth: int, text: str):
+    """work(), on a thread with stack and recursion limit enough for the query when it is
+    deeper or longer than the caller's stack is sure to hold: rdflib's parser recurses along
+    flat chains too (10,000 triple patterns are a RecursionError on the default limit)."""
+    chain = sum(map(text.count, OPERATORS))  # an upper bound: strings are counted too
+    if depth <= INLINE_DEPTH and chain <= INLINE_OPERATORS:
         return work()
-    need = FRAMES_PER_LEVEL * depth + 2000
-    if sys.getrecursionlimit() < need:
-        sys.setrecursionlimit(need)  # the recursion limit is per process; only ever raised
-    outcome: dict[str, object] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as exc:  # handed to the caller's thread, raised there
-            outcome["error"] = exc
-
-    previous = threading.stack_size(PARSE_STACK_BYTES)
-    try:
-        thread = threading.Thread(target=run, name="deep-parse")
-        thread.start()
-    finally:
-        threading.stack_size(previous)
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    return bigstack.call(work, recursion_limit=FRAMES_PER_LEVEL * (depth + chain) + 2000)
 
 
 def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .. import export
+from .. import bigstack, export
 from ..namespaces import PREFIXES
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, GRAPH, Format, NotAcceptable, choose
@@ -86,8 +86,9 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
         fmt = choose(BY_FORM[info.form], request.get("accept"), request.get("format"))
         if dataset is None:  # no protocol dataset: the query's FROM, else the union
             dataset = {} if info.has_dataset else {"use_default_graph_as_union": True}
-        result = store.query(text, base_iri=base, prefixes=PREFIXES, **dataset)
-        body = _serialize(result, fmt, settings.max_bytes)
+        body = bigstack.call(lambda: _serialize(
+            store.query(text, base_iri=base, prefixes=PREFIXES, **dataset), fmt,
+            settings.max_bytes))  # Oxigraph recurses along long chains: give it a deep stack
     except Refused as exc:
         return _error(exc.status, exc.title, exc.detail, exc.position), b""
     except NotAcceptable as exc:
@@ -165,7 +166,11 @@ def limit_memory(limit_mb: int) -> None:
     it fails, so a query cannot take the machine's memory even between the pool's looks.
     Set once the store is open: RocksDB maps much at opening, and an address-space limit
     (RLIMIT_AS) would count its file mappings too."""
-    limit = limit_mb * MB
+    # The thread stack a query or a long parse runs on (bigstack.py, one at a time) is
+    # reserved address space, counted as data but touched only as deep as the query goes:
+    # the limit leaves room for it, and the pool's watch on resident memory holds the rest
+    # to limit_mb.
+    limit = limit_mb * MB + bigstack.STACK_BYTES
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
