@@ -12,9 +12,7 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import quote, urlencode
 
 import pyoxigraph as ox
@@ -30,55 +28,9 @@ from benchgraph.querytext import (
     check_text,
 )
 from benchgraph.web.queryinfo import Refused, check_services, inspect_query
-from web.web_support import RECORDS
+from web.web_support import RECORDS, Listener
 
 BASE = "http://localhost/sparql"
-
-
-class Listener:
-    """An HTTP endpoint on 127.0.0.1 that records every connection (before answering it) and
-    answers one SPARQL row, so an engine that calls it gets a real answer."""
-
-    def __init__(self) -> None:
-        self.connections: list[tuple[str, int]] = []
-        listener = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                self._answer()
-
-            def do_GET(self) -> None:  # noqa: N802
-                self._answer()
-
-            def _answer(self) -> None:
-                body = json.dumps({"head": {"vars": ["x"]}, "results": {"bindings": [
-                    {"x": {"type": "literal", "value": "from the listener"}}]}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/sparql-results+json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def verify_request(self, request, client_address) -> bool:
-                listener.connections.append(client_address)
-                return True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}/sparql"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture(scope="module")

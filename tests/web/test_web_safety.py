@@ -8,12 +8,11 @@ import json
 import statistics
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import psutil
 import pytest
 
-from web.web_support import LIVE_TIMEOUT, start_server
+from web.web_support import LIVE_TIMEOUT, Listener, start_server
 
 pytestmark = pytest.mark.slow
 
@@ -123,51 +122,6 @@ def test_a_runaway_query_is_stopped_and_does_not_slow_the_others(live_server):
 
 
 # --- SERVICE ----------------------------------------------------------------------------------
-class Listener:
-    """A local HTTP endpoint that records every connection and answers one SPARQL row."""
-
-    def __init__(self) -> None:
-        self.connections: list[tuple[str, int]] = []
-        self.requests: list[str] = []
-        listener = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                listener.requests.append(self.rfile.read(
-                    int(self.headers.get("Content-Length", 0))).decode())
-                self._answer()
-
-            def do_GET(self) -> None:  # noqa: N802
-                listener.requests.append(self.path)
-                self._answer()
-
-            def _answer(self) -> None:
-                body = json.dumps({"head": {"vars": ["x"]}, "results": {"bindings": [
-                    {"x": {"type": "literal", "value": "from the listener"}}]}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/sparql-results+json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        class Server(ThreadingHTTPServer):
-            def verify_request(self, request, client_address) -> bool:
-                listener.connections.append(client_address)
-                return True
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/sparql"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def listener():
     found = Listener()

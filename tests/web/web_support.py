@@ -9,8 +9,10 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -130,3 +132,53 @@ def w3c_graph_data() -> list[tuple[Path, str]]:
         file_iri, name = g.value(node, ut.graph), g.value(node, RDFS.label)
         found.add((Path(str(file_iri).removeprefix("file://")), str(name)))
     return sorted(found)
+
+
+class Listener:
+    """An HTTP endpoint on 127.0.0.1 that records every connection (before answering it) and
+    every request, and answers one SPARQL row, so an engine that calls it gets a real
+    answer: the witness that a refused SERVICE was never called."""
+
+    def __init__(self) -> None:
+        self.connections: list[tuple[str, int]] = []
+        self.requests: list[str] = []
+        listener = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                listener.requests.append(self.rfile.read(
+                    int(self.headers.get("Content-Length", 0))).decode())
+                self._answer()
+
+            def do_GET(self) -> None:  # noqa: N802
+                listener.requests.append(self.path)
+                self._answer()
+
+            def _answer(self) -> None:
+                body = json.dumps({"head": {"vars": ["x"]}, "results": {"bindings": [
+                    {"x": {"type": "literal", "value": "from the listener"}}]}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/sparql-results+json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def verify_request(self, request, client_address) -> bool:
+                listener.connections.append(client_address)
+                return True
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/sparql"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
