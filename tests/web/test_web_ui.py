@@ -135,7 +135,8 @@ def test_healthz_reports_the_left_out_record(client):
     assert body["ok"] is True and body["invalid_records"] == 1
     assert body["invalid"] == ["tests/web/data/records/benchmarks/invalid-confidence.yaml"]
     assert body["problems"]["violation"] >= 1
-    assert body["query_workers"]["workers"] == 2
+    # the short lane's 2 workers (QUERY_WORKERS) at least, with spares kept warm beside them
+    assert body["query_workers"]["workers"] >= 2
 
 
 def test_metrics_count_queries(client):
