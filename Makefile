@@ -3,6 +3,9 @@
 #   make test   install with the test extras and run the test suite
 PYTHON ?= python3
 VENV   ?= .venv
+# make run PORT=5123 HOST=0.0.0.0: where `make run` serves
+PORT   ?= 5000
+HOST   ?= 127.0.0.1
 BIN     = $(VENV)/bin
 
 .PHONY: run test install install-test lint bench clean
@@ -19,7 +22,7 @@ install-test: $(BIN)/python
 
 run: install
 	$(BIN)/benchgraph query --data data --example no-gpu-fabric
-	$(BIN)/benchgraph serve --data data --host 127.0.0.1 --port 5000
+	$(BIN)/benchgraph serve --data data --host $(HOST) --port $(PORT)
 
 test: install-test
 	$(BIN)/python -m pytest -q

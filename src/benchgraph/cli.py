@@ -6,6 +6,7 @@ Exit codes follow pySHACL: 0 fine, 1 the records do not conform, 2 benchgraph ca
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -86,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         return args.run(args) or EXIT_OK
+    except BrokenPipeError:
+        # The reader stopped reading (`| head`): that is its choice, not an error to show.
+        # Point stdout at /dev/null so the interpreter's last flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except RecordsInvalid as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -162,7 +168,7 @@ def cmd_query(args) -> int:
         shown = bigstack.call(lambda: render(run(store, text), args.format))
     except SyntaxError as exc:
         raise CannotRun(f"the query does not parse: {exc}") from exc
-    print(shown)
+    sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own
     return EXIT_OK
 
 

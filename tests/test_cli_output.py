@@ -1,0 +1,52 @@
+"""What `benchgraph query` writes for a shell: a pipe closed early ends it quietly, CSV ends
+with one line end, and `make run` takes the port it is given."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from paths import ROOT
+
+# 90,000 rows: far more than a pipe holds, so the writer meets the closed pipe
+MANY_ROWS = ("SELECT * { VALUES ?a { " + " ".join(map(str, range(300))) + " } VALUES ?b { "
+             + " ".join(map(str, range(300))) + " } }")
+
+
+def _command(data, *args: str) -> list[str]:
+    return [sys.executable, "-m", "benchgraph", "query", "--data", str(data), *args]
+
+
+def test_a_reader_that_stops_early_ends_the_query_quietly(copy_data):
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    for fmt in ("table", "csv"):
+        proc = subprocess.Popen(_command(data, "--format", fmt, MANY_ROWS),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = proc.stdout.readline()  # as `| head -1` does, then it goes away
+        proc.stdout.close()
+        stderr = proc.stderr.read().decode()
+        assert proc.wait(timeout=300) == 0, stderr
+        assert first.startswith(b"a")
+        assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
+def test_csv_output_ends_with_one_line_end(copy_data):
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    done = subprocess.run(_command(data, "--format", "csv", "SELECT ?x { VALUES ?x { 1 2 } }"),
+                          capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"x\r\n1\r\n2\r\n"
+
+
+def test_make_run_serves_on_the_port_it_is_given():
+    if not shutil.which("make"):
+        pytest.skip("make is not installed (the README's set-up needs it)")
+    done = subprocess.run(["make", "-n", "run", "PORT=5123"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, env=os.environ)
+    assert done.returncode == 0, done.stderr
+    serve = [line for line in done.stdout.splitlines() if " serve " in line]
+    assert serve and serve[-1].split()[-2:] == ["--port", "5123"], done.stdout
