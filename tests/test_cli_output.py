@@ -50,3 +50,26 @@ def test_make_run_serves_on_the_port_it_is_given():
     assert done.returncode == 0, done.stderr
     serve = [line for line in done.stdout.splitlines() if " serve " in line]
     assert serve and serve[-1].split()[-2:] == ["--port", "5123"], done.stdout
+
+
+def test_problems_are_listed_when_the_records_change_and_counted_otherwise(copy_data):
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    seed = data / "benchmarks" / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml"
+    seed.write_text(seed.read_text(encoding="utf-8").replace("confidence: ", "confidence: 1"),
+                    encoding="utf-8")  # 10.x: above 1.0, a violation; the run is left out
+    ask = ("ASK {}",)
+
+    def stderr() -> list[str]:
+        done = subprocess.run(_command(data, *ask), capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stderr.strip().splitlines()
+
+    first = stderr()
+    assert any("confidence" in line and seed.name in line for line in first), first
+    again = stderr()
+    assert len(again) == 1, again
+    assert again[0].startswith("benchgraph: records unchanged since the last build: ")
+    assert "1 violation(s)" in again[0] and "record(s) left out" in again[0]
+    seed.write_text(seed.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert any("confidence" in line for line in stderr())  # changed: listed again

@@ -74,6 +74,7 @@ class BuildResult:
     records: int = 0
     rebuilt: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    changed: bool = True  # False when no record changed since the last build (reused whole)
 
     @property
     def conforms(self) -> bool:
@@ -408,7 +409,7 @@ def _last_result(cache: Cache, store_path: Path) -> BuildResult | None:
     last = json.loads(saved)
     problems = [Problem(**p) for p in last["problems"]]
     return BuildResult(store_path, last["key"], problems, last["invalid"], last["left_out"],
-                       last["records"], 0)
+                       last["records"], 0, changed=False)
 
 
 def _link_problems(entries: Entries, cache: Cache, fresh: list[Entry],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 from . import bigstack
@@ -108,11 +109,21 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_CANNOT_RUN
 
 
-def built(args, skip_invalid: bool = True):
-    """Build (or reuse) the dataset of --data; report problems on stderr."""
+def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True):
+    """Build (or reuse) the dataset of --data; report problems on stderr: each one when the
+    records changed, else one line that counts them (`validate` lists them all)."""
     from .build import build
 
     result = build(args.data, skip_invalid=skip_invalid)
+    if summary_if_unchanged and not result.changed:
+        if result.problems or result.left_out:
+            counts = Counter(p.severity for p in result.problems)
+            said = ", ".join(f"{n} {severity}(s)" for severity, n in sorted(counts.items()))
+            left = f"; {len(result.left_out)} record(s) left out" if result.left_out else ""
+            print(f"benchgraph: records unchanged since the last build: {said or 'no problems'}"
+                  f"{left} (benchgraph validate --data {args.data} lists them)",
+                  file=sys.stderr)
+        return result
     for problem in result.problems:
         print(problem, file=sys.stderr)
     for path, reason in sorted(result.left_out.items()):
@@ -126,7 +137,7 @@ def built(args, skip_invalid: bool = True):
 def cmd_build(args) -> int:
     from .export import dump, format_for
 
-    result = built(args, skip_invalid=args.skip_invalid)
+    result = built(args, skip_invalid=args.skip_invalid, summary_if_unchanged=False)
     if args.out:
         try:
             fmt = format_for(args.out.suffix)
