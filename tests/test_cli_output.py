@@ -73,3 +73,16 @@ def test_problems_are_listed_when_the_records_change_and_counted_otherwise(copy_
     assert "1 violation(s)" in again[0] and "record(s) left out" in again[0]
     seed.write_text(seed.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert any("confidence" in line for line in stderr())  # changed: listed again
+
+
+def test_query_help_lists_every_saved_query_with_its_title():
+    from benchgraph.queries import saved_queries
+
+    done = subprocess.run([sys.executable, "-m", "benchgraph", "query", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    listed = done.stdout.split("Saved queries (--example NAME):\n", 1)[1].splitlines()
+    saved = saved_queries()
+    assert [line.split()[0] for line in listed] == list(saved)
+    for line, query in zip(listed, saved.values()):
+        assert line.split(None, 1)[1].strip() == query.title

@@ -28,6 +28,16 @@ def _command(sub, name: str, help: str, example: str) -> argparse.ArgumentParser
                           formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
+def _examples() -> str:
+    """The saved queries --example runs, one line each with its title."""
+    from .queries import saved_queries
+
+    saved = saved_queries()
+    width = max(map(len, saved), default=0)
+    return "Saved queries (--example NAME):\n" + "\n".join(
+        f"  {name.ljust(width)}  {query.title}" for name, query in saved.items())
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="benchgraph",
@@ -47,7 +57,8 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_build)
 
     p = _command(sub, "query", "Run a SPARQL query over the built dataset (stated + inferred).",
-                 "benchgraph query 'SELECT ?run WHERE { ?run a bg:BenchmarkRun }'")
+                 "benchgraph query 'SELECT ?run WHERE { ?run a bg:BenchmarkRun }'\n"
+                 "  benchgraph query --example no-gpu-fabric\n\n" + _examples())
     _data_option(p)
     p.add_argument("--format", choices=("table", "csv", "tsv", "json"), default="table")
     p.add_argument("--example", metavar="NAME", help="run a saved query from queries/")
