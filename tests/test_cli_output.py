@@ -86,3 +86,18 @@ def test_query_help_lists_every_saved_query_with_its_title():
     assert [line.split()[0] for line in listed] == list(saved)
     for line, query in zip(listed, saved.values()):
         assert line.split(None, 1)[1].strip() == query.title
+
+
+def test_a_table_cuts_long_literals_and_keeps_iris_whole(copy_data):
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    long_text = "word " * 1000
+    query = (f'SELECT ?iri ?text WHERE {{ BIND(<http://example.org/{"x" * 120}> AS ?iri) '
+             f'BIND("{long_text}\\nnext" AS ?text) }}')
+    done = subprocess.run(_command(data, query), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    row = done.stdout.splitlines()[2]
+    assert f"http://example.org/{'x' * 120} " in row  # whole
+    assert row.endswith("\u2026") and len(row) < 300  # 5,000 characters cut
+    whole = subprocess.run(_command(data, "--format", "csv", query), capture_output=True,
+                           text=True, timeout=300)
+    assert long_text in whole.stdout  # csv keeps it

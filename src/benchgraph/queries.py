@@ -81,10 +81,24 @@ def render(result, fmt: str) -> str:
         formats = {"csv": ox.QueryResultsFormat.CSV, "tsv": ox.QueryResultsFormat.TSV,
                    "json": ox.QueryResultsFormat.JSON}
         return result.serialize(format=formats[fmt]).decode()
-    rows = [[short(sol[v]) for v in variables] for sol in result]
+    rows = [[_cell(sol[v]) for v in variables] for sol in result]
     widths = [max([len(v)] + [len(r[i]) for r in rows]) for i, v in enumerate(variables)]
     line = "  ".join(v.ljust(w) for v, w in zip(variables, widths)).rstrip()
     out = [line, "  ".join("-" * w for w in widths)]
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(out)
+
+
+# A literal in a table is at most this wide: a long one (a note, a title) is cut with an
+# ellipsis and its line breaks shown as spaces, so columns stay readable. IRIs stay whole
+# (they are what a reader copies); csv, tsv and json keep every value whole.
+CELL_WIDTH = 80
+
+
+def _cell(term) -> str:
+    text = short(term)
+    if not isinstance(term, ox.Literal):
+        return text
+    text = " ".join(text.split()) if any(c in text for c in "\n\r\t") else text
+    return text if len(text) <= CELL_WIDTH else text[:CELL_WIDTH - 1] + "\u2026"
