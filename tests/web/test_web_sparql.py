@@ -173,7 +173,18 @@ def test_negotiation_by_query_form(client, query, accept, expected):
 def test_406_when_no_format_fits(client, query, accept):
     response = client.get("/sparql", query_string={"query": query}, headers={"Accept": accept})
     assert response.status_code == 406
-    assert "can be answered in" in response.get_json()["error"]
+    error = response.get_json()["error"]
+    assert f"asked for Accept: {accept}" in error  # what was asked ...
+    offered = error.split("offered: ", 1)[1].split(", ")  # ... and what this answer offers
+    wanted = "application/sparql-results+json" if query.startswith(("ASK", "SELECT")) \
+        else "text/turtle"
+    assert wanted in offered and accept.split(";")[0] not in offered
+
+
+def test_406_names_the_format_parameter_asked_for(client):
+    response = client.get("/sparql", query_string={"query": "ASK {}", "format": "turtle"})
+    assert response.status_code == 406
+    assert "asked for format=turtle; offered: " in response.get_json()["error"]
 
 
 def test_results_parse_in_every_format(client):

@@ -70,10 +70,10 @@ DATASET = (TRIG, NQUADS, JSONLD)
 class NotAcceptable(Exception):
     """No offered format is acceptable to the client."""
 
-    def __init__(self, offered: tuple[Format, ...]):
-        self.offered = offered
-        super().__init__("none of " + ", ".join(f.media_type for f in offered)
-                         + " is acceptable")
+    def __init__(self, offered: tuple[Format, ...], asked: str = ""):
+        self.offered, self.asked = offered, asked
+        super().__init__(f"asked for {asked or 'nothing this server knows'}; offered: "
+                         + ", ".join(f.media_type for f in offered))
 
 
 def choose(offered: tuple[Format, ...], accept: str | None,
@@ -92,7 +92,7 @@ def choose(offered: tuple[Format, ...], accept: str | None,
             if fmt.called(value):
                 return fmt
     if any(fmt.called(value) for value in values for fmt in KNOWN):
-        raise NotAcceptable(offered)
+        raise NotAcceptable(offered, "format=" + ", format=".join(values))
     if not accept or not accept.strip():
         return offered[0]
     ranges = [(value.split(";")[0].strip().lower(), q) for value, q in
@@ -104,7 +104,7 @@ def choose(offered: tuple[Format, ...], accept: str | None,
         if q > best_q:
             best, best_q = fmt, q
     if best is None:
-        raise NotAcceptable(offered)
+        raise NotAcceptable(offered, f"Accept: {accept.strip()[:200]}")
     return best
 
 

@@ -92,9 +92,7 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
     except Refused as exc:
         return _error(exc.status, exc.title, exc.detail, exc.position), b""
     except NotAcceptable as exc:
-        return _error(406, "not acceptable",
-                      f"{exc}; this query can be answered in: "
-                      + ", ".join(f.media_type for f in exc.offered)), b""
+        return _error(406, "not acceptable", f"this query's answer: {exc}"), b""
     except SyntaxError as exc:
         found = POSITION.search(str(exc))
         position = {"line": int(found[1]), "column": int(found[2])} if found else None
