@@ -143,39 +143,37 @@ def test_a_date_field_reads_dates_as_before():
     assert [(p.field, p.code) for p in problems] == [("updated", "bad-scalar")]
 
 
-def test_the_query_answers_the_text_as_written(tmp_path):
-    """End to end: build and query a run whose text fields YAML 1.1 would type."""
+def query_edited_seed(tmp_path, old: str, new: str, query: str) -> list[str]:
+    """Build a copy of the shape examples with one line of the seed run edited, query it with
+    the CLI, and answer its CSV lines."""
     data = tmp_path / "data"
     shutil.copytree(ROOT / "shapes" / "examples" / "base", data)
     seed = data / "benchmarks" / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml"
-    text = seed.read_text(encoding="utf-8").replace("category: inference/research",
-                                                    "category: NO\nengine_version: 1.10")
-    seed.write_text(text, encoding="utf-8")
+    text = seed.read_text(encoding="utf-8")
+    assert old in text
+    seed.write_text(text.replace(old, new), encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "benchgraph", "query", "--data", str(data), "--format", "csv",
-         "SELECT ?c ?v WHERE { ?r bg:category ?c ; bg:engineVersion ?v }"],
-        capture_output=True, text=True, timeout=240,
+         query], capture_output=True, text=True, timeout=240,
         env={**os.environ, "BENCHGRAPH_CACHE": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["c,v", "NO,1.10"], done.stdout
+    return done.stdout.split()
+
+
+def test_the_query_answers_the_text_as_written(tmp_path):
+    """End to end: build and query a run whose text fields YAML 1.1 would type."""
+    assert query_edited_seed(
+        tmp_path, "category: inference/research", "category: NO\nengine_version: 1.10",
+        "SELECT ?c ?v WHERE { ?r bg:category ?c ; bg:engineVersion ?v }") == ["c,v", "NO,1.10"]
 
 
 def test_a_date_time_is_stored_as_written(tmp_path):
     """A `Z` stays `Z` (rdflib would respell it +00:00); YAML's space before the time
     becomes the T that xsd:dateTime needs."""
-    data = tmp_path / "data"
-    shutil.copytree(ROOT / "shapes" / "examples" / "base", data)
-    seed = data / "benchmarks" / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml"
-    text = seed.read_text(encoding="utf-8").replace("updated: 2026-10-04",
-                                                    "updated: 2026-10-04T12:30:00Z")
-    seed.write_text(text, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "benchgraph", "query", "--data", str(data), "--format", "csv",
-         "SELECT ?d WHERE { ?r a bg:BenchmarkRun ; <http://purl.org/dc/terms/modified> ?d }"],
-        capture_output=True, text=True, timeout=240,
-        env={**os.environ, "BENCHGRAPH_CACHE": str(tmp_path / "cache")})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["d", "2026-10-04T12:30:00Z"], done.stdout
+    assert query_edited_seed(
+        tmp_path, "updated: 2026-10-04", "updated: 2026-10-04T12:30:00Z",
+        "SELECT ?d WHERE { ?r a bg:BenchmarkRun ; <http://purl.org/dc/terms/modified> ?d }"
+    ) == ["d", "2026-10-04T12:30:00Z"]
     record, problems = read("updated: 2026-10-04 12:30:00\n")
     assert problems == []
     assert convert.literal(record.fields["updated"]).n3() == (

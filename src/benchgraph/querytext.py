@@ -81,14 +81,15 @@ def check_depth(text: str, limit: int | None = None) -> int:
     """The deepest nesting of `{ ( [` and `<< >>` outside strings and comments; raise
     QueryTextError if it passes `limit` (default: max_depth()), or if the query has more
     operators and separators than max_operators()."""
-    return _scan(text, max_depth() if limit is None else limit, ambiguity=False)
+    return _scan(text, max_depth() if limit is None else limit, ambiguity=False)[0]
 
 
-def check_text(text: str, limit: int | None = None) -> int:
+def check_text(text: str, limit: int | None = None) -> tuple[int, int]:
     """check_depth, and refuse what rdflib and Oxigraph may read differently: a carriage
     return not followed by a line feed, anywhere; outside strings a form feed, vertical tab,
     U+0085, U+2028 or U+2029; a `\\u`/`\\U` escape of ASCII other than a letter or digit,
-    of a control or line-break character, of a surrogate, or of no character."""
+    of a control or line-break character, of a surrogate, or of no character. Answers the
+    nesting depth and the count of operators and separators."""
     bare = BARE_CR.search(text)
     if bare:
         raise _bare_cr(text, bare.start())
@@ -96,7 +97,7 @@ def check_text(text: str, limit: int | None = None) -> int:
     return _scan(text, max_depth() if limit is None else limit, ambiguity=True)
 
 
-def _scan(text: str, limit: int, ambiguity: bool) -> int:
+def _scan(text: str, limit: int, ambiguity: bool) -> tuple[int, int]:
     """One pass, as Oxigraph splits the text: comments end at CR or LF, strings honour
     backslash escapes. A `<` that may start an IRI or be an operator is read both ways for
     the depth: the brackets inside count as opened, never as closed."""
@@ -165,7 +166,7 @@ def _scan(text: str, limit: int, ambiguity: bool) -> int:
         elif ambiguity and c in AMBIGUOUS_BREAKS:
             raise _ambiguous_break(text, i)
         i += 1
-    return deepest
+    return deepest, operators
 
 
 def _line_end(text: str, start: int) -> int:

@@ -22,7 +22,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Variable
 
 from .. import bigstack
-from ..querytext import OPERATORS, QueryTextError, check_text, max_depth
+from ..querytext import QueryTextError, check_text, max_depth, max_operators
 
 # rdflib's parser takes about 40 Python frames per level of ( ); below this depth it runs on
 # the caller's stack, above it in a thread whose recursion limit fits the measured depth.
@@ -65,17 +65,18 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
              ) -> QueryInfo:
     limit = max_depth()
     try:
-        depth = check_text(text, limit)
+        depth, operators = check_text(text, limit)
     except QueryTextError as exc:
         title = {"too deep": "query too deep", "too long": "query too long"}.get(
             exc.reason, "ambiguous query")
         raise Refused(400, title, str(exc), {"line": exc.line, "column": exc.column}) from None
     try:
-        prologue, query = _deep(lambda: parseQuery(text), depth, text)
+        prologue, query = _deep(lambda: parseQuery(text), depth, operators)
     except RecursionError:
         raise Refused(400, "query too deep",
-                      f"the query nests too deep to check (this server's limit is {limit} "
-                      "levels); flatten it") from None
+                      "the query nests too deep or chains too long to check (this server's "
+                      f"limits: {limit} levels, {max_operators():,} operators); flatten or "
+                      "split it") from None
     except ParseBaseException as exc:
         position = {"line": exc.lineno, "column": exc.col}
         raise Refused(400, "malformed query",
@@ -89,18 +90,17 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
         elif decl.name == "Base":
             base = urljoin(base or "", str(decl["iri"]))
     services = tuple(_resolve(term, known, base)
-                     for term in _deep(lambda: list(_service_terms(query)), depth, text))
+                     for term in _deep(lambda: list(_service_terms(query)), depth, operators))
     return QueryInfo(FORMS[query.name], "datasetClause" in query, services)
 
 
-def _deep(work: Callable[[], object], depth: int, text: str):
+def _deep(work: Callable[[], object], depth: int, operators: int):
     """work(), on a thread with stack and recursion limit enough for the query when it is
     deeper or longer than the caller's stack is sure to hold: rdflib's parser recurses along
     flat chains too (10,000 triple patterns are a RecursionError on the default limit)."""
-    chain = sum(map(text.count, OPERATORS))  # an upper bound: strings are counted too
-    if depth <= INLINE_DEPTH and chain <= INLINE_OPERATORS:
+    if depth <= INLINE_DEPTH and operators <= INLINE_OPERATORS:
         return work()
-    return bigstack.call(work, recursion_limit=FRAMES_PER_LEVEL * (depth + chain) + 2000)
+    return bigstack.call(work, recursion_limit=FRAMES_PER_LEVEL * (depth + operators) + 2000)
 
 
 def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
