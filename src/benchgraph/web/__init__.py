@@ -3,7 +3,7 @@
 `create_app(config)` takes defaults, then `BENCHGRAPH_*` environment variables, then
 `config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see snapshots.py): the
 app serves the snapshot it names and swaps in each new one. Else STORE_PATH names a prepared
-store (benchgraph.serve prepares one); without either the app builds DATA_DIR itself, as
+store (benchgraph.serving prepares one); without either the app builds DATA_DIR itself, as
 `benchgraph serve` would.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -110,7 +109,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 def _build_into(config: dict) -> None:
     """Build DATA_DIR (leaving out invalid records) and serve a private copy of it."""
     from ..build import build
-    from ..serve import prepare
+    from ..serving import prepare
 
     result = build(Path(config["DATA_DIR"]), skip_invalid=True)
     served = prepare(result, [])
@@ -172,8 +171,3 @@ def _fallback_key(store_path: Path) -> str:
     for path in sorted(store_path.iterdir()):
         h.update(f"{path.name}:{path.stat().st_mtime_ns}".encode())
     return h.hexdigest()
-
-
-def problem_counts(problems: list) -> dict[str, int]:
-    """Problems of a build by severity."""
-    return dict(Counter(p.severity for p in problems))

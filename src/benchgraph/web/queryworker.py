@@ -26,8 +26,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .. import bigstack, export
+from .. import bigstack
 from ..namespaces import PREFIXES
+from ..store import export
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, GRAPH, Format, NotAcceptable, choose
 from .queryinfo import Refused, check_services, inspect_query
