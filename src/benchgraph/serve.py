@@ -36,6 +36,9 @@ def add_serve_command(subparsers: Any) -> None:
                  "at /id/<kind>/<id>, dumps, /healthz, /metrics.",
                  "benchgraph serve --data data --port 5000 --with gpus.ttl=https://example.org/gpus")
     _data_option(p)
+    p.add_argument("--store", metavar="QUERY_URL",
+                   help="serve what `benchgraph push` wrote to this SPARQL store server, "
+                        "instead of building --data (no --with, --watch)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: %(default)s)")
     p.add_argument("--port", type=int, default=5000, help="port (default: %(default)s)")
@@ -81,6 +84,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     in a new snapshot on SIGHUP, and with --watch on every change."""
     from .cli import built
 
+    if args.store:
+        return _serve_store(args)
     root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
     watcher = None
     try:
@@ -107,17 +112,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 "ALLOW_SERVICE": list(args.allow_service),
                 "QUERY_MEMORY_MB": _query_memory_mb(args),
             },
-            "gunicorn": {
-                "bind": f"{host}:{args.port}", "workers": args.workers, "threads": args.threads,
-                "worker_class": "gthread", "timeout": int(args.timeout) + 30,
-                "graceful_timeout": 10, "keepalive": 5, "proc_name": "benchgraph",
-                # The longest request line the app's limits let through: gunicorn refuses a
-                # longer one (414) as soon as it passes it (web/requestline.py).
-                "limit_request_line": _request_line_limit(args), "http_parser": "python",
-                "accesslog": "-" if args.access_log else None, "errorlog": "-",
-                # gunicorn 27's control socket is one path per user: two servers would clash.
-                "control_socket_disable": True,
-            },
+            "gunicorn": _gunicorn_options(args, host),
         }
         path = root / "serve.json"
         path.write_text(json.dumps(settings), encoding="utf-8")
@@ -129,6 +124,58 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if watcher is not None:
             watcher.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+class _NoReloads:
+    """A remote store is rebuilt by pushes, not by this process."""
+
+    def tick(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def hangup(self) -> None:
+        pass
+
+
+def _serve_store(args: argparse.Namespace) -> int:
+    """Serve a remote store: the same app, its query workers asking the store."""
+    from .store.http import check_url
+
+    check_url(args.store, "--store")
+    root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
+    try:
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        settings = {
+            "app": {"STORE_URL": args.store, "DUMP_DIR": str(root / "dumps"),
+                    "QUERY_TIMEOUT": args.timeout, "QUERY_WORKERS": args.query_workers,
+                    "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
+                    **_limit_config(args), "ALLOW_SERVICE": list(args.allow_service),
+                    "QUERY_MEMORY_MB": _query_memory_mb(args)},
+            "gunicorn": _gunicorn_options(args, host),
+        }
+        path = root / "serve.json"
+        path.write_text(json.dumps(settings), encoding="utf-8")
+        print(f"benchgraph: serving the store {args.store} at http://{host}:{args.port}/ "
+              "(SPARQL at /sparql)", file=sys.stderr)
+        return _run_server_process(path, _NoReloads())
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _gunicorn_options(args: argparse.Namespace, host: str) -> dict[str, Any]:
+    return {
+        "bind": f"{host}:{args.port}", "workers": args.workers, "threads": args.threads,
+        "worker_class": "gthread", "timeout": int(args.timeout) + 30,
+        "graceful_timeout": 10, "keepalive": 5, "proc_name": "benchgraph",
+        # The longest request line the app's limits let through: gunicorn refuses a
+        # longer one (414) as soon as it passes it (web/requestline.py).
+        "limit_request_line": _request_line_limit(args), "http_parser": "python",
+        "accesslog": "-" if args.access_log else None, "errorlog": "-",
+        # gunicorn 27's control socket is one path per user: two servers would clash.
+        "control_socket_disable": True,
+    }
 
 
 def _queries_dir() -> Path | None:

@@ -44,6 +44,13 @@ class StoreError(CannotRun):
         super().__init__(message)
 
 
+class StoreTimeout(StoreError):
+    """The store stopped the query at its own time limit (and would have sent part)."""
+
+    def __init__(self, message: str):
+        super().__init__(503, message)
+
+
 @dataclass
 class Response:
     status: int

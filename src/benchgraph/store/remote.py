@@ -23,7 +23,7 @@ from typing import IO
 import pyoxigraph as ox
 
 from ..namespaces import BASE, GRAPH, INFERRED_GRAPH
-from .http import Client, StoreError, StoreUnavailable, check_url, error_from
+from .http import Client, StoreError, StoreTimeout, StoreUnavailable, check_url, error_from
 
 INFERRED = str(INFERRED_GRAPH)
 INFERRED_PARTS = INFERRED + "/"  # a push's graph of one record's derived facts: + kind/id
@@ -77,7 +77,15 @@ class RemoteStore:
         self.timeout = timeout
         self.client = client or Client(timeout)
         self._others: list[str] | None = None
-        self.engine = self._probe()
+        self._engine: str | None = None
+
+    @property
+    def engine(self) -> str:
+        """Which engine answers, asked once it is first needed (a store down when a server
+        starts is a 503 for its queries, not a server that will not start)."""
+        if self._engine is None:
+            self._engine = self._probe()
+        return self._engine
 
     def _probe(self) -> str:
         """Which engine answers (its Server header), checking it answers at all."""
@@ -120,6 +128,10 @@ class RemoteStore:
             if isinstance(error, StoreError) and response.status == 400:
                 raise SyntaxError(f"the store refused the query: {error}") from None
             raise error
+        if response.headers.get("X-SQL-State"):  # Virtuoso's "anytime" answer: a part
+            raise StoreTimeout(f"the store stopped the query at its time limit of "
+                               f"{limit:g} s and would have sent a part of the answer: "
+                               f"{response.headers.get('X-SQL-Message', '')}")
         if response.headers.get("X-SPARQL-MaxRows"):  # Virtuoso cut the result at its cap
             raise StoreError(502, f"the store cut the result at its limit of "
                                   f"{response.headers['X-SPARQL-MaxRows']} rows "

@@ -36,6 +36,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self' "
 
 DEFAULTS: dict[str, Any] = {
     "STORE_PATH": None,  # a pyoxigraph store directory, opened read-only
+    "STORE_URL": None,  # else a remote SPARQL store's query URL (what benchgraph push wrote)
     "DATASET_KEY": "",  # a hash of the served data: the base of every ETag
     "DATA_DIR": "data",  # built when STORE_PATH is not given
     "INVALID_RECORDS": [],  # record files left out of the build
@@ -75,7 +76,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(config)
     c = app.config
     queries = Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None
-    if c["SNAPSHOT_FILE"]:
+    if c["STORE_URL"]:
+        snapshot = _remote_snapshot(c)
+    elif c["SNAPSHOT_FILE"]:
         pointer = Path(c["SNAPSHOT_FILE"])
         snapshot = _open_current(pointer, c)
     else:
@@ -93,7 +96,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         )
     site = Site(snapshot, saved_queries(queries), link_limit=int(c["LINK_LIMIT"]),
                 load_examples=lambda: saved_queries(queries))
-    if c["SNAPSHOT_FILE"]:
+    if c["SNAPSHOT_FILE"] and not c["STORE_URL"]:
         site.follow(pointer, lambda info: _open_snapshot(info, c))
     app.extensions["benchgraph"] = site
     atexit.register(site.close)
@@ -104,6 +107,27 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.register(app)
     hooks.register(app)
     return app
+
+
+def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
+    """The remote store as the served snapshot: its key the pushed build's (else one made
+    of the URL), its dumps written from what it holds."""
+    import tempfile
+
+    from ..store.http import CannotRun
+    from ..store.remote import RemoteStore
+    from .querypool import QueryPool
+    from .site import Snapshot
+
+    url = c["STORE_URL"]
+    try:
+        key = RemoteStore(url).dataset_key()
+    except CannotRun:  # down now: its queries answer 503 until it is back
+        key = None
+    key = key or hashlib.blake2b(url.encode(), digest_size=16).hexdigest()
+    dump_dir = Path(c["DUMP_DIR"] or tempfile.mkdtemp(prefix="benchgraph-dumps-"))
+    return Snapshot(store_path=Path(), key=key, pool=QueryPool(_pool_settings(c, url)),
+                    dump_dir=dump_dir, url=url)
 
 
 def _build_into(config: dict) -> None:
@@ -117,7 +141,7 @@ def _build_into(config: dict) -> None:
     config.update(served.app_config())
 
 
-def _pool_settings(c: Mapping[str, Any], store_path: Path) -> PoolSettings:
+def _pool_settings(c: Mapping[str, Any], store_path: Path | str) -> PoolSettings:
     """The query pool's settings for the store at `store_path`."""
     from .querypool import PoolSettings, default_memory_mb, long_lane, spares
 
