@@ -28,7 +28,7 @@ from typing import IO
 import pyoxigraph as ox
 
 from .. import __version__
-from ..namespaces import BASE, ID, INFERRED_GRAPH
+from ..namespaces import BASE, GRAPH, ID, INFERRED_GRAPH
 from .http import Client, check_url, error_from
 from .remote import INFERRED_PARTS, MANIFEST, PUSH, RemoteStore
 
@@ -85,12 +85,15 @@ def local_graphs(store: ox.Store) -> dict[str, Graph]:
 
 def split_inferred(text: bytes) -> dict[str, Graph]:
     """The inferred graph's N-Triples as one graph per record (by the subject's record)."""
-    ids = f"<{ID}".encode()
+    # a record's nodes (id/<kind>/<id>#...) and its graph (graph/<kind>/<id>, what its
+    # provenance says of the graph) are the record's
+    owners = (f"<{ID}".encode(), f"<{GRAPH}".encode())
     parts: dict[str, list[bytes]] = defaultdict(list)
     for line in text.splitlines(keepends=True):
         subject = line[:line.index(b" ")]
-        if subject.startswith(ids):
-            record = subject[len(ids):-1].split(b"#", 1)[0].decode()
+        record = next((subject[len(o):-1].split(b"#", 1)[0].decode() for o in owners
+                       if subject.startswith(o)), None)
+        if record is not None and record.count("/") == 1:
             parts[INFERRED_PARTS + record].append(line)
         else:
             parts[INFERRED_PARTS + "ontology"].append(line)
@@ -118,7 +121,7 @@ def plan(local: dict[str, Graph], manifest: dict[str, tuple[str, int]],
 class Progress:
     """A bar on a terminal; elsewhere (CI logs) a line every few seconds."""
 
-    def __init__(self, total: int, out: IO[str] = sys.stderr, every: float = 5.0):
+    def __init__(self, total: int, out: IO[str], every: float = 5.0):
         self.total, self.done, self.out, self.every = total, 0, out, every
         self.start = self.last = time.monotonic()
         self.tty = out.isatty()
@@ -236,9 +239,10 @@ class PushResult:
 
 
 def push(store: ox.Store, key: str, query_url: str, graph_store: str, *, dry_run: bool = False,
-         full: bool = False, out: IO[str] = sys.stderr) -> PushResult:
+         full: bool = False, out: IO[str] | None = None) -> PushResult:
     """Bring the store at query_url / graph_store to hold the build in `store` (key: its
     dataset key). `full`: remove everything benchgraph holds there and send all again."""
+    out = out or sys.stderr
     start = time.monotonic()
     check_url(graph_store, "--graph-store")
     remote = RemoteStore(query_url)
@@ -247,7 +251,7 @@ def push(store: ox.Store, key: str, query_url: str, graph_store: str, *, dry_run
     manifest = {} if full else remote.manifest()
     if full:  # start over: what is there goes, everything is sent
         p = Plan(send=sorted(local.values(), key=lambda g: g.name),
-                 remove=sorted(present - {MANIFEST}), new=len(local))
+                 remove=sorted(present - {MANIFEST}), new=len(set(local) - present))
     else:
         p = plan(local, manifest, present)
     print(f"push{' (dry run, nothing sent)' if dry_run else ''}: {p.summary()}", file=out)
