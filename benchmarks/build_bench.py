@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import generate, replicate  # noqa: E402
 
 from benchgraph.build import build  # noqa: E402
-from benchgraph.export import dumps  # noqa: E402
+from benchgraph.store.export import dumps  # noqa: E402
 
 
 def timed(fn):

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import replicate  # noqa: E402
 
 from benchgraph.build import build  # noqa: E402
-from benchgraph.export import FORMATS  # noqa: E402
+from benchgraph.store.export import FORMATS  # noqa: E402
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data"
 PEER = "oxigraph's own N-Quads dump, unsorted"
@@ -33,7 +33,7 @@ CHILD = """
 import sys
 from pathlib import Path
 import pyoxigraph as ox
-from benchgraph.export import dump
+from benchgraph.store.export import dump
 store = ox.Store.read_only(sys.argv[1])
 if sys.argv[2] == "peer":
     store.dump(sys.argv[3], ox.RdfFormat.N_QUADS)

@@ -39,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import generate  # noqa: E402
 
 from benchgraph import validate  # noqa: E402
-from benchgraph.cache import Cache, Entry  # noqa: E402
 from benchgraph.convert import record_triples  # noqa: E402
 from benchgraph.namespaces import graph_iri, record_iri  # noqa: E402
 from benchgraph.rdfio import nquads  # noqa: E402
 from benchgraph.records import Record, find_record_files, load_record  # noqa: E402
+from benchgraph.store.cache import Cache, Entry  # noqa: E402
 
 MISTAKES = [  # (field, value): one per 50 runs, in turn
     ("confidence", 1.4), ("parallelism", {"tensor": 64}), ("unit", "W"),

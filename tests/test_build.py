@@ -364,7 +364,7 @@ def test_link_checks_after_a_run_edit_keep_the_other_records_dangling_links(tmp_
     dangling links of the other records must still be reported (the shapes hide most of
     them behind their own message, so this looks at the link check itself)."""
     from benchgraph.build import _link_problems
-    from benchgraph.cache import Cache, Entry
+    from benchgraph.store.cache import Cache, Entry
 
     def entry(path: str, kind: str, rid: str, model: str | None = None) -> Entry:
         refs = [("model", model, "models")] if model else []

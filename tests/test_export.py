@@ -10,8 +10,8 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from benchgraph import export
 from benchgraph.build import build
+from benchgraph.store import export
 from paths import TEST_DATA
 
 

@@ -12,9 +12,9 @@ import time
 import pyoxigraph as ox
 import pytest
 
-import benchgraph.load as load_module
-from benchgraph.cache import Cache, Entry
-from benchgraph.load import Loader, StoreRefused, _load_size
+import benchgraph.store.load as load_module
+from benchgraph.store.cache import Cache, Entry
+from benchgraph.store.load import Loader, StoreRefused, _load_size
 
 GRAPH = "https://w3id.org/benchgraph/graph/benchmarks/"
 

@@ -1,6 +1,6 @@
 """Compose the steps: record files -> records -> RDF -> checked -> inferred -> query store.
 
-The only module that knows their order. Work is cached per record file (cache.py) and the
+The only module that knows their order. Work is cached per record file (store/cache.py) and the
 on-disk pyoxigraph store is updated graph by graph, so an edit to one record rebuilds one.
 """
 
@@ -28,11 +28,9 @@ from rdflib import Graph
 from rdflib.compare import to_canonical_graph
 
 from . import __version__
-from .cache import COMMIT, DIGEST, HASH, ID, KIND, MTIME, PROBLEMS, SIZE, Cache, Entries, Entry
 from .convert import outward, provenance_triples, record_triples
 from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
-from .infer import Reasoner, derive
-from .load import Loader, forget_store, store_problem
+from .infer import Reasoner
 from .locks import held, posix_lock_holder, worker_started
 from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
@@ -45,12 +43,29 @@ from .records import (
     read_record_bytes,
     scan_record_files,
 )
+from .rules import run_rules
+from .store.cache import (
+    COMMIT,
+    DIGEST,
+    HASH,
+    ID,
+    KIND,
+    MTIME,
+    PROBLEMS,
+    SIZE,
+    Cache,
+    Entries,
+    Entry,
+)
+from .store.load import Loader, forget_store, store_problem
 from .timing import Timer
 from .validate import check_dataset, check_record, facts_from_nquads, local_shapes
 
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.
-NOT_IN_BUILD = {"cli.py", "serve.py", "__main__.py", "report.py", "shacl_report.py",
-                "export.py", "queries.py", "timing.py", "locks.py"}
+NOT_IN_BUILD = {"cli.py", "serve.py", "serving.py", "__main__.py", "report.py",
+                "shacl_report.py", "queries.py", "timing.py", "locks.py"}
+# The storage modules a build's store depends on (store/'s others read or push it).
+BUILD_STORE = ("cache.py", "load.py")
 RACY_NS = 2_000_000_000  # a file written this recently may change again unseen (see _digests)
 PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves
 BATCH = 2000  # records the workers hand on at once (load.Loader.add reads batch by batch)
@@ -98,6 +113,8 @@ def code_key() -> str:
     for path in sorted(package.glob("*.py")):  # the build's modules, not web/ or importers/
         if path.name not in NOT_IN_BUILD:
             h.update(path.read_bytes())
+    for name in BUILD_STORE:
+        h.update((package / "store" / name).read_bytes())
     for folder in ("ontology", "shapes"):
         for path in sorted(resource(folder).glob("*.ttl")):
             h.update(path.read_bytes())
@@ -266,7 +283,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
             + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before])
         runs, judged = loader.finish(included, touched, quiet)
         timer.lap("load")
-        derive(store, runs, judged)
+        run_rules(store, runs, judged)  # cross-record rules into the inferred graph
         timer.lap("derive")
     finally:
         store.flush()

@@ -22,6 +22,13 @@ def _data_option(parser: argparse.ArgumentParser) -> None:
                         help="the folder of records (default: ./data)")
 
 
+def _store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", metavar="QUERY_URL",
+                        help="answer from this SPARQL store server (what `benchgraph push` "
+                             "sent there) instead of building --data; credentials from "
+                             "BENCHGRAPH_STORE_USER/_PASSWORD or BENCHGRAPH_STORE_TOKEN")
+
+
 def _command(sub, name: str, help: str, example: str) -> argparse.ArgumentParser:
     return sub.add_parser(name, help=help, description=help,
                           epilog=f"Example:\n  {example}",
@@ -60,6 +67,7 @@ def parser() -> argparse.ArgumentParser:
                  "benchgraph query 'SELECT ?run WHERE { ?run a bg:BenchmarkRun }'\n"
                  "  benchgraph query --example no-gpu-fabric\n\n" + _examples())
     _data_option(p)
+    _store_option(p)
     p.add_argument("--format", choices=("table", "csv", "tsv", "json"), default="table")
     p.add_argument("--example", metavar="NAME", help="run a saved query from queries/")
     p.add_argument("query", nargs="?", metavar="QUERY",
@@ -70,6 +78,7 @@ def parser() -> argparse.ArgumentParser:
     p = _command(sub, "export", "Write the whole dataset in one RDF format.",
                  "benchgraph export --format ttl --out benchgraph.ttl")
     _data_option(p)
+    _store_option(p)
     p.add_argument("--format", required=True, help="ttl, trig, nt, nq or jsonld")
     p.add_argument("--out", type=Path, metavar="FILE", help="default: standard output")
     p.set_defaults(run=cmd_export)
@@ -80,6 +89,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json", "turtle"), default="text")
     p.add_argument("--strict", action="store_true", help="warnings fail too")
     p.set_defaults(run=cmd_validate)
+
+    p = _command(sub, "push", "Bring a SPARQL store server to hold the build, graph by graph "
+                 "(Graph Store Protocol): only what changed since the last push is sent.",
+                 "BENCHGRAPH_STORE_USER=dba BENCHGRAPH_STORE_PASSWORD=... benchgraph push "
+                 "--data data \\\n      --store http://127.0.0.1:8890/sparql "
+                 "--graph-store http://127.0.0.1:8890/sparql-graph-crud-auth")
+    _data_option(p)
+    p.add_argument("--store", required=True, metavar="QUERY_URL",
+                   help="the store's SPARQL query endpoint (to read what it holds)")
+    p.add_argument("--graph-store", required=True, metavar="GSP_URL",
+                   help="the store's Graph Store Protocol endpoint (to write graphs)")
+    p.add_argument("--dry-run", action="store_true", help="say what would be sent; send nothing")
+    p.add_argument("--full", action="store_true",
+                   help="start over: remove benchgraph's graphs from the store, send all")
+    p.set_defaults(run=cmd_push)
 
     for extension in ("benchgraph.importers.cli:add_import_commands",
                       "benchgraph.serve:add_serve_command"):
@@ -146,7 +170,7 @@ def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True):
 
 
 def cmd_build(args) -> int:
-    from .export import dump, format_for
+    from .store.export import dump, format_for
 
     result = built(args, skip_invalid=args.skip_invalid, summary_if_unchanged=False)
     if args.out:
@@ -184,7 +208,7 @@ def cmd_query(args) -> int:
         raise CannotRun(f"the query is refused: {exc}") from None
     except ValueError as exc:  # BENCHGRAPH_QUERY_MAX_DEPTH is not a number
         raise CannotRun(str(exc)) from None
-    store = built(args).open()
+    store = _open_store(args)
     try:
         # on a deep stack: Oxigraph recurses along long chains of patterns and operators
         shown = bigstack.call(lambda: render(run(store, text), args.format))
@@ -195,14 +219,34 @@ def cmd_query(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .export import dump, format_for
+    from .store.export import dump, format_for
 
     try:
         fmt = format_for(args.format)
     except ValueError as exc:
         raise CannotRun(str(exc)) from exc
-    store = built(args).open()
+    store = _open_store(args)
     dump(store, fmt, args.out if args.out else sys.stdout.buffer)
+    return EXIT_OK
+
+
+def _open_store(args):
+    """The store to read: --store's server, else the build of --data."""
+    from . import store
+
+    if getattr(args, "store", None):
+        return store.open(args.store)
+    return store.open(built(args).store_path)
+
+
+def cmd_push(args) -> int:
+    from .store.push import push
+
+    result = built(args)
+    done = push(result.open(), result.key, args.store, args.graph_store,
+                dry_run=args.dry_run, full=args.full)
+    print(f"push: {'checked' if args.dry_run else 'done'} in {done.seconds:.1f} s "
+          f"({done.local_quads:,} quads in the build)", file=sys.stderr)
     return EXIT_OK
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 
-from .namespaces import BG, GRAPH, ID
+from .namespaces import BG, graph_of
 
 Triple = tuple[Any, Any, Any]
 
@@ -82,11 +82,6 @@ def owlrl_closure(graph: Graph) -> set[Triple]:
     owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, axiomatic_triples=False,
                            datatype_axioms=False).expand(closed)
     return {t for t in closed if t not in before and useful(t)}
-
-
-def graph_of(own: str) -> str:
-    """The named graph of the record whose IRI is `own`."""
-    return str(GRAPH) + own[len(str(ID)):] if own.startswith(str(ID)) else own
 
 
 class Reasoner:
@@ -321,10 +316,3 @@ def _decimal(values: list[Any]) -> Decimal | None:
         except (InvalidOperation, ValueError):
             continue
     return None
-
-
-def derive(store, runs: list[str] | None = None, judged: list[str] | None = None) -> None:
-    """Cross-record rules, run in the query store into the inferred graph (see rules.py)."""
-    from .rules import run_rules
-
-    run_rules(store, runs, judged)

@@ -60,6 +60,11 @@ def graph_iri(kind: str, record_id: str) -> URIRef:
     return URIRef(f"{GRAPH}{kind}/{record_id}")
 
 
+def graph_of(own: str) -> str:
+    """The named graph of the record whose IRI is `own` (infer.py and rules.py both ask)."""
+    return str(GRAPH) + own[len(str(ID)):] if own.startswith(str(ID)) else own
+
+
 def sparql_prefixes() -> str:
     """PREFIX lines for every namespace above, for saved queries and the CLI."""
     return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())

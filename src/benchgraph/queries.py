@@ -73,7 +73,7 @@ def render(result, fmt: str) -> str:
         if fmt == "json":
             return json.dumps({"head": {}, "boolean": bool(result)})
         return "true" if result else "false"
-    if isinstance(result, ox.QueryTriples):
+    if isinstance(result, (ox.QueryTriples, list)):  # a remote store's: a list
         return ox.serialize(list(result), format=ox.RdfFormat.TURTLE,
                             prefixes=PREFIXES).decode()
     variables = [v.value for v in result.variables]

@@ -48,7 +48,7 @@ def run_job(job: Job) -> dict[str, Any]:
     (result ok / refused / failed)."""
     from .build import build
     from .errors import VIOLATION, BenchgraphError
-    from .serve import prepare, serving_key
+    from .serving import prepare, serving_key
 
     extra = [(Path(p), iri) for p, iri in job.extra]
     queries = Path(job.queries) if job.queries else None

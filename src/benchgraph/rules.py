@@ -24,8 +24,7 @@ from decimal import Decimal
 
 import pyoxigraph as ox
 
-from .infer import graph_of
-from .namespaces import BG, INFERRED_GRAPH, PREFIXES, record_iri
+from .namespaces import BG, INFERRED_GRAPH, PREFIXES, graph_of, record_iri
 
 Node = ox.NamedNode
 FABRIC_STATUS = Node(str(BG.fabricStatus))

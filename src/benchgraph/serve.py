@@ -10,7 +10,6 @@ processes swap in without a restart.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shutil
@@ -18,131 +17,13 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyoxigraph as ox
-
 from . import snapshots
-from .errors import CannotRun
 from .reload import SETTLE, Job, Reloader
+from .serving import parse_with, prepare
 from .watch import Watcher
-
-EXTENSIONS = {"owl": ox.RdfFormat.RDF_XML, "xml": ox.RdfFormat.RDF_XML,
-              "json": ox.RdfFormat.JSON_LD, "jsonld": ox.RdfFormat.JSON_LD}
-
-
-@dataclass
-class Served:
-    """A store prepared for serving: its path, its key and what the build left out."""
-
-    store_path: Path
-    key: str
-    workdir: Path
-    invalid_records: list[str] = field(default_factory=list)
-    problem_counts: dict[str, int] = field(default_factory=dict)
-    owner: int = field(default_factory=os.getpid)
-    left_out: dict[str, str] = field(default_factory=dict)
-    records: int = 0
-    built_at: float = field(default_factory=time.time)
-
-    def app_config(self) -> dict[str, Any]:
-        """The settings create_app needs to serve this store."""
-        return {"STORE_PATH": str(self.store_path), "DATASET_KEY": self.key,
-                "INVALID_RECORDS": self.invalid_records, "LEFT_OUT": self.left_out,
-                "PROBLEM_COUNTS": self.problem_counts, "DUMP_DIR": str(self.workdir / "dumps")}
-
-    def pointer(self) -> dict[str, Any]:
-        """This snapshot as the pointer file names it (see snapshots.py)."""
-        return {"id": self.workdir.name, "store": str(self.store_path), "key": self.key,
-                "dump_dir": str(self.workdir / "dumps"), "built_at": self.built_at,
-                "records": self.records, "left_out": self.left_out,
-                "invalid_records": self.invalid_records, "problem_counts": self.problem_counts}
-
-    def cleanup(self) -> None:
-        """Delete the copy (only from the process that made it)."""
-        if os.getpid() == self.owner:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-
-
-def parse_with(value: str) -> tuple[Path, str | None]:
-    """`FILE` or `FILE=GRAPH_IRI` (a file whose name holds '=' is taken whole if it exists)."""
-    if Path(value).is_file() or "=" not in value:
-        path, iri = value, None
-    else:
-        path, _, iri = value.partition("=")
-    if not Path(path).is_file():
-        raise argparse.ArgumentTypeError(f"{path}: no such file")
-    return Path(path), iri
-
-
-def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None = None,
-            queries: Path | None = None) -> Served:
-    """A serving copy of a build (benchgraph.build.BuildResult) with the extra files loaded,
-    in a new folder (in `root`, as a snapshot there, when given). The key covers the build,
-    the extra files and the saved queries in `queries` (the query page shows them)."""
-    from .web import problem_counts
-
-    if root is None:
-        workdir = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
-    else:
-        workdir = Path(tempfile.mkdtemp(prefix=snapshots.PREFIX, dir=root))
-    copy = workdir / "store"
-    try:
-        key = serving_key(result.key, extra, queries)
-        ox.Store.read_only(str(result.store_path)).backup(str(copy))
-        if extra:
-            store = ox.Store(str(copy))
-            for path, iri in extra:
-                _load(store, path, iri or path.resolve().as_uri())
-            store.flush()
-            del store
-        snapshots.mark(workdir)
-    except BaseException:
-        shutil.rmtree(workdir, ignore_errors=True)
-        raise
-    return Served(copy, key, workdir, list(result.invalid_records),
-                  problem_counts(result.problems), left_out=dict(result.left_out),
-                  records=result.records)
-
-
-def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
-                queries: Path | None = None) -> str:
-    """The served dataset's key: the build's, with each extra file's graph name and bytes,
-    and the saved queries' names and text."""
-    key = hashlib.blake2b(build_key.encode(), digest_size=16)
-    for path, iri in extra:
-        graph = iri or path.resolve().as_uri()
-        try:
-            content = path.read_bytes()
-        except OSError as exc:
-            raise CannotRun(f"--with {path}: {exc.strerror or exc}") from exc
-        key.update(graph.encode() + b"\0" + hashlib.blake2b(content).digest())
-    if queries is not None:
-        for path in sorted(Path(queries).glob("*.rq")):
-            key.update(b"query\0" + path.name.encode() + b"\0"
-                       + hashlib.blake2b(path.read_bytes()).digest())
-    return key.hexdigest()
-
-
-def _load(store: ox.Store, path: Path, graph: str) -> None:
-    if not path.is_file():
-        raise CannotRun(f"--with {path}: no such file")
-    extension = path.suffix.lstrip(".").lower()
-    fmt = ox.RdfFormat.from_extension(extension) or EXTENSIONS.get(extension)
-    if fmt is None:
-        raise CannotRun(f"--with {path}: unknown RDF format (use .ttl .nt .nq .trig .rdf "
-                        ".jsonld)")
-    try:
-        graph_node = ox.NamedNode(graph)
-    except ValueError as exc:
-        raise CannotRun(f"--with {path}={graph}: not an IRI: {exc}") from exc
-    try:
-        store.bulk_load(path=str(path), format=fmt, to_graph=graph_node)
-    except (SyntaxError, ValueError, OSError) as exc:
-        raise CannotRun(f"--with {path}: {exc}") from exc
 
 
 # --- the command ---------------------------------------------------------------------------
@@ -155,6 +36,9 @@ def add_serve_command(subparsers: Any) -> None:
                  "at /id/<kind>/<id>, dumps, /healthz, /metrics.",
                  "benchgraph serve --data data --port 5000 --with gpus.ttl=https://example.org/gpus")
     _data_option(p)
+    p.add_argument("--store", metavar="QUERY_URL",
+                   help="serve what `benchgraph push` wrote to this SPARQL store server, "
+                        "instead of building --data (no --with, --watch)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: %(default)s)")
     p.add_argument("--port", type=int, default=5000, help="port (default: %(default)s)")
@@ -200,6 +84,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     in a new snapshot on SIGHUP, and with --watch on every change."""
     from .cli import built
 
+    if args.store:
+        return _serve_store(args)
     root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
     watcher = None
     try:
@@ -226,17 +112,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 "ALLOW_SERVICE": list(args.allow_service),
                 "QUERY_MEMORY_MB": _query_memory_mb(args),
             },
-            "gunicorn": {
-                "bind": f"{host}:{args.port}", "workers": args.workers, "threads": args.threads,
-                "worker_class": "gthread", "timeout": int(args.timeout) + 30,
-                "graceful_timeout": 10, "keepalive": 5, "proc_name": "benchgraph",
-                # The longest request line the app's limits let through: gunicorn refuses a
-                # longer one (414) as soon as it passes it (web/requestline.py).
-                "limit_request_line": _request_line_limit(args), "http_parser": "python",
-                "accesslog": "-" if args.access_log else None, "errorlog": "-",
-                # gunicorn 27's control socket is one path per user: two servers would clash.
-                "control_socket_disable": True,
-            },
+            "gunicorn": _gunicorn_options(args, host),
         }
         path = root / "serve.json"
         path.write_text(json.dumps(settings), encoding="utf-8")
@@ -248,6 +124,58 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if watcher is not None:
             watcher.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+class _NoReloads:
+    """A remote store is rebuilt by pushes, not by this process."""
+
+    def tick(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def hangup(self) -> None:
+        pass
+
+
+def _serve_store(args: argparse.Namespace) -> int:
+    """Serve a remote store: the same app, its query workers asking the store."""
+    from .store.http import check_url
+
+    check_url(args.store, "--store")
+    root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
+    try:
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        settings = {
+            "app": {"STORE_URL": args.store, "DUMP_DIR": str(root / "dumps"),
+                    "QUERY_TIMEOUT": args.timeout, "QUERY_WORKERS": args.query_workers,
+                    "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
+                    **_limit_config(args), "ALLOW_SERVICE": list(args.allow_service),
+                    "QUERY_MEMORY_MB": _query_memory_mb(args)},
+            "gunicorn": _gunicorn_options(args, host),
+        }
+        path = root / "serve.json"
+        path.write_text(json.dumps(settings), encoding="utf-8")
+        print(f"benchgraph: serving the store {args.store} at http://{host}:{args.port}/ "
+              "(SPARQL at /sparql)", file=sys.stderr)
+        return _run_server_process(path, _NoReloads())
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _gunicorn_options(args: argparse.Namespace, host: str) -> dict[str, Any]:
+    return {
+        "bind": f"{host}:{args.port}", "workers": args.workers, "threads": args.threads,
+        "worker_class": "gthread", "timeout": int(args.timeout) + 30,
+        "graceful_timeout": 10, "keepalive": 5, "proc_name": "benchgraph",
+        # The longest request line the app's limits let through: gunicorn refuses a
+        # longer one (414) as soon as it passes it (web/requestline.py).
+        "limit_request_line": _request_line_limit(args), "http_parser": "python",
+        "accesslog": "-" if args.access_log else None, "errorlog": "-",
+        # gunicorn 27's control socket is one path per user: two servers would clash.
+        "control_socket_disable": True,
+    }
 
 
 def _queries_dir() -> Path | None:

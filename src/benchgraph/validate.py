@@ -27,16 +27,16 @@ import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SKOS, XSD
 
-from .cache import DIGEST, KIND
-from .cache import ID as ROW_ID
 from .convert import CLASSES
 from .errors import INFO, VIOLATION, WARNING, Problem
 from .namespaces import BG, ID, QUDT, record_iri
 from .records import Record, line_of
 from .shacl import SH, Index, Result, Shapes, is_numeric, render
+from .store.cache import DIGEST, KIND
+from .store.cache import ID as ROW_ID
 
 if TYPE_CHECKING:
-    from .cache import Cache, Entries
+    from .store.cache import Cache, Entries
 
 SEVERITY = {SH.Violation: VIOLATION, SH.Warning: WARNING, SH.Info: INFO}
 # Nodes inside a record (`<record>#measurement-2`) and the YAML they come from.

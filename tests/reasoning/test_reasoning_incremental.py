@@ -266,7 +266,7 @@ INTERRUPTED = {
 def test_a_build_stopped_after_loading_leaves_nothing_behind(tmp_path, copy_data, monkeypatch,
                                                             name):
     import benchgraph.build as build_module
-    import benchgraph.load as load_module
+    import benchgraph.store.load as load_module
 
     monkeypatch.setattr(load_module, "READ", 3)  # the store filled from the cache in loads
     edits = INTERRUPTED[name]

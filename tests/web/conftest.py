@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchgraph.build import build
-from benchgraph.serve import Served, prepare
+from benchgraph.serving import Served, prepare
 from benchgraph.web import create_app
 from web.web_support import EXAMPLES, RECORDS, W3C, LiveServer, start_server, w3c_graph_data
 

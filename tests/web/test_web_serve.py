@@ -9,7 +9,7 @@ import pyoxigraph as ox
 import pytest
 
 from benchgraph.build import build
-from benchgraph.serve import parse_with, prepare
+from benchgraph.serving import parse_with, prepare
 from web.web_support import RECORDS
 
 

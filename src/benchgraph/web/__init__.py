@@ -3,7 +3,7 @@
 `create_app(config)` takes defaults, then `BENCHGRAPH_*` environment variables, then
 `config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see snapshots.py): the
 app serves the snapshot it names and swaps in each new one. Else STORE_PATH names a prepared
-store (benchgraph.serve prepares one); without either the app builds DATA_DIR itself, as
+store (benchgraph.serving prepares one); without either the app builds DATA_DIR itself, as
 `benchgraph serve` would.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +36,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self' "
 
 DEFAULTS: dict[str, Any] = {
     "STORE_PATH": None,  # a pyoxigraph store directory, opened read-only
+    "STORE_URL": None,  # else a remote SPARQL store's query URL (what benchgraph push wrote)
     "DATASET_KEY": "",  # a hash of the served data: the base of every ETag
     "DATA_DIR": "data",  # built when STORE_PATH is not given
     "INVALID_RECORDS": [],  # record files left out of the build
@@ -76,7 +76,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(config)
     c = app.config
     queries = Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None
-    if c["SNAPSHOT_FILE"]:
+    if c["STORE_URL"]:
+        snapshot = _remote_snapshot(c)
+    elif c["SNAPSHOT_FILE"]:
         pointer = Path(c["SNAPSHOT_FILE"])
         snapshot = _open_current(pointer, c)
     else:
@@ -94,7 +96,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         )
     site = Site(snapshot, saved_queries(queries), link_limit=int(c["LINK_LIMIT"]),
                 load_examples=lambda: saved_queries(queries))
-    if c["SNAPSHOT_FILE"]:
+    if c["SNAPSHOT_FILE"] and not c["STORE_URL"]:
         site.follow(pointer, lambda info: _open_snapshot(info, c))
     app.extensions["benchgraph"] = site
     atexit.register(site.close)
@@ -107,10 +109,31 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
+def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
+    """The remote store as the served snapshot: its key the pushed build's (else one made
+    of the URL), its dumps written from what it holds."""
+    import tempfile
+
+    from ..store.http import CannotRun
+    from ..store.remote import RemoteStore
+    from .querypool import QueryPool
+    from .site import Snapshot
+
+    url = c["STORE_URL"]
+    try:
+        key = RemoteStore(url).dataset_key()
+    except CannotRun:  # down now: its queries answer 503 until it is back
+        key = None
+    key = key or hashlib.blake2b(url.encode(), digest_size=16).hexdigest()
+    dump_dir = Path(c["DUMP_DIR"] or tempfile.mkdtemp(prefix="benchgraph-dumps-"))
+    return Snapshot(store_path=Path(), key=key, pool=QueryPool(_pool_settings(c, url)),
+                    dump_dir=dump_dir, url=url)
+
+
 def _build_into(config: dict) -> None:
     """Build DATA_DIR (leaving out invalid records) and serve a private copy of it."""
     from ..build import build
-    from ..serve import prepare
+    from ..serving import prepare
 
     result = build(Path(config["DATA_DIR"]), skip_invalid=True)
     served = prepare(result, [])
@@ -118,7 +141,7 @@ def _build_into(config: dict) -> None:
     config.update(served.app_config())
 
 
-def _pool_settings(c: Mapping[str, Any], store_path: Path) -> PoolSettings:
+def _pool_settings(c: Mapping[str, Any], store_path: Path | str) -> PoolSettings:
     """The query pool's settings for the store at `store_path`."""
     from .querypool import PoolSettings, default_memory_mb, long_lane, spares
 
@@ -172,8 +195,3 @@ def _fallback_key(store_path: Path) -> str:
     for path in sorted(store_path.iterdir()):
         h.update(f"{path.name}:{path.stat().st_mtime_ns}".encode())
     return h.hexdigest()
-
-
-def problem_counts(problems: list) -> dict[str, int]:
-    """Problems of a build by severity."""
-    return dict(Counter(p.severity for p in problems))

@@ -24,7 +24,6 @@ from flask import (
 )
 
 from ..convert import CLASSES
-from ..export import DUMP_PREFIXES
 from ..namespaces import (
     BASE,
     BG,
@@ -37,6 +36,7 @@ from ..namespaces import (
     record_iri,
 )
 from ..queries import short
+from ..store.export import DUMP_PREFIXES
 from .errors import error_response
 from .hooks import not_modified
 from .limits import shorten

@@ -11,6 +11,7 @@ than the limit; a deep query is parsed in a thread of its own with room to recur
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,6 +44,7 @@ class QueryInfo:
     form: str  # SELECT, ASK, CONSTRUCT or DESCRIBE
     has_dataset: bool  # FROM or FROM NAMED in the query
     services: tuple[str, ...]  # the SERVICE endpoints; "?name" for a variable
+    graphs: tuple[str, ...] = ()  # the graphs FROM and FROM NAMED name
 
 
 class Refused(Exception):
@@ -91,7 +93,9 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
             base = urljoin(base or "", str(decl["iri"]))
     services = tuple(_resolve(term, known, base)
                      for term in _deep(lambda: list(_service_terms(query)), depth, operators))
-    return QueryInfo(FORMS[query.name], "datasetClause" in query, services)
+    graphs = tuple(_resolve(clause.get("default") or clause.get("named"), known, base)
+                   for clause in (query["datasetClause"] if "datasetClause" in query else []))
+    return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs)
 
 
 def _deep(work: Callable[[], object], depth: int, operators: int):
@@ -116,6 +120,28 @@ def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
                     else "allowed: " + ", ".join(sorted(allowed)))
             raise Refused(403, "federated query refused",
                           f"SERVICE <{endpoint}> is not an allowed endpoint; {hint}")
+
+
+# An engine's pragma before the query (Virtuoso's `define get:soft "replace"` fetches the
+# graphs a query names; `define sql:...` reaches its SQL): a remote store would obey it.
+PRAGMA = re.compile(r"^(?:\s|#[^\n]*\n)*define\s", re.IGNORECASE)
+
+
+def check_remote(text: str, info: QueryInfo | None, known: Iterable[str],
+                 extra: Iterable[str] = ()) -> None:
+    """Refuse (403) what a remote store would do beyond reading what benchgraph pushed:
+    an engine pragma, and a FROM / FROM NAMED graph (or protocol graph, `extra`) it does
+    not hold, which some stores fetch from the web."""
+    if PRAGMA.match(text):
+        raise Refused(403, "engine pragma refused",
+                      "a query may not start with an engine pragma (define ...): the store "
+                      "would obey it, and pragmas fetch graphs and reach the engine's SQL")
+    known = set(known)
+    for graph in [*(info.graphs if info else ()), *extra]:
+        if graph not in known:
+            raise Refused(403, "graph refused",
+                          f"<{graph}> is not a graph of this dataset, and the store might "
+                          "fetch it from the web; name one of the dataset's graphs")
 
 
 def _service_terms(node: object) -> Iterator[object]:

@@ -361,7 +361,7 @@ class QueryPool:
         s = self.settings
         settings = json.dumps({"store": s.store, "max_bytes": s.max_bytes,
                                "allow_service": list(s.allow_service),
-                               "memory_mb": s.memory_mb})
+                               "memory_mb": s.memory_mb, "timeout": s.timeout})
         proc = subprocess.Popen(
             [sys.executable, "-m", "benchgraph.web.queryworker", settings],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,

@@ -26,11 +26,14 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .. import bigstack, export
+from .. import bigstack
 from ..namespaces import PREFIXES
+from ..store import export, is_remote
+from ..store import open as open_store
+from ..store.http import StoreError, StoreTimeout, StoreUnavailable
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, GRAPH, Format, NotAcceptable, choose
-from .queryinfo import Refused, check_services, inspect_query
+from .queryinfo import Refused, check_remote, check_services, inspect_query
 
 PREFIX_ITEMS = tuple(sorted(PREFIXES.items()))
 POSITION = re.compile(r"error at (\d+):(\d+)")
@@ -44,6 +47,7 @@ class Settings:
     max_bytes: int
     allow_service: tuple[str, ...] = ()
     memory_mb: int = 0
+    timeout: float | None = None  # a remote store's own limit (its timeout parameter)
 
 
 class TooLarge(Exception):
@@ -81,8 +85,13 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
     except ValueError as exc:
         return _error(400, "bad graph IRI", f"default-graph-uri / named-graph-uri: {exc}"), b""
     try:
+        if is_remote(settings.store):
+            check_remote(text, None, ())  # the pragma, before rdflib reads it as an error
         info = inspect_query(text, base, PREFIX_ITEMS)
         check_services(info, settings.allow_service)
+        if is_remote(settings.store) and (info.graphs or dataset):
+            check_remote(text, info, _graphs(store),
+                         [*request.get("default_graphs", []), *request.get("named_graphs", [])])
         fmt = choose(BY_FORM[info.form], request.get("accept"), request.get("format"))
         if dataset is None:  # no protocol dataset: the query's FROM, else the union
             dataset = {} if info.has_dataset else {"use_default_graph_as_union": True}
@@ -103,6 +112,12 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
                       "and was not sent; add a LIMIT or narrow the query"), b""
     except ConnectionError as exc:
         return _error(502, "federated query failed", f"a SERVICE call failed: {exc}"), b""
+    except StoreTimeout as exc:
+        return _error(503, "query timed out", str(exc)), b""
+    except StoreUnavailable as exc:
+        return _error(503, "store unavailable", str(exc)), b""
+    except StoreError as exc:
+        return _error(502, "store error", str(exc)), b""
     return {"status": 200, "content_type": fmt.content_type, "form": info.form,
             "format": fmt.name}, body
 
@@ -124,6 +139,16 @@ def write_dump(store: ox.Store, ext: str, path: Path) -> None:
         shutil.copyfileobj(src, dst)
     partial_gz.replace(path.with_name(path.name + ".gz"))
     partial.replace(path)
+
+
+_GRAPHS: list[set[str]] = []
+
+
+def _graphs(store: object) -> set[str]:
+    """The dataset's graph names (read once per worker)."""
+    if not _GRAPHS:
+        _GRAPHS.append({g.value for g in store.named_graphs()})
+    return _GRAPHS[0]
 
 
 def _dataset(request: dict) -> dict | None:
@@ -181,11 +206,11 @@ def main(argv: list[str]) -> int:
     resource.setrlimit(resource.RLIMIT_NICE, (hard, hard))
     given = json.loads(argv[0])
     settings = Settings(given["store"], given["max_bytes"], tuple(given["allow_service"]),
-                        given.get("memory_mb", 0))
+                        given.get("memory_mb", 0), given.get("timeout"))
     reply = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)  # anything printed by accident goes to stderr, not into the protocol
     requests = Connection(0, writable=False)
-    store = ox.Store.read_only(settings.store)
+    store = open_store(settings.store, settings.timeout)
     if settings.memory_mb:
         limit_memory(settings.memory_mb)
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())

@@ -24,6 +24,7 @@ from flask import g, has_request_context
 
 from .. import snapshots
 from ..queries import SavedQuery
+from ..store import open as open_store
 from .metrics import Metrics
 from .querypool import QueryPool
 
@@ -53,6 +54,7 @@ class Snapshot:
     built_at: float | None = None
     records: int | None = None
     held: IO[bytes] | None = None  # the shared lock that keeps its folder on disk
+    url: str | None = None  # a remote store's query URL, served in place of store_path
     _rendered: dict[tuple, bytes] = field(default_factory=dict)
     _store: ox.Store | None = None
     _counts: tuple[dict[str, int], int] | None = None
@@ -64,7 +66,7 @@ class Snapshot:
         """The store, read-only, for the bounded look-ups of Linked Data pages."""
         with self._lock:
             if self._store is None:
-                self._store = ox.Store.read_only(str(self.store_path))
+                self._store = open_store(self.url or self.store_path)
             return self._store
 
     def remember(self, key: tuple, make: Callable[[], bytes]) -> bytes:

@@ -23,11 +23,11 @@ from collections.abc import Callable, Container, Iterable, Iterator
 
 import pyoxigraph as ox
 
+from ..errors import VIOLATION, CannotRun, Problem
+from ..namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
+from ..records import REFERENCES, Record, size_text
 from .cache import ID as ROW_ID
 from .cache import KIND, Cache, Entries, Entry, pack, unpack
-from .errors import VIOLATION, CannotRun, Problem
-from .namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
-from .records import REFERENCES, Record, size_text
 
 ONTOLOGY = str(ONTOLOGY_IRI)
 LINKED_KINDS = {kind for fields in REFERENCES.values() for kind in fields.values()}

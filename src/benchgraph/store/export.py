@@ -22,7 +22,7 @@ from typing import IO
 
 import pyoxigraph as ox
 
-from .namespaces import PREFIXES
+from ..namespaces import PREFIXES
 
 # Record IRIs read better whole than as bgid:benchmarks\/x, so dumps leave that prefix out.
 DUMP_PREFIXES = {k: v for k, v in PREFIXES.items() if k != "bgid"}

@@ -22,7 +22,7 @@ from typing import Any
 
 import lz4.frame
 
-from .errors import Problem
+from ..errors import Problem
 
 UNREAD = (-1, -1, "", "")  # the stat of a file not remembered as read: it is read again
 # The fields of a row of Entries, as SELECTed by Cache.index.

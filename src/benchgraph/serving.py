@@ -1,0 +1,142 @@
+"""A build made ready to serve: a private copy of its store, with `--with` files loaded.
+
+The copy is a RocksDB checkpoint (hard links, cheap), made in a snapshot folder (see
+snapshots.py); the build's own store is never written. serve.py (the command), reload.py
+(rebuilds) and web/ (an app that builds for itself) all make copies here, so none of them
+imports another for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+
+from . import snapshots
+from .errors import CannotRun
+
+EXTENSIONS = {"owl": ox.RdfFormat.RDF_XML, "xml": ox.RdfFormat.RDF_XML,
+              "json": ox.RdfFormat.JSON_LD, "jsonld": ox.RdfFormat.JSON_LD}
+
+
+@dataclass
+class Served:
+    """A store prepared for serving: its path, its key and what the build left out."""
+
+    store_path: Path
+    key: str
+    workdir: Path
+    invalid_records: list[str] = field(default_factory=list)
+    problem_counts: dict[str, int] = field(default_factory=dict)
+    owner: int = field(default_factory=os.getpid)
+    left_out: dict[str, str] = field(default_factory=dict)
+    records: int = 0
+    built_at: float = field(default_factory=time.time)
+
+    def app_config(self) -> dict[str, Any]:
+        """The settings create_app needs to serve this store."""
+        return {"STORE_PATH": str(self.store_path), "DATASET_KEY": self.key,
+                "INVALID_RECORDS": self.invalid_records, "LEFT_OUT": self.left_out,
+                "PROBLEM_COUNTS": self.problem_counts, "DUMP_DIR": str(self.workdir / "dumps")}
+
+    def pointer(self) -> dict[str, Any]:
+        """This snapshot as the pointer file names it (see snapshots.py)."""
+        return {"id": self.workdir.name, "store": str(self.store_path), "key": self.key,
+                "dump_dir": str(self.workdir / "dumps"), "built_at": self.built_at,
+                "records": self.records, "left_out": self.left_out,
+                "invalid_records": self.invalid_records, "problem_counts": self.problem_counts}
+
+    def cleanup(self) -> None:
+        """Delete the copy (only from the process that made it)."""
+        if os.getpid() == self.owner:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def parse_with(value: str) -> tuple[Path, str | None]:
+    """`FILE` or `FILE=GRAPH_IRI` (a file whose name holds '=' is taken whole if it exists)."""
+    if Path(value).is_file() or "=" not in value:
+        path, iri = value, None
+    else:
+        path, _, iri = value.partition("=")
+    if not Path(path).is_file():
+        raise argparse.ArgumentTypeError(f"{path}: no such file")
+    return Path(path), iri
+
+
+def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None = None,
+            queries: Path | None = None) -> Served:
+    """A serving copy of a build (benchgraph.build.BuildResult) with the extra files loaded,
+    in a new folder (in `root`, as a snapshot there, when given). The key covers the build,
+    the extra files and the saved queries in `queries` (the query page shows them)."""
+    if root is None:
+        workdir = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
+    else:
+        workdir = Path(tempfile.mkdtemp(prefix=snapshots.PREFIX, dir=root))
+    copy = workdir / "store"
+    try:
+        key = serving_key(result.key, extra, queries)
+        ox.Store.read_only(str(result.store_path)).backup(str(copy))
+        if extra:
+            store = ox.Store(str(copy))
+            for path, iri in extra:
+                _load(store, path, iri or path.resolve().as_uri())
+            store.flush()
+            del store
+        snapshots.mark(workdir)
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    return Served(copy, key, workdir, list(result.invalid_records),
+                  problem_counts(result.problems), left_out=dict(result.left_out),
+                  records=result.records)
+
+
+def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
+                queries: Path | None = None) -> str:
+    """The served dataset's key: the build's, with each extra file's graph name and bytes,
+    and the saved queries' names and text."""
+    key = hashlib.blake2b(build_key.encode(), digest_size=16)
+    for path, iri in extra:
+        graph = iri or path.resolve().as_uri()
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise CannotRun(f"--with {path}: {exc.strerror or exc}") from exc
+        key.update(graph.encode() + b"\0" + hashlib.blake2b(content).digest())
+    if queries is not None:
+        for path in sorted(Path(queries).glob("*.rq")):
+            key.update(b"query\0" + path.name.encode() + b"\0"
+                       + hashlib.blake2b(path.read_bytes()).digest())
+    return key.hexdigest()
+
+
+def _load(store: ox.Store, path: Path, graph: str) -> None:
+    if not path.is_file():
+        raise CannotRun(f"--with {path}: no such file")
+    extension = path.suffix.lstrip(".").lower()
+    fmt = ox.RdfFormat.from_extension(extension) or EXTENSIONS.get(extension)
+    if fmt is None:
+        raise CannotRun(f"--with {path}: unknown RDF format (use .ttl .nt .nq .trig .rdf "
+                        ".jsonld)")
+    try:
+        graph_node = ox.NamedNode(graph)
+    except ValueError as exc:
+        raise CannotRun(f"--with {path}={graph}: not an IRI: {exc}") from exc
+    try:
+        store.bulk_load(path=str(path), format=fmt, to_graph=graph_node)
+    except (SyntaxError, ValueError, OSError) as exc:
+        raise CannotRun(f"--with {path}: {exc}") from exc
+
+
+def problem_counts(problems: list) -> dict[str, int]:
+    """Problems of a build by severity."""
+    return dict(Counter(p.severity for p in problems))

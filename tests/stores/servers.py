@@ -1,0 +1,173 @@
+"""Real SPARQL store servers for the tests: an Oxigraph server and a Virtuoso, each started
+on free ports of 127.0.0.1 with files in a temporary folder, and stopped afterwards.
+
+Debian's virtuoso-opensource package starts an instance of its own on 8890/1111: these
+servers never use those ports, its files or its configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+VIRTUOSO_USER, VIRTUOSO_PASSWORD = "dba", "dba"  # a fresh database's own administrator
+DEBIAN_PORTS = {8890, 1111}
+
+
+@dataclass
+class Server:
+    """A running store: its query, update and Graph Store URLs, and how to stop it."""
+
+    name: str
+    query: str
+    graph_store: str
+    proc: subprocess.Popen
+    log: Path
+    env: dict[str, str] = field(default_factory=dict)  # what push needs to authenticate
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def free_port() -> int:
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in DEBIAN_PORTS:
+            return port
+
+
+def oxigraph_binary() -> str | None:
+    """The `oxigraph` server binary of the oxigraph PyPI package (beside this Python)."""
+    beside = Path(sys.executable).parent / "oxigraph"
+    return str(beside) if beside.is_file() else shutil.which("oxigraph")
+
+
+def virtuoso_binary() -> str | None:
+    return shutil.which("virtuoso-t")
+
+
+def _wait(url: str, proc: subprocess.Popen, log: Path, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{url}: the server ended at start: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url + "?query=ASK%7B%7D", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{url}: no answer within {timeout:g} s: {log.read_text()[-2000:]}")
+
+
+def start_oxigraph(folder: Path) -> Server:
+    """`oxigraph serve` on a store in `folder`, its default graph the union of its graphs
+    (as benchgraph's own store answers)."""
+    port = free_port()
+    log = folder / "oxigraph.log"
+    proc = subprocess.Popen(
+        [oxigraph_binary(), "serve", "--location", str(folder / "store"),
+         "--bind", f"127.0.0.1:{port}", "--union-default-graph"],
+        stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    server = Server("oxigraph", f"{base}/query", f"{base}/store", proc, log)
+    try:
+        _wait(server.query, proc, log)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+VIRTUOSO_INI = """\
+[Database]
+DatabaseFile = {d}/virtuoso.db
+ErrorLogFile = {d}/virtuoso.log
+LockFile = {d}/virtuoso.lck
+TransactionFile = {d}/virtuoso.trx
+xa_persistent_file = {d}/virtuoso.pxa
+ErrorLogLevel = 7
+FileExtend = 200
+Striping = 0
+TempStorage = TempDatabase
+[TempDatabase]
+DatabaseFile = {d}/virtuoso-temp.db
+TransactionFile = {d}/virtuoso-temp.trx
+Striping = 0
+[Parameters]
+ServerPort = 127.0.0.1:{sql}
+DisableUnixSocket = 1
+DisableTcpSocket = 0
+MaxClientConnections = 10
+CheckpointInterval = 60
+CaseMode = 2
+DirsAllowed = ., {d}
+NumberOfBuffers = 10000
+MaxDirtyBuffers = 6000
+ThreadsPerQuery = 2
+MaxQueryMem = 500M
+[HTTPServer]
+ServerPort = 127.0.0.1:{http}
+ServerRoot = /var/lib/virtuoso-opensource-7/vsp
+MaxClientConnections = 10
+ServerThreads = 10
+MaxKeepAlives = 10
+KeepAliveTimeout = 10
+Charset = UTF-8
+EnabledGzipContent = 0
+[SPARQL]
+ResultSetMaxRows = 1000000
+MaxQueryCostEstimationTime = 400
+MaxQueryExecutionTime = 120
+"""
+
+
+def start_virtuoso(folder: Path) -> Server:
+    """virtuoso-t in the foreground on a database in `folder`, on ports of its own."""
+    sql, http = free_port(), free_port()
+    folder.mkdir(parents=True, exist_ok=True)
+    ini = folder / "virtuoso.ini"
+    ini.write_text(VIRTUOSO_INI.format(d=folder, sql=sql, http=http))
+    log = folder / "virtuoso-stdout.log"
+    proc = subprocess.Popen([virtuoso_binary(), "+foreground", "+configfile", str(ini)],
+                            cwd=folder, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    base = f"http://127.0.0.1:{http}"
+    server = Server("virtuoso", f"{base}/sparql", f"{base}/sparql-graph-crud-auth", proc, log,
+                    {"BENCHGRAPH_STORE_USER": VIRTUOSO_USER,
+                     "BENCHGRAPH_STORE_PASSWORD": VIRTUOSO_PASSWORD})
+    try:
+        _wait(server.query, proc, log, timeout=120)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+if __name__ == "__main__":  # start one by hand: python tests/stores/servers.py oxigraph DIR
+    start = {"oxigraph": start_oxigraph, "virtuoso": start_virtuoso}[sys.argv[1]]
+    s = start(Path(sys.argv[2]))
+    print(s.query, s.graph_store, s.proc.pid, flush=True)
+    try:
+        s.proc.wait()
+    except KeyboardInterrupt:
+        s.stop()
+    os._exit(0)
