@@ -19,16 +19,22 @@ T = TypeVar("T")
 
 STACK_BYTES = 256 * 1024 * 1024
 _lock = threading.Lock()  # threading.stack_size is one setting per process
+_here = threading.local()  # .stack: the stack size of a thread this module started
 
 
 def call(work: Callable[[], T], stack_bytes: int = STACK_BYTES,
          recursion_limit: int | None = None) -> T:
-    """work() on a new thread with `stack_bytes` of stack, its exception raised here."""
+    """work() on a new thread with `stack_bytes` of stack, its exception raised here; on
+    this thread when it is one of these with a stack as big (a query worker serves every
+    request on one, so a request starts no thread and reserves no second stack)."""
     if recursion_limit and sys.getrecursionlimit() < recursion_limit:
         sys.setrecursionlimit(recursion_limit)  # per process; only ever raised
+    if getattr(_here, "stack", 0) >= stack_bytes:
+        return work()
     outcome: dict[str, object] = {}
 
     def run() -> None:
+        _here.stack = stack_bytes
         try:
             outcome["value"] = work()
         except BaseException as exc:  # handed to the caller's thread, raised there

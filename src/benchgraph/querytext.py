@@ -28,6 +28,7 @@ OPENERS, CLOSERS = "{([", "})]"
 # An IRIREF as both grammars define it (with Oxigraph's \\u escapes); a `<` that starts none
 # is an operator.
 IRIREF = re.compile(r'<(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>')
+BRACKETS = re.compile(r"[()\[\]]")
 BARE_CR = re.compile(r"\r(?!\n)")
 # Line ends to some readers but to neither SPARQL grammar (which both refuse outside
 # comments and strings): refused outside strings, so no comment can end early in one reader.
@@ -38,6 +39,11 @@ AMBIGUOUS_BREAKS = {"\f": "a form feed", "\v": "a vertical tab", "\x85": "a next
 # digits after either letter; Oxigraph expands `\u` + 4 and `\U` + 8, inside strings and IRIs
 # only. Both readings of every escape are checked.
 ESCAPE = re.compile(r"\\[uU]([0-9A-Fa-f]{4})([0-9A-Fa-f]{4})?")
+# A run of characters the scan has nothing to do with (not an operator, bracket, comment or
+# string start, nor a break refused above): skipped in one step, since most of a query is
+# names and spaces.
+PLAIN = re.compile("[^" + re.escape("".join(sorted(OPERATORS)) + "#\"'"
+                                    + "".join(AMBIGUOUS_BREAKS)) + "]+")
 
 
 @dataclass
@@ -116,7 +122,12 @@ def _scan(text: str, limit: int, ambiguity: bool) -> tuple[int, int]:
                              "{ }, ( ), [ ] and << >>; flatten it (the limit is set by "
                              f"{MAX_DEPTH_ENV})")
 
+    plain = PLAIN.match
     while i < n:
+        run = plain(text, i)
+        if run:
+            i = run.end()
+            continue
         c = text[i]
         if c in OPERATORS:
             operators += 1
@@ -145,6 +156,9 @@ def _scan(text: str, limit: int, ambiguity: bool) -> tuple[int, int]:
                 i += 2
                 continue
             iri = IRIREF.match(text, i)
+            if iri and BRACKETS.search(text, i + 1, iri.end() - 1) is None:
+                i = iri.end()  # nothing in it to count: the common case
+                continue
             if iri:
                 inside = held = 0
                 for j in range(i + 1, iri.end() - 1):
