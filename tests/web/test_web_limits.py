@@ -211,11 +211,8 @@ def test_the_pool_grows_with_the_long_lane_and_shrinks_back(served):
     pool = QueryPool(PoolSettings(store=str(served.store_path), size=1, long_size=2, spare=1,
                                   long_after=0.05, idle_retire=0.5, timeout=3.0))
     try:
-        assert pool.stats()["workers"] == 4  # the short lane's, a spare, the long lane's
-        deadline = time.monotonic() + 10
-        while pool.stats()["workers"] > 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert pool.stats()["workers"] == 2  # the long lane's were not needed: stopped
+        # the short lane's and a spare: the long lane's start as queries move there
+        assert pool.stats()["workers"] == 2
         threads = [run_in_thread(pool, RUNAWAY) for _ in range(2)]
         grown = 0
         while any(thread.is_alive() for thread in threads):

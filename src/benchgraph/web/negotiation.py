@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pyoxigraph as ox
-from werkzeug.http import parse_accept_header
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,9 @@ def choose(offered: tuple[Format, ...], accept: str | None,
         raise NotAcceptable(offered, "format=" + ", format=".join(values))
     if not accept or not accept.strip():
         return offered[0]
+    # Imported here: query workers import this module, and werkzeug would double their size.
+    from werkzeug.http import parse_accept_header
+
     ranges = [(value.split(";")[0].strip().lower(), q) for value, q in
               parse_accept_header(accept)]
     best, best_q = None, 0.0
@@ -106,6 +109,23 @@ def choose(offered: tuple[Format, ...], accept: str | None,
     if best is None:
         raise NotAcceptable(offered, f"Accept: {accept.strip()[:200]}")
     return best
+
+
+BY_NAME = {f.name: f for f in KNOWN}
+
+
+@lru_cache(maxsize=256)
+def formats_for(accept: str | None, override: tuple[str, ...] = ()) -> dict[str, str]:
+    """What `choose` gives each query form for this Accept and `format`, by form: a format's
+    name, or "!" and what was asked for, when nothing offered is acceptable. The server process decides this, so that the
+    query worker need not read Accept headers; clients send few distinct ones."""
+    out = {}
+    for form, offered in BY_FORM.items():
+        try:
+            out[form] = choose(offered, accept, list(override)).name
+        except NotAcceptable as exc:
+            out[form] = "!" + exc.asked
+    return out
 
 
 def match(ranges: list[tuple[str, float]], media_type: str) -> tuple[int, float]:

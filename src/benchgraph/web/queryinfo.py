@@ -7,6 +7,14 @@ query rdflib cannot parse is refused, so nothing unchecked reaches pyoxigraph, w
 fetch a SERVICE URL by itself. Before rdflib, querytext.py refuses what rdflib and Oxigraph
 would read differently (a bare carriage return, escapes of quotes...) and text nested deeper
 than the limit; a deep query is parsed in a thread of its own with room to recurse.
+
+rdflib's parse costs milliseconds a query (its parser is pyparsing), more than Oxigraph takes
+to answer a point lookup, and it is needed only to find SERVICE calls and FROM clauses. So
+`needs_parse` looks at the text first: a query in which neither word occurs, in any case,
+anywhere (comments and strings included), and no `\\u` or `\\U` escape either, can hold
+neither keyword in any parser's reading, and goes to the embedded Oxigraph store unparsed;
+Oxigraph's own parser then checks its syntax (and refuses an update, which it does not
+parse as a query). rdflib is imported only when a query needs it.
 """
 
 from __future__ import annotations
@@ -17,10 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urljoin
 
-from pyparsing import ParseBaseException
-from rdflib.plugins.sparql.parser import parseQuery
-from rdflib.plugins.sparql.parserutils import CompValue
-from rdflib.term import Variable
+from typing import TYPE_CHECKING
 
 from .. import bigstack
 from ..querytext import QueryTextError, check_text, max_depth, max_operators
@@ -32,6 +37,17 @@ from ..querytext import QueryTextError, check_text, max_depth, max_operators
 INLINE_DEPTH = 12
 INLINE_OPERATORS = 300
 FRAMES_PER_LEVEL = 64
+
+if TYPE_CHECKING:
+    from pyparsing import ParseBaseException
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+# What only rdflib's parse tree can tell apart (see the module's text): matched anywhere.
+NEEDS_PARSE = re.compile(r"SERVICE|FROM|\\u", re.IGNORECASE)
+# The form of a query whose answer is a graph: CONSTRUCT or DESCRIBE, after the prologue
+# (possessive, so a long prologue is read once).
+GRAPH_FORM = re.compile(r"(?:\s|#[^\r\n]*+|PREFIX\s*+[^\s:<>]*+:\s*+<[^<>]*+>"
+                        r"|BASE\s*+<[^<>]*+>)*+(CONSTRUCT|DESCRIBE)", re.IGNORECASE)
 
 FORMS = {"SelectQuery": "SELECT", "AskQuery": "ASK", "ConstructQuery": "CONSTRUCT",
          "DescribeQuery": "DESCRIBE"}
@@ -56,6 +72,20 @@ class Refused(Exception):
         super().__init__(detail)
 
 
+def needs_parse(text: str) -> bool:
+    """Refuse (400) what querytext.check_text refuses; then whether the query needs rdflib's
+    parse before Oxigraph may run it: False when its text cannot hold a SERVICE call or a
+    FROM clause (NEEDS_PARSE)."""
+    _check_text(text, max_depth())
+    return NEEDS_PARSE.search(text) is not None
+
+
+def graph_form(text: str) -> str:
+    """CONSTRUCT or DESCRIBE, for a query Oxigraph answered with triples."""
+    found = GRAPH_FORM.match(text)
+    return found[1].upper() if found else "CONSTRUCT"
+
+
 def inspect_query(text: str, base_iri: str | None = None,
                   prefixes: tuple[tuple[str, str], ...] = ()) -> QueryInfo:
     """Parse the query; raise Refused (400) with the parser's message and position."""
@@ -65,13 +95,11 @@ def inspect_query(text: str, base_iri: str | None = None,
 @lru_cache(maxsize=512)
 def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]
              ) -> QueryInfo:
+    from pyparsing import ParseBaseException
+    from rdflib.plugins.sparql.parser import parseQuery
+
     limit = max_depth()
-    try:
-        depth, operators = check_text(text, limit)
-    except QueryTextError as exc:
-        title = {"too deep": "query too deep", "too long": "query too long"}.get(
-            exc.reason, "ambiguous query")
-        raise Refused(400, title, str(exc), {"line": exc.line, "column": exc.column}) from None
+    depth, operators = _check_text(text, limit)
     try:
         prologue, query = _deep(lambda: parseQuery(text), depth, operators)
     except RecursionError:
@@ -96,6 +124,16 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
     graphs = tuple(_resolve(clause.get("default") or clause.get("named"), known, base)
                    for clause in (query["datasetClause"] if "datasetClause" in query else []))
     return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs)
+
+
+def _check_text(text: str, limit: int) -> tuple[int, int]:
+    """check_text, its refusal a Refused (400) with the position."""
+    try:
+        return check_text(text, limit)
+    except QueryTextError as exc:
+        title = {"too deep": "query too deep", "too long": "query too long"}.get(
+            exc.reason, "ambiguous query")
+        raise Refused(400, title, str(exc), {"line": exc.line, "column": exc.column}) from None
 
 
 def _deep(work: Callable[[], object], depth: int, operators: int):
@@ -144,18 +182,26 @@ def check_remote(text: str, info: QueryInfo | None, known: Iterable[str],
                           "fetch it from the web; name one of the dataset's graphs")
 
 
-def _service_terms(node: object) -> Iterator[object]:
-    if isinstance(node, CompValue):
-        if node.name == "ServiceGraphPattern":
-            yield node["term"]
-        for value in node.values():
-            yield from _service_terms(value)
-    elif isinstance(node, (list, tuple)) or hasattr(node, "as_list"):
-        for value in node:
-            yield from _service_terms(value)
+def _service_terms(tree: object) -> Iterator[object]:
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    def walk(node: object) -> Iterator[object]:
+        if isinstance(node, CompValue):
+            if node.name == "ServiceGraphPattern":
+                yield node["term"]
+            for value in node.values():
+                yield from walk(value)
+        elif isinstance(node, (list, tuple)) or hasattr(node, "as_list"):
+            for value in node:
+                yield from walk(value)
+
+    return walk(tree)
 
 
 def _resolve(term: object, prefixes: dict[str, str], base: str | None) -> str:
+    from rdflib.plugins.sparql.parserutils import CompValue
+    from rdflib.term import Variable
+
     if isinstance(term, Variable):
         return f"?{term}"
     if isinstance(term, CompValue) and term.name == "pname":

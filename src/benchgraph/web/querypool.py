@@ -8,8 +8,9 @@ place. A query still running after `long_after` seconds (0.1) moves to the long 
 that has room: its short slot is freed for the next query, and a worker takes its worker's
 place among the short lane's; after `nice_after` (0.5) it is also lowered in CPU priority.
 Spare idle workers wait beyond the short lane's, so a cheap query finds one at once while
-replacements start; the long lane's workers are started with the pool and stopped once idle
-for `idle_retire`. The long lane is capped, so heavy queries cannot take every worker.
+replacements start; workers beyond those (started as queries move to the long lane) are
+stopped once idle for `idle_retire`. The long lane is capped, so heavy queries cannot take
+every worker.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ LONG_QUERY_NICE = 10
 # slot: cheap queries take milliseconds, and a heavy one would hold a slot this long at most.
 LANE_AFTER = 0.1
 # A worker beyond the short lane's and the spares' that stayed idle this long is stopped: the
-# pool starts with the long lane's workers too, keeps them while the load needs them, shrinks
-# when it has passed, and grows again (a spawn per query moving to the long lane).
+# pool grows as queries move to the long lane (a spawn each), keeps the workers while the load
+# needs them, and shrinks when it has passed.
 IDLE_RETIRE = 60.0
 # How often a waiting request looks at its worker's memory and its client.
 TICK = 0.05
@@ -151,9 +152,12 @@ class QueryPool:
         self._spawner = threading.Thread(target=self._spawn_loop, name="query-spawner",
                                          daemon=True)
         self._spawner.start()
-        with self._lock:  # the long lane's too at first: a burst finds them warm
-            ready = [self._request_spawn()
-                     for _ in range(self._target() + settings.long_size)]
+        # The short lane's and the spares only: a query moving to the long lane takes its
+        # worker along and a spare takes its place at once while a replacement starts, so
+        # long-lane workers started beforehand would only hold memory (each holds its own
+        # store's caches: 8 of them doubled the server's memory).
+        with self._lock:
+            ready = [self._request_spawn() for _ in range(self._target())]
         for done in ready:
             error = done.get(timeout=settings.startup_timeout)
             if error is not None:
@@ -361,7 +365,8 @@ class QueryPool:
         s = self.settings
         settings = json.dumps({"store": s.store, "max_bytes": s.max_bytes,
                                "allow_service": list(s.allow_service),
-                               "memory_mb": s.memory_mb, "timeout": s.timeout})
+                               "memory_mb": s.memory_mb, "timeout": s.timeout,
+                               **_prefixes()})
         proc = subprocess.Popen(
             [sys.executable, "-m", "benchgraph.web.queryworker", settings],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
@@ -406,6 +411,14 @@ class QueryPool:
         self._jobs.put(None)
         for worker in workers:
             _kill(worker)
+
+
+def _prefixes() -> dict[str, dict[str, str]]:
+    """The prefixes a worker needs, sent so that it need not import rdflib for them."""
+    from ..namespaces import PREFIXES
+    from ..store.export import DUMP_PREFIXES
+
+    return {"prefixes": PREFIXES, "dump_prefixes": DUMP_PREFIXES}
 
 
 def _ran_out_of_memory(worker: _Worker) -> bool:

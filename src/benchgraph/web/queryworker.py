@@ -6,6 +6,11 @@ is stopped by killing the process that runs it (querypool.py starts and replaces
 Run as `python -m benchgraph.web.queryworker SETTINGS_JSON`; requests arrive on stdin and
 answers leave on the original stdout, each as a JSON header message followed by a body
 message (multiprocessing.connection framing).
+
+A worker is kept small, since the pool holds several: it imports neither rdflib nor werkzeug
+unless a query needs rdflib's check (queryinfo.needs_parse); the server process picks the
+answer's format (negotiation.formats_for) and sends the prefixes. It serves every request on
+one thread with a big stack (bigstack.py), started once.
 """
 
 from __future__ import annotations
@@ -27,16 +32,22 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from .. import bigstack
-from ..namespaces import PREFIXES
-from ..store import export, is_remote
+from ..store import is_remote
 from ..store import open as open_store
 from ..store.http import StoreError, StoreTimeout, StoreUnavailable
 from .memory import MB, memory_detail
-from .negotiation import BY_FORM, GRAPH, Format, NotAcceptable, choose
-from .queryinfo import Refused, check_remote, check_services, inspect_query
+from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
+from .queryinfo import (
+    Refused,
+    check_remote,
+    check_services,
+    graph_form,
+    inspect_query,
+    needs_parse,
+)
 
-PREFIX_ITEMS = tuple(sorted(PREFIXES.items()))
 POSITION = re.compile(r"error at (\d+):(\d+)")
+UNION = {"use_default_graph_as_union": True}
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,17 @@ class Settings:
     allow_service: tuple[str, ...] = ()
     memory_mb: int = 0
     timeout: float | None = None  # a remote store's own limit (its timeout parameter)
+    prefixes: dict[str, str] | None = None  # predeclared in queries; None: namespaces'
+    dump_prefixes: dict[str, str] | None = None  # of graph answers; None: export's
+
+    def __post_init__(self) -> None:
+        if self.prefixes is None:  # imports rdflib: the pool sends both instead
+            from ..namespaces import PREFIXES
+            from ..store.export import DUMP_PREFIXES
+
+            object.__setattr__(self, "prefixes", dict(PREFIXES))
+            object.__setattr__(self, "dump_prefixes", dict(DUMP_PREFIXES))
+        object.__setattr__(self, "prefix_items", tuple(sorted(self.prefixes.items())))
 
 
 class TooLarge(Exception):
@@ -58,20 +80,19 @@ class _CappedBuffer:
     """A write target that refuses to grow past `limit` bytes."""
 
     def __init__(self, limit: int):
-        self.limit, self.size, self.parts = limit, 0, []
+        self.limit, self.data = limit, bytearray()
 
     def write(self, data: bytes) -> int:
-        self.size += len(data)
-        if self.size > self.limit:
+        if len(self.data) + len(data) > self.limit:
             raise TooLarge
-        self.parts.append(bytes(data))
+        self.data += data
         return len(data)
 
     def flush(self) -> None:
         pass
 
-    def getvalue(self) -> bytes:
-        return b"".join(self.parts)
+    def getvalue(self) -> bytearray:
+        return self.data  # sent as it is: no copy
 
 
 def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, bytes]:
@@ -85,19 +106,10 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
     except ValueError as exc:
         return _error(400, "bad graph IRI", f"default-graph-uri / named-graph-uri: {exc}"), b""
     try:
-        if is_remote(settings.store):
-            check_remote(text, None, ())  # the pragma, before rdflib reads it as an error
-        info = inspect_query(text, base, PREFIX_ITEMS)
-        check_services(info, settings.allow_service)
-        if is_remote(settings.store) and (info.graphs or dataset):
-            check_remote(text, info, _graphs(store),
-                         [*request.get("default_graphs", []), *request.get("named_graphs", [])])
-        fmt = choose(BY_FORM[info.form], request.get("accept"), request.get("format"))
-        if dataset is None:  # no protocol dataset: the query's FROM, else the union
-            dataset = {} if info.has_dataset else {"use_default_graph_as_union": True}
-        body = bigstack.call(lambda: _serialize(
-            store.query(text, base_iri=base, prefixes=PREFIXES, **dataset), fmt,
-            settings.max_bytes))  # Oxigraph recurses along long chains: give it a deep stack
+        # Both parsers and Oxigraph's evaluator recurse: on a deep stack (inline on the
+        # worker's own, see main).
+        form, fmt, body = bigstack.call(lambda: _run(store, text, base, dataset, request,
+                                                     settings))
     except Refused as exc:
         return _error(exc.status, exc.title, exc.detail, exc.position), b""
     except NotAcceptable as exc:
@@ -118,13 +130,48 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
         return _error(503, "store unavailable", str(exc)), b""
     except StoreError as exc:
         return _error(502, "store error", str(exc)), b""
-    return {"status": 200, "content_type": fmt.content_type, "form": info.form,
+    return {"status": 200, "content_type": fmt.content_type, "form": form,
             "format": fmt.name}, body
+
+
+def _run(store: object, text: str, base: str | None, dataset: dict | None, request: dict,
+         settings: Settings) -> tuple[str, Format, bytearray]:
+    """Check the query, run it, serialize its answer: (form, format, body)."""
+    remote = is_remote(settings.store)
+    if remote:
+        check_remote(text, None, ())  # the pragma, before rdflib reads it as an error
+    if remote or needs_parse(text):
+        info = inspect_query(text, base, settings.prefix_items)
+        check_services(info, settings.allow_service)
+        if remote and (info.graphs or dataset):
+            check_remote(text, info, _graphs(store), [*request.get("default_graphs", []),
+                                                      *request.get("named_graphs", [])])
+        form = info.form
+        fmt = _format(request, form)
+        if dataset is None:  # no protocol dataset: the query's FROM, else the union
+            dataset = {} if info.has_dataset else UNION
+    else:  # no SERVICE, no FROM (needs_parse): Oxigraph alone reads it
+        form = None
+        if dataset is None:
+            dataset = UNION
+    try:
+        result = store.query(text, base_iri=base, prefixes=settings.prefixes, **dataset)
+    except SyntaxError:
+        if form is None:  # rdflib's message says what was expected where, in words
+            inspect_query(text, base, settings.prefix_items)
+        raise
+    if form is None:  # its answer says what it is (Oxigraph's evaluation is lazy)
+        form = _form(result, text)
+        fmt = _format(request, form)
+    body = _serialize(result, fmt, settings)
+    return form, fmt, body
 
 
 def write_dump(store: ox.Store, ext: str, path: Path) -> None:
     """The whole dataset in one format (export.py's, or RDF/XML of the union), beside a gzip
     copy `<path>.gz`; both written under temporary names, then renamed into place."""
+    from ..store import export  # imports rdflib: a dump is rare, a query is not
+
     partial = path.with_name(f"{path.name}.{os.getpid()}.part")
     partial_gz = path.with_name(f"{path.name}.gz.{os.getpid()}.part")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -160,11 +207,31 @@ def _dataset(request: dict) -> dict | None:
             "named_graphs": [ox.NamedNode(g) for g in named or []]}
 
 
-def _serialize(result: object, fmt: Format, limit: int) -> bytes:
-    out = _CappedBuffer(limit)
+def _form(result: object, text: str) -> str:
+    if isinstance(result, ox.QuerySolutions):
+        return "SELECT"
+    if isinstance(result, ox.QueryBoolean):
+        return "ASK"
+    return graph_form(text)
+
+
+def _format(request: dict, form: str) -> Format:
+    """The answer's format: as the server process chose it for this form, else chosen here
+    from the request's Accept and format."""
+    chosen = request.get("formats")
+    if chosen is None:
+        return choose(BY_FORM[form], request.get("accept"), request.get("format"))
+    name = chosen[form]
+    if name.startswith("!"):
+        raise NotAcceptable(BY_FORM[form], name[1:])
+    return BY_NAME[name]
+
+
+def _serialize(result: object, fmt: Format, settings: Settings) -> bytearray:
+    out = _CappedBuffer(settings.max_bytes)
     if fmt in GRAPH:
         ox.serialize(result, out, getattr(ox.RdfFormat, fmt.oxigraph),
-                     prefixes=export.DUMP_PREFIXES)
+                     prefixes=settings.dump_prefixes)
     else:
         result.serialize(out, getattr(ox.QueryResultsFormat, fmt.oxigraph))
     return out.getvalue()
@@ -206,7 +273,8 @@ def main(argv: list[str]) -> int:
     resource.setrlimit(resource.RLIMIT_NICE, (hard, hard))
     given = json.loads(argv[0])
     settings = Settings(given["store"], given["max_bytes"], tuple(given["allow_service"]),
-                        given.get("memory_mb", 0), given.get("timeout"))
+                        given.get("memory_mb", 0), given.get("timeout"), given.get("prefixes"),
+                        given.get("dump_prefixes"))
     reply = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)  # anything printed by accident goes to stderr, not into the protocol
     requests = Connection(0, writable=False)
@@ -214,6 +282,13 @@ def main(argv: list[str]) -> int:
     if settings.memory_mb:
         limit_memory(settings.memory_mb)
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())
+    # Every request on one thread with a deep stack, for the parsers and Oxigraph's
+    # evaluator: started once, not per query (limit_memory counts its reservation).
+    return bigstack.call(lambda: serve(store, settings, requests, reply))
+
+
+def serve(store: object, settings: Settings, requests: Connection, reply: Connection) -> int:
+    """Answer requests until the pool closes the pipe."""
     while True:
         try:
             request = json.loads(requests.recv_bytes())

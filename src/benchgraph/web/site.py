@@ -26,6 +26,7 @@ from .. import snapshots
 from ..queries import SavedQuery
 from ..store import open as open_store
 from .metrics import Metrics
+from .negotiation import formats_for
 from .querypool import QueryPool
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,8 @@ class Snapshot:
         return self._counts
 
     def _select(self, query: str) -> list[dict]:
-        header, body = self.pool.run({"query": query, "accept": "application/json"})
+        header, body = self.pool.run({"query": query,
+                                      "formats": formats_for("application/json")})
         if header["status"] != 200:
             raise RuntimeError(f"{query}: {header.get('detail')}")
         return json.loads(body)["results"]["bindings"]

@@ -21,7 +21,16 @@ from werkzeug.datastructures import MultiDict
 
 from .errors import error_response
 from .hooks import not_modified
-from .negotiation import GRAPH, HTML, SOLUTIONS, TURTLE, NotAcceptable, choose, serialize_rdf
+from .negotiation import (
+    GRAPH,
+    HTML,
+    SOLUTIONS,
+    TURTLE,
+    NotAcceptable,
+    choose,
+    formats_for,
+    serialize_rdf,
+)
 from .querypool import PoolBusy, PoolError, QueryTimeout
 from .site import Site
 
@@ -134,9 +143,9 @@ def run_query(operation: Operation) -> Response:
         if request.if_none_match.contains_weak(etag):
             return not_modified(etag)
     start = time.perf_counter()
-    job = {"query": operation.text, "base": request.base_url.rstrip("/"), "accept": accept,
-           "format": override, "default_graphs": operation.default_graphs,
-           "named_graphs": operation.named_graphs}
+    job = {"query": operation.text, "base": request.base_url.rstrip("/"),
+           "formats": formats_for(accept, tuple(override)),
+           "default_graphs": operation.default_graphs, "named_graphs": operation.named_graphs}
     try:
         header, body = s.pool.run(job, current_app.config["QUERY_TIMEOUT"],
                                   client_gone(request.environ))
