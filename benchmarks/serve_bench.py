@@ -301,7 +301,9 @@ def start_servers(p: Prepared, work: Path, args: argparse.Namespace) -> tuple[di
             port, "/query", logs / f"{slug}-oxigraph.log", 300)
         account["oxigraph"] = {"load_s": load_s, "start_s": servers["oxigraph"].started_s}
 
-        if p.quads > args.rdflib_max_quads:
+        if "rdflib-endpoint" in args.skip:
+            account["rdflib-endpoint"] = {"loaded": False, "why": "not started: --skip"}
+        elif p.quads > args.rdflib_max_quads:
             account["rdflib-endpoint"] = {
                 "loaded": False,
                 "why": f"not started: {p.quads:,} quads, over --rdflib-max-quads "
@@ -598,6 +600,8 @@ def main(argv: list[str] | None = None) -> int:
                              "(it holds them in Python objects)")
     parser.add_argument("--rdflib-load-timeout", type=float, default=900.0,
                         help="seconds rdflib-endpoint may take to load")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["rdflib-endpoint"],
+                        help="leave a peer out (a quicker look)")
     parser.add_argument("--work", type=Path, default=None,
                         help="where data folders, builds and stores are kept between runs "
                              "(default: a temporary folder, removed)")

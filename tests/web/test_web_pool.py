@@ -80,13 +80,18 @@ def test_a_store_that_cannot_open_fails_at_start(tmp_path):
         QueryPool(PoolSettings(store=str(tmp_path / "nothing-here"), size=1))
 
 
-def test_a_long_query_runs_at_lower_priority(pool):
+def test_a_long_query_runs_at_lower_priority_once_another_comes(pool):
     worker = psutil.Process(pool.pids()[0])
     thread = threading.Thread(target=lambda: pytest.raises(QueryTimeout, pool.run,
-                                                           {"query": RUNAWAY}, 2.0))
+                                                           {"query": RUNAWAY}, 2.5))
     thread.start()
     time.sleep(1.0)
+    assert worker.nice() == 0  # alone: nothing to make way for
+    waiting = threading.Thread(target=pool.run, args=(ASK, 30.0))
+    waiting.start()
+    time.sleep(0.5)
     assert worker.nice() == 10
     thread.join()
+    waiting.join()
     wait_for_workers(pool, 1)
     assert psutil.Process(pool.pids()[0]).nice() == 0

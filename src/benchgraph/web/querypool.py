@@ -6,7 +6,8 @@ waits it watches the worker: past the deadline, over the memory limit, or once t
 has gone, the worker is killed, which really stops the query, and a fresh one takes its
 place. A query still running after `long_after` seconds (0.1) moves to the long lane, if
 that has room: its short slot is freed for the next query, and a worker takes its worker's
-place among the short lane's; after `nice_after` (0.5) it is also lowered in CPU priority.
+place among the short lane's; after `nice_after` (0.5) it is also lowered in CPU priority
+while another query runs or waits.
 Spare idle workers wait beyond the short lane's, so a cheap query finds one at once while
 replacements start; workers beyond those (started as queries move to the long lane) are
 stopped once idle for `idle_retire`. The long lane is capped, so heavy queries cannot take
@@ -32,9 +33,11 @@ from .memory import MB, default_query_memory_mb, memory_detail, private_rss
 
 log = logging.getLogger(__name__)
 
-# A query still running after LONG_QUERY seconds gets a lower CPU priority, so that cheap
-# queries arriving meanwhile are not slowed by it (raising it again afterwards needs a
-# privilege, without which its worker is replaced: so not sooner).
+# A query still running after LONG_QUERY seconds gets a lower CPU priority once another query
+# of this pool runs or waits, so that cheap queries arriving meanwhile are not slowed by it
+# (raising it again afterwards needs a privilege, without which its worker is replaced: so not
+# sooner). Alone it keeps its priority: on a machine shared with other work, a lowered one
+# ran a heavy query 2-3x slower with no query of its own to make way for.
 LONG_QUERY = 0.5
 LONG_QUERY_NICE = 10
 # A query still running after LANE_AFTER seconds moves to the long lane, freeing its short
@@ -145,6 +148,7 @@ class QueryPool:
         self._returned = threading.Condition(self._lock)
         self._long_busy = 0  # workers running a long-lane query
         self._starting = 0  # workers asked for and not started yet
+        self._active = 0  # queries in run(): running, or waiting for a slot or a worker
         self._closed = False
         # Workers are started from one long-lived thread: Linux kills a worker when the thread
         # that started it ends (PR_SET_PDEATHSIG), and a request thread may end any time.
@@ -175,6 +179,16 @@ class QueryPool:
         start = time.monotonic()
         deadline = start + timeout
         message = json.dumps(request).encode()
+        with self._lock:
+            self._active += 1
+        try:
+            return self._run(message, start, deadline, timeout, gone)
+        finally:
+            with self._lock:
+                self._active -= 1
+
+    def _run(self, message: bytes, start: float, deadline: float, timeout: float,
+             gone: Callable[[], bool] | None) -> tuple[dict, bytes]:
         self._enter_short(deadline, timeout, gone)
         lane = [self._short]  # the lane whose slot this query holds; moves to the long one
         try:
@@ -280,7 +294,8 @@ class QueryPool:
                     self._replace(worker)
                     raise ClientGone("the client closed the connection; its query was "
                                      "stopped")
-                if now - start >= s.nice_after and not worker.niced:
+                if (now - start >= s.nice_after and not worker.niced
+                        and self._active > 1):
                     _set_nice(worker, LONG_QUERY_NICE)  # short queries go first now
                 if now - start >= s.long_after and lane[0] is self._short:
                     if self._long.acquire(blocking=False):  # else it stays in the short lane
