@@ -317,7 +317,7 @@ def start_servers(p: Prepared, work: Path, args: argparse.Namespace) -> tuple[di
                     port, "/", logs / f"{slug}-rdflib-endpoint.log", args.rdflib_load_timeout)
                 account["rdflib-endpoint"] = {
                     "loaded": True, "load_s": servers["rdflib-endpoint"].started_s}
-            except (TimeoutError, RuntimeError) as exc:
+            except (TimeoutError, RuntimeError, OSError) as exc:  # OSError: not installed
                 account["rdflib-endpoint"] = {"loaded": False, "why": str(exc)[:300]}
     except BaseException:
         for server in servers.values():

@@ -90,7 +90,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     watcher = None
     try:
         queries = _queries_dir()
-        served = prepare(built(args), args.extra, root, queries)
+        served = prepare(built(args), args.extra, root, queries, optimize=True)
         if served.left_out:
             print(f"benchgraph: {snapshots.left_out_summary(served.left_out)['text']}",
                   file=sys.stderr)

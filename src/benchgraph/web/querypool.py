@@ -47,6 +47,10 @@ LANE_AFTER = 0.1
 # pool grows as queries move to the long lane (a spawn each), keeps the workers while the load
 # needs them, and shrinks when it has passed.
 IDLE_RETIRE = 60.0
+# A worker holding more private memory than this after a query is replaced by a fresh one
+# (about 20 MB, started in 0.1 s of CPU): Oxigraph's caches grow with the data read, to
+# 100-130 MB a worker after a heavy query at 100k runs, and the pool keeps several idle.
+RECYCLE_MB = 64
 # How often a waiting request looks at its worker's memory and its client.
 TICK = 0.05
 
@@ -119,6 +123,7 @@ class PoolSettings:
     long_after: float = LANE_AFTER
     nice_after: float = LONG_QUERY
     idle_retire: float = IDLE_RETIRE
+    recycle_mb: int = RECYCLE_MB  # replace a worker left holding more; 0 for never
 
 
 @dataclass(eq=False)
@@ -316,6 +321,8 @@ class QueryPool:
                              ) from None
         if header.get("retire"):  # the worker's own allocator failed: it may be damaged
             self._replace(worker)
+        elif s.recycle_mb and private_rss(worker.proc.pid) > s.recycle_mb * MB:
+            self._replace(worker)  # its caches grew: a fresh one holds a fifth of that
         elif worker.niced and not _set_nice(worker, 0):
             self._replace(worker)  # only a privileged process may raise priority again
         else:

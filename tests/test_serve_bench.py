@@ -1,0 +1,37 @@
+"""The serving benchmark, run small so that it does not rot: on the web tests' records, one
+request per query, a fraction of a second of throughput. No time is asserted (CI machines are
+noisy); what is checked is that the report has a row for every query it promises."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from paths import ROOT
+
+BENCH = ROOT / "benchmarks" / "serve_bench.py"
+RECORDS = ROOT / "tests" / "web" / "data" / "records"
+
+
+@pytest.mark.slow
+def test_the_serving_benchmark_reports_every_query_on_every_server(tmp_path):
+    out = tmp_path / "serve.md"
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--sizes", str(RECORDS), "--repeat", "1",
+         "--duration", "0.3", "--work", str(tmp_path / "work"), "--out", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    queries = ["point lookup", *sorted(p.stem for p in (ROOT / "queries").glob("*.rq"))]
+    rows = [line.split("|") for line in out.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and line.count("|") == 10]
+    named = {cells[2].strip(): cells for cells in rows if cells[2].strip() != "query"}
+    assert sorted(named) == sorted(queries)
+    for name, cells in named.items():  # benchgraph's and Oxigraph's times are there
+        assert cells[4].strip() != "-" and cells[5].strip() != "-", (name, cells)
+    result = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    (size,) = result["sizes"]
+    assert {run["kind"] for run in size["load"]["benchgraph"]} == {"cheap", "heavy"}
+    assert size["memory"]["after"]["benchgraph"]["pss_mb"] > 0
