@@ -436,13 +436,18 @@ def measure(p: Prepared, work: Path, args: argparse.Namespace) -> dict:
                         server, text, clients, args.duration, args.query_timeout))
         time.sleep(1.0)
         memory_end = {name: s.memory() for name, s in servers.items()}
+        memory_settled = {}
+        if args.settle:  # idle long enough for benchgraph to stop the workers load added
+            time.sleep(args.settle)
+            memory_settled = {name: s.memory() for name, s in servers.items()}
     finally:
         for server in servers.values():
             server.stop()
     return {"label": p.label, "data": str(p.data), "runs": p.runs, "quads": p.quads,
             "build_s": p.build_s, "dump_s": p.dump_s, "servers": account,
             "queries": timed, "load": loads,
-            "memory": {"started": memory_start, "after": memory_end}}
+            "memory": {"started": memory_start, "after": memory_end,
+                       "settled": memory_settled}}
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -530,15 +535,19 @@ def report(result: dict) -> str:
             lines.append(f"| {size['label']} | {kind} | {clients} | " + " | ".join(cells)
                          + f" | {ratio(bg.get('p95_ms'), ox_.get('p95_ms'))} |")
     lines += [
-        "", "Serving memory: PSS (and RSS) summed over every process of each server, MB, after "
-        "start-up and after the runs; benchgraph's by process role after the runs.", "",
+        "", "Serving memory: PSS (and RSS) summed over every process of each server, MB: after "
+        "start-up (idle), right after the runs, and settled (idle for "
+        f"{result.get('settle', 0):g} s more, when benchgraph has stopped the workers the load "
+        "added); benchgraph's PSS by process role.", "",
         "| data | benchgraph PSS (RSS) | Oxigraph PSS (RSS) | rdflib-endpoint PSS (RSS) "
         "| x Ox PSS | benchgraph by role |",
         "|---|---|---|---|---:|---|",
     ]
     for size in result["sizes"]:
-        for when in ("started", "after"):
-            mem = size["memory"][when]
+        for when in ("started", "after", "settled"):
+            mem = size["memory"].get(when)
+            if not mem:
+                continue
             cells = []
             for server in SERVERS:
                 v = mem.get(server)
@@ -546,7 +555,7 @@ def report(result: dict) -> str:
                              f"{v['processes']} proc.")
             bg, ox_ = mem.get("benchgraph", {}), mem.get("oxigraph", {})
             roles = ", ".join(f"{k} {v:,.0f}" for k, v in
-                              (bg.get("by_role") or {}).items()) if when == "after" else ""
+                              (bg.get("by_role") or {}).items())
             lines.append(f"| {size['label']}, {when} | " + " | ".join(cells)
                          + f" | {ratio(bg.get('pss_mb'), ox_.get('pss_mb'))} | {roles} |")
     lines += ["", "Set-up per size: the build (cached from an earlier run where it says so), "
@@ -600,6 +609,9 @@ def main(argv: list[str] | None = None) -> int:
                              "(it holds them in Python objects)")
     parser.add_argument("--rdflib-load-timeout", type=float, default=900.0,
                         help="seconds rdflib-endpoint may take to load")
+    parser.add_argument("--settle", type=float, default=65.0,
+                        help="seconds idle after the runs before memory is measured again "
+                             "(benchgraph stops extra workers idle for 60 s)")
     parser.add_argument("--skip", nargs="*", default=[], choices=["rdflib-endpoint"],
                         help="leave a peer out (a quicker look)")
     parser.add_argument("--work", type=Path, default=None,
@@ -628,6 +640,7 @@ def main(argv: list[str] | None = None) -> int:
                     "memory_gib": round(psutil.virtual_memory().total / 2**30),
                     "load_start": load_start, "load_end": round(os.getloadavg()[0], 1)},
         "versions": versions(), "repeat": args.repeat, "duration": args.duration,
+        "settle": args.settle,
         "sizes": sizes,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

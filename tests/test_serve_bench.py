@@ -21,7 +21,7 @@ def test_the_serving_benchmark_reports_every_query_on_every_server(tmp_path):
     out = tmp_path / "serve.md"
     done = subprocess.run(
         [sys.executable, str(BENCH), "--sizes", str(RECORDS), "--repeat", "1",
-         "--duration", "0.3", "--work", str(tmp_path / "work"), "--out", str(out)],
+         "--duration", "0.3", "--settle", "0", "--work", str(tmp_path / "work"), "--out", str(out)],
         capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     queries = ["point lookup", *sorted(p.stem for p in (ROOT / "queries").glob("*.rq"))]

@@ -117,8 +117,9 @@ BY_NAME = {f.name: f for f in KNOWN}
 @lru_cache(maxsize=256)
 def formats_for(accept: str | None, override: tuple[str, ...] = ()) -> dict[str, str]:
     """What `choose` gives each query form for this Accept and `format`, by form: a format's
-    name, or "!" and what was asked for, when nothing offered is acceptable. The server process decides this, so that the
-    query worker need not read Accept headers; clients send few distinct ones."""
+    name, or "!" and what was asked for, when nothing offered is acceptable. The server
+    process decides this, so that the query worker need not read Accept headers; clients
+    send few distinct ones."""
     out = {}
     for form, offered in BY_FORM.items():
         try:

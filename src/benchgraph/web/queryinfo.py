@@ -23,9 +23,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urljoin
-
 from typing import TYPE_CHECKING
+from urllib.parse import urljoin
 
 from .. import bigstack
 from ..querytext import QueryTextError, check_text, max_depth, max_operators
