@@ -233,7 +233,9 @@ class Client:
 
 def _text(body: bytes, limit: int = 300) -> str:
     """A store's error body as one short line (HTML tags left out)."""
-    text = re.sub(r"<[^>]+>", " ", body.decode("utf-8", "replace"))
+    text = body.decode("utf-8", "replace")
+    if text.lstrip()[:1] == "<" and "<html" in text[:300].lower():  # a page: its words only
+        text = re.sub(r"<[^>]+>", " ", text)
     text = " ".join(text.split())
     return text[:limit] + ("..." if len(text) > limit else "")
 

@@ -165,7 +165,7 @@ class RemoteStore:
     def others(self) -> list[str]:
         """The store's graphs that are not benchgraph's (found once)."""
         if self._others is None:
-            found = self._select("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }",
+            found = self._select("SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g",
                                  raw=True)
             self._others = sorted(row["g"]["value"] for row in found
                                   if not row["g"]["value"].startswith(BASE))
