@@ -87,7 +87,9 @@ def start_oxigraph(folder: Path) -> Server:
     log = folder / "oxigraph.log"
     proc = subprocess.Popen(
         [oxigraph_binary(), "serve", "--location", str(folder / "store"),
-         "--bind", f"127.0.0.1:{port}", "--union-default-graph"],
+         "--bind", f"127.0.0.1:{port}", "--union-default-graph",
+         # as an operator would: a query the client gave up on stops here too
+         "--timeout-s", "10"],
         stdout=log.open("wb"), stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     server = Server("oxigraph", f"{base}/query", f"{base}/store", proc, log)

@@ -89,3 +89,32 @@ def test_record_page_and_dump_from_the_store(remote_app):
     assert r.status_code == 200
     r = client.get("/dumps/benchgraph.nq", headers={"Accept-Encoding": "identity"})
     assert r.status_code == 200 and r.data == dumps(result.open(), "nq")
+
+
+def test_time_limit_stops_a_query_on_the_store(server, remote_app):
+    """A query past the time limit is a 503 whichever stops it: Virtuoso at its own
+    `timeout` (which would answer a part: refused), else the worker killed at the limit."""
+    app, _ = remote_app
+    app.config["QUERY_TIMEOUT"] = 1.0
+    try:
+        heavy = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+        r = app.test_client().get("/sparql", query_string={"query": heavy})
+        assert r.status_code == 503 and r.get_json()["title"] == "query timed out"
+        r = app.test_client().get("/sparql", query_string={"query": "ASK { ?s ?p ?o }"})
+        assert r.status_code == 200  # the pool and the store still answer
+    finally:
+        app.config["QUERY_TIMEOUT"] = 10
+
+
+def test_result_over_the_cap_is_refused(server, tmp_path):
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in server.env.items():
+            mp.setenv(key, value)
+        app = create_app({"STORE_URL": server.query, "QUERY_WORKERS": 1, "TESTING": True,
+                          "MAX_RESULT_BYTES": 2000})
+        try:
+            r = app.test_client().get("/sparql", query_string={
+                "query": "SELECT * WHERE { ?s ?p ?o }"})
+            assert r.status_code == 422 and r.get_json()["title"] == "result too large"
+        finally:
+            app.extensions["benchgraph"].close()

@@ -72,9 +72,13 @@ def query_form(text: str) -> str:
 class RemoteStore:
     """A store at a SPARQL query URL, holding what `benchgraph push` wrote."""
 
-    def __init__(self, url: str, timeout: float | None = None, client: Client | None = None):
+    def __init__(self, url: str, timeout: float | None = None, client: Client | None = None,
+                 max_bytes: int | None = None):
+        """`timeout`: seconds a query may take (the store's own parameter, where it has one,
+        and the socket's); `max_bytes`: the most read of one answer (refused past it)."""
         self.url = check_url(url, "--store")
         self.timeout = timeout
+        self.max_bytes = max_bytes
         self.client = client or Client(timeout)
         self._others: list[str] | None = None
         self._engine: str | None = None
@@ -122,7 +126,7 @@ class RemoteStore:
         response = self.client.request(
             "POST", self.url, body=urlencode(params).encode(),
             headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": accept},
-            timeout=limit)  # a read query is safe to send again
+            timeout=limit, limit=self.max_bytes)  # a read query is safe to send again
         if response.status != 200:
             error = error_from(response, "the store")
             if isinstance(error, StoreError) and response.status == 400:

@@ -30,7 +30,7 @@ from .. import bigstack
 from ..namespaces import PREFIXES
 from ..store import export, is_remote
 from ..store import open as open_store
-from ..store.http import StoreError, StoreTimeout, StoreUnavailable
+from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, GRAPH, Format, NotAcceptable, choose
 from .queryinfo import Refused, check_remote, check_services, inspect_query
@@ -112,6 +112,10 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
                       "and was not sent; add a LIMIT or narrow the query"), b""
     except ConnectionError as exc:
         return _error(502, "federated query failed", f"a SERVICE call failed: {exc}"), b""
+    except StoreTooLarge:
+        return _error(422, "result too large",
+                      f"the store's answer passes this server's cap of {settings.max_bytes:,}"
+                      " bytes and was not sent; add a LIMIT or narrow the query"), b""
     except StoreTimeout as exc:
         return _error(503, "query timed out", str(exc)), b""
     except StoreUnavailable as exc:
@@ -210,7 +214,9 @@ def main(argv: list[str]) -> int:
     reply = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)  # anything printed by accident goes to stderr, not into the protocol
     requests = Connection(0, writable=False)
-    store = open_store(settings.store, settings.timeout)
+    # a remote answer is read up to four times the result cap (the store's JSON is wordier
+    # than most formats the client may ask for), then refused, never held whole
+    store = open_store(settings.store, settings.timeout, 4 * settings.max_bytes)
     if settings.memory_mb:
         limit_memory(settings.memory_mb)
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())
