@@ -43,7 +43,7 @@ from .records import (
     read_record_bytes,
     scan_record_files,
 )
-from .rules import run_rules
+from .rules import run_rules as derive  # the cross-record rules, into the inferred graph
 from .store.cache import (
     COMMIT,
     DIGEST,
@@ -283,7 +283,7 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
             + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before])
         runs, judged = loader.finish(included, touched, quiet)
         timer.lap("load")
-        run_rules(store, runs, judged)  # cross-record rules into the inferred graph
+        derive(store, runs, judged)
         timer.lap("derive")
     finally:
         store.flush()
