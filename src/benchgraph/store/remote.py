@@ -30,6 +30,7 @@ INFERRED_PARTS = INFERRED + "/"  # a push's graph of one record's derived facts:
 MANIFEST = str(GRAPH) + "manifest"
 PUSH = BASE + "push#"  # the manifest's terms
 RESULTS_JSON = "application/sparql-results+json"
+_TOO_LONG = re.compile(rb"estimated execution time .{0,40} exceeds the limit")
 _GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
 NTRIPLES = "application/n-triples"
 BATCH_ROWS = 5000  # quads asked for at once when dumping (under any engine's row cap)
@@ -128,6 +129,9 @@ class RemoteStore:
             headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": accept},
             timeout=limit, limit=self.max_bytes)  # a read query is safe to send again
         if response.status != 200:
+            if _TOO_LONG.search(response.body[:2000]):  # Virtuoso's estimate, before it runs
+                raise StoreTimeout(f"the store refused the query as too long to run: "
+                                   f"{error_from(response, 'the store')}")
             error = error_from(response, "the store")
             if isinstance(error, StoreError) and response.status == 400:
                 raise SyntaxError(f"the store refused the query: {error}") from None
