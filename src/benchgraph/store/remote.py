@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
@@ -33,6 +34,7 @@ RESULTS_JSON = "application/sparql-results+json"
 _TOO_LONG = re.compile(rb"estimated execution time .{0,40} exceeds the limit")
 _GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
 NTRIPLES = "application/n-triples"
+MANIFEST_TTL = 30.0  # seconds the list of the store's graphs is reused
 BATCH_ROWS = 5000  # quads asked for at once when dumping (under any engine's row cap)
 FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
 TRIPLE_TYPES = {"application/n-triples": ox.RdfFormat.N_TRIPLES,
@@ -83,6 +85,7 @@ class RemoteStore:
         self.client = client or Client(timeout)
         self._others: list[str] | None = None
         self._engine: str | None = None
+        self._graphs: tuple[float, dict[str, int]] | None = None
 
     @property
     def engine(self) -> str:
@@ -208,12 +211,18 @@ class RemoteStore:
         return rows[0]["k"]["value"] if rows else None
 
     def _store_graphs(self) -> dict[str, int]:
-        """The store's graphs a push wrote, with their quads."""
+        """The store's graphs a push wrote, with their quads (read again after MANIFEST_TTL:
+        a TriG dump asks once per graph)."""
+        now = time.monotonic()
+        if self._graphs is not None and now - self._graphs[0] < MANIFEST_TTL:
+            return self._graphs[1]
         manifest = self.manifest()
         if not manifest:
             raise StoreError(404, f"{self.url}: the store holds no benchgraph push (no "
                                   f"manifest graph <{MANIFEST}>): run benchgraph push first")
-        return {g: n for g, (_d, n) in manifest.items()}
+        graphs = {g: n for g, (_d, n) in manifest.items()}
+        self._graphs = (now, graphs)
+        return graphs
 
     def named_graphs(self) -> Iterator[ox.NamedNode]:
         """The dataset's named graphs (the inferred graph once, no manifest)."""
