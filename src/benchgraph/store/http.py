@@ -121,6 +121,11 @@ class Client:
             except (OSError, http.client.HTTPException) as exc:
                 self._drop()
                 last = exc
+                if body and self._scheme != "basic" and os.environ.get(USER):
+                    # a store that asks for credentials (or a fresh nonce) may close the
+                    # connection before it reads the body (Virtuoso does past a few MB), so
+                    # its challenge is never read: ask for one without a body first
+                    self._refresh(url)
                 continue
             if retry and response.status == 500 and _DEADLOCK.search(response.body[:4000]):
                 # two writes met (Virtuoso's SR172): the store rolled this one back whole
@@ -136,6 +141,13 @@ class Client:
             raise last
         raise StoreUnavailable(f"{_safe(urlsplit(url)._replace(query='').geturl())}: the "
                                f"store cannot be reached ({type(last).__name__}: {last})")
+
+    def _refresh(self, url: str) -> None:
+        """Learn the store's current digest challenge with a request that has no body."""
+        try:
+            self._send("HEAD", url, None, {}, CONNECT_TIMEOUT)
+        except (OSError, http.client.HTTPException):
+            self._drop()
 
     def _send(self, method: str, url: str, body: bytes | None, headers: dict[str, str],
               timeout: float | None, limit: int | None = None) -> Response:
