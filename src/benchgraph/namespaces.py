@@ -30,6 +30,7 @@ SCHEMA = SDO
 
 ONTOLOGY_IRI = URIRef(BASE + "ontology")
 INFERRED_GRAPH = GRAPH["inferred"]
+LINK_GRAPH = GRAPH["links"]  # links to other datasets (Wikidata, ...), a void:Linkset
 
 PREFIXES = {
     "bg": str(BG),

@@ -31,6 +31,7 @@ from ..namespaces import (
     GRAPH,
     ID,
     INFERRED_GRAPH,
+    LINK_GRAPH,
     ONTOLOGY_IRI,
     UNIT,
     graph_iri,
@@ -49,6 +50,7 @@ bp = Blueprint("ld", __name__)
 RDFS_LABEL = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
 RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 INFERRED = ox.NamedNode(str(INFERRED_GRAPH))
+LINKS = ox.NamedNode(str(LINK_GRAPH))
 ONTOLOGY = ox.NamedNode(str(ONTOLOGY_IRI))
 OFFERED = (*GRAPH_FORMATS, HTML)  # RDF for */*, HTML for a browser (it asks for text/html)
 
@@ -106,8 +108,10 @@ def record(kind: str, record_id: str) -> Response:
     if not stated:
         abort(404, f"there is no record {kind}/{shorten(record_id)} in this dataset")
     own = [q for q in stated if _is_own(q.subject, iri)]
-    derived = [q for subject in {q.subject for q in own}
-               for q in store.quads_for_pattern(subject, None, None, INFERRED)]
+    # what reasoning added about its nodes, and its links to outside entities (which live
+    # in the link graph, build.LINK_PREDICATES)
+    derived = [q for subject in {q.subject for q in own} for g in (INFERRED, LINKS)
+               for q in store.quads_for_pattern(subject, None, None, g)]
     if fmt is not HTML:
         return _rdf(stated + derived, fmt, etag)
     page = RecordPage(store, iri, graph, site().link_limit)
