@@ -51,7 +51,8 @@ from .validate import check_dataset, check_record, facts_from_nquads, local_shap
 
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.
 NOT_IN_BUILD = {"cli.py", "serve.py", "__main__.py", "report.py", "shacl_report.py",
-                "export.py", "queries.py", "timing.py", "locks.py"}
+                "export.py", "queries.py", "timing.py", "locks.py", "extra.py", "sssom.py",
+                "reconcile.py", "accept.py", "sparqlclient.py"}
 RACY_NS = 2_000_000_000  # a file written this recently may change again unseen (see _digests)
 PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves
 BATCH = 2000  # records the workers hand on at once (load.Loader.add reads batch by batch)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import bigstack
 from .errors import BenchgraphError, CannotRun, RecordsInvalid
+from .extra import add_with_options, joined
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -54,6 +55,7 @@ def parser() -> argparse.ArgumentParser:
                    help="write a dump; format from the extension (.trig .nq .ttl .nt .jsonld)")
     p.add_argument("--skip-invalid", action="store_true",
                    help="build from the records that conform, naming each one left out")
+    add_with_options(p)  # in the --out dump; the build's own store never holds them
     p.set_defaults(run=cmd_build)
 
     p = _command(sub, "query", "Run a SPARQL query over the built dataset (stated + inferred).",
@@ -65,6 +67,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("query", nargs="?", metavar="QUERY",
                    help="SPARQL text, or @file.rq; the usual prefixes (bg:, rdfs:, ...) are "
                         "predeclared")
+    add_with_options(p)
     p.set_defaults(run=cmd_query)
 
     p = _command(sub, "export", "Write the whole dataset in one RDF format.",
@@ -72,6 +75,7 @@ def parser() -> argparse.ArgumentParser:
     _data_option(p)
     p.add_argument("--format", required=True, help="ttl, trig, nt, nq or jsonld")
     p.add_argument("--out", type=Path, metavar="FILE", help="default: standard output")
+    add_with_options(p)
     p.set_defaults(run=cmd_export)
 
     p = _command(sub, "validate", "Check every record and report every problem at once.",
@@ -79,6 +83,7 @@ def parser() -> argparse.ArgumentParser:
     _data_option(p)
     p.add_argument("--format", choices=("text", "json", "turtle"), default="text")
     p.add_argument("--strict", action="store_true", help="warnings fail too")
+    add_with_options(p)  # each file must parse; its content is not validated
     p.set_defaults(run=cmd_validate)
 
     for extension in ("benchgraph.importers.cli:add_import_commands",
@@ -154,7 +159,12 @@ def cmd_build(args) -> int:
             fmt = format_for(args.out.suffix)
         except ValueError as exc:
             raise CannotRun(f"{args.out}: {exc}") from exc
-        dump(result.open(), fmt, args.out)
+        with joined(result.store_path, args.extra, args.reason_with) as store:
+            dump(store, fmt, args.out)
+    elif args.extra:
+        from .extra import check
+
+        check(args.extra)  # they join a dump or a query, not the build's store
     print(f"built {result.records} records ({result.rebuilt} converted) -> {result.store_path}"
           + (f"; wrote {args.out}" if args.out else ""), file=sys.stderr)
     return EXIT_OK
@@ -184,12 +194,12 @@ def cmd_query(args) -> int:
         raise CannotRun(f"the query is refused: {exc}") from None
     except ValueError as exc:  # BENCHGRAPH_QUERY_MAX_DEPTH is not a number
         raise CannotRun(str(exc)) from None
-    store = built(args).open()
-    try:
-        # on a deep stack: Oxigraph recurses along long chains of patterns and operators
-        shown = bigstack.call(lambda: render(run(store, text), args.format))
-    except SyntaxError as exc:
-        raise CannotRun(f"the query does not parse: {exc}") from exc
+    with joined(built(args).store_path, args.extra, args.reason_with) as store:
+        try:
+            # on a deep stack: Oxigraph recurses along long chains of patterns and operators
+            shown = bigstack.call(lambda: render(run(store, text), args.format))
+        except SyntaxError as exc:
+            raise CannotRun(f"the query does not parse: {exc}") from exc
     sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own
     return EXIT_OK
 
@@ -201,8 +211,8 @@ def cmd_export(args) -> int:
         fmt = format_for(args.format)
     except ValueError as exc:
         raise CannotRun(str(exc)) from exc
-    store = built(args).open()
-    dump(store, fmt, args.out if args.out else sys.stdout.buffer)
+    with joined(built(args).store_path, args.extra, args.reason_with) as store:
+        dump(store, fmt, args.out if args.out else sys.stdout.buffer)
     return EXIT_OK
 
 
@@ -210,7 +220,10 @@ def cmd_validate(args) -> int:
     from .build import build
     from .report import write_report
 
+    from .extra import check
+
     result = build(args.data, skip_invalid=True)
+    check(args.extra)  # outside graphs are read, never validated
     write_report(result.problems, args.format, sys.stdout)
     failing = {"violation"} | ({"warning"} if args.strict else set())
     return EXIT_INVALID if any(p.severity in failing for p in result.problems) else EXIT_OK
