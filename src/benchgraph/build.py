@@ -31,7 +31,7 @@ from rdflib.compare import to_canonical_graph
 from . import __version__
 from .cache import COMMIT, DIGEST, HASH, ID, KIND, MTIME, PROBLEMS, SIZE, Cache, Entries, Entry
 from .convert import outward, provenance_triples, record_triples
-from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
+from .errors import INFO, VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
 from .load import Loader, forget_store, store_problem
 from .locks import held, posix_lock_holder, worker_started
@@ -456,15 +456,25 @@ def _link_problems(entries: Entries, cache: Cache, fresh: list[Entry],
         def exists(kind: str, rid: str) -> bool:
             return (kind, rid) in owners
     for e in check:
-        found = [Problem(e.path, line_of(e.lines, dotted), dotted.split(".")[0],
-                         f"names a record that does not exist ({kind}/{target}.yaml)",
-                         value=target, code="dangling-reference").as_dict()
+        found = [_dangling(e, dotted, target, kind)
                  for dotted, target, kind in e.refs if not exists(kind, target)]
         if found:
             dangling[e.path] = found
     cache.set_meta("links", json.dumps({"duplicate_ids": groups, "dangling": dangling}))
     return _duplicate_problems(groups, entries) + [
         Problem(**d) for found in dangling.values() for d in found]
+
+
+def _dangling(e: Entry, dotted: str, target: str, kind: str) -> dict:
+    """A link to a record that does not exist: a violation, but for a vendor, which may be
+    a plain name (records.SOFT_REFERENCES)."""
+    if kind == "vendors":
+        return Problem(e.path, line_of(e.lines, dotted), dotted, "names no vendor record "
+                       f"({kind}/{target}.yaml): it is kept as the vendor's name", value=target,
+                       code="vendor-name", severity=INFO).as_dict()
+    return Problem(e.path, line_of(e.lines, dotted), dotted.split(".")[0],
+                   f"names a record that does not exist ({kind}/{target}.yaml)",
+                   value=target, code="dangling-reference").as_dict()
 
 
 def _duplicate_problems(groups: list[list], entries: Entries) -> list[Problem]:
@@ -502,6 +512,8 @@ def _left_out(entries: Entries, problems: list[Problem],
             if path in out:
                 continue
             for dotted, target, kind in e.refs:
+                if kind == "vendors":  # a vendor left out is still the vendor's name
+                    continue
                 other = by_key.get((kind, target))
                 if other in out:
                     out[path] = f"links to {other}, which is left out ({dotted})"

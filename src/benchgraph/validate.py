@@ -25,14 +25,14 @@ from urllib.parse import unquote
 
 import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.namespace import RDF, SKOS, XSD
+from rdflib.namespace import DCTERMS, RDF, SKOS, XSD
 
 from .cache import DIGEST, KIND
 from .cache import ID as ROW_ID
-from .convert import CLASSES
+from .convert import CLASSES, FIELD_PROPERTIES
 from .errors import INFO, VIOLATION, WARNING, Problem
 from .namespaces import BG, ID, QUDT, record_iri
-from .records import Record, line_of
+from .records import FACT_FIELDS, Record, line_of
 from .shacl import SH, Index, Result, Shapes, is_numeric, render
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ NESTED = [
     (re.compile(r"measurement-(\d+)"), lambda m, f: f"measurements.{int(m[1]) - 1}."),
     (re.compile(r"source-(\d+)"), lambda m, f: f"source.{int(m[1]) - 1}."),
     (re.compile(r"revision-(\d+)"), lambda m, f: f"history.{int(m[1]) - 1}."),
+    (re.compile(r"same-as-(\d+)"), lambda m, f: f"same_as.{int(m[1]) - 1}."),
     (re.compile(r"accelerators-(\d+)"), lambda m, f: f"accelerators.{int(m[1]) - 1}."),
     (re.compile(r"setting-(.+)"), lambda m, f: f"settings.{unquote(m[1])}"),
     (re.compile(r"interconnect-raw-(\d+)"), lambda m, f: "interconnect_raw." + (
@@ -62,6 +63,8 @@ LINKS: dict[tuple[str, str], list[tuple[str, URIRef]]] = {
     ("benchmarks", "measurements.metric"): [("#measurement-{n}", BG.metric)],
     ("accelerators", "interconnect_ids"): [("", BG.interconnect)],
     ("accelerators", "family"): [("", SKOS.broader)],
+    ("accelerators", "host_interface"): [("", BG.hostInterface)],
+    ("accelerators", "fabric_interconnect"): [("", BG.fabricInterconnect)],
     ("systems", "accelerators.id"): [("#accelerators-{n}", BG.accelerator),
                                      ("", BG.accelerator)],
     ("systems", "interconnect_ids"): [("", BG.interconnect)],
@@ -158,7 +161,22 @@ def _parallelism(d: Index, focus: URIRef) -> Iterator[dict]:
                 yield {"needed": needed, "count": count}
 
 
-LOCAL_TWINS = {BG.ParallelismConstraint: _parallelism}
+# The fact fields of a part that a source's `states` must name (records.FACT_FIELDS), by
+# the property each becomes; the order of the shape's VALUES.
+_FACTS = [(str(FIELD_PROPERTIES[f]), f) for f in FACT_FIELDS["accelerators"]]
+_SOURCE, _STATES = str(DCTERMS.source), str(BG.states)
+
+
+def _unsourced(d: Index, focus: URIRef) -> Iterator[dict]:
+    """bg:UnsourcedFactConstraint."""
+    stated = {str(p) for src in d.objects(focus, _SOURCE) for p in d.objects(src, _STATES)}
+    for prop, name in _FACTS:
+        if prop not in stated and d.objects(focus, prop):
+            yield {"path": URIRef(prop), "field": Literal(name)}
+
+
+LOCAL_TWINS = {BG.ParallelismConstraint: _parallelism,
+               BG.UnsourcedFactConstraint: _unsourced}
 
 
 # --- one record ------------------------------------------------------------------------------
