@@ -73,7 +73,9 @@ def parser() -> argparse.ArgumentParser:
     p = _command(sub, "export", "Write the whole dataset in one RDF format.",
                  "benchgraph export --format ttl --out benchgraph.ttl")
     _data_option(p)
-    p.add_argument("--format", required=True, help="ttl, trig, nt, nq or jsonld")
+    p.add_argument("--format", required=True,
+                   help="ttl, trig, nt, nq or jsonld; sssom: the links to outside entities as "
+                        "an SSSOM mapping set (TSV)")
     p.add_argument("--out", type=Path, metavar="FILE", help="default: standard output")
     add_with_options(p)
     p.set_defaults(run=cmd_export)
@@ -207,10 +209,21 @@ def cmd_query(args) -> int:
 def cmd_export(args) -> int:
     from .export import dump, format_for
 
+    if args.format.lower().lstrip(".") in ("sssom", "sssom.tsv"):
+        from . import sssom
+
+        with joined(built(args).store_path, args.extra, args.reason_with) as store:
+            body = sssom.dump(store)
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_bytes(body)
+        else:
+            sys.stdout.buffer.write(body)
+        return EXIT_OK
     try:
         fmt = format_for(args.format)
     except ValueError as exc:
-        raise CannotRun(str(exc)) from exc
+        raise CannotRun(f"{exc} or sssom") from exc
     with joined(built(args).store_path, args.extra, args.reason_with) as store:
         dump(store, fmt, args.out if args.out else sys.stdout.buffer)
     return EXIT_OK

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, request, send_file
 
-from .. import export
+from .. import export, sssom
 from .limits import shorten
 from .site import Site
 
@@ -42,11 +42,23 @@ def dump_formats() -> list[tuple[str, str]]:
 
 @bp.route("/dumps/benchgraph.<ext>")
 def dump(ext: str) -> Response:
-    """The dataset in the format of the extension."""
+    """The dataset in the format of the extension; `sssom.tsv`: its links as an SSSOM mapping
+    set, made in this thread (one query over the link graph, a few kB) and kept per snapshot."""
+    if ext == "sssom.tsv":
+        s: Site = current_app.extensions["benchgraph"]
+        etag = s.etag("dump", ext)
+        if request.if_none_match.contains_weak(etag):
+            return Response(status=304, headers={"ETag": f'"{etag}"'})
+        body = s.remember(("sssom",), lambda: sssom.dump(s.store()))
+        response = Response(body, mimetype=sssom.MEDIA_TYPE)
+        response.headers["Content-Disposition"] = (
+            f"attachment; filename=benchgraph-{s.key[:12]}.sssom.tsv")
+        response.set_etag(etag)
+        return response
     if ext not in MEDIA_TYPES or (ext != "rdf" and ext not in export.FORMATS):
         abort(404, f"no dump in format {shorten(ext)!r}; formats: "
-                   + ", ".join(e for e, _ in dump_formats()))
-    s: Site = current_app.extensions["benchgraph"]
+                   + ", ".join(e for e, _ in dump_formats()) + ", sssom.tsv (the links)")
+    s = current_app.extensions["benchgraph"]
     path = _written(s, ext)
     gz = path.with_name(path.name + ".gz")
     zipped = request.accept_encodings["gzip"] > 0
