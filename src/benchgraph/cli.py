@@ -88,6 +88,7 @@ def parser() -> argparse.ArgumentParser:
     add_with_options(p)  # each file must parse; its content is not validated
     p.set_defaults(run=cmd_validate)
 
+    _link_command(sub)
     for extension in ("benchgraph.importers.cli:add_import_commands",
                       "benchgraph.serve:add_serve_command"):
         module, _, func = extension.partition(":")
@@ -97,6 +98,38 @@ def parser() -> argparse.ArgumentParser:
             continue
         getattr(mod, func)(sub)
     return top
+
+
+def _link_command(sub) -> None:
+    from .reconcile import MIN_CONFIDENCE, WD, WIKIDATA_SPARQL
+    from .sparqlclient import TIMEOUT, USER_AGENT
+
+    p = _command(sub, "link",
+                 "Propose links from records to the entities of a SPARQL endpoint (Wikidata's "
+                 "by default) as an SSSOM file to review, or accept the rows a curator kept.",
+                 "benchgraph link --data data --out links.sssom.tsv\n"
+                 "  benchgraph link --data data --accept links.sssom.tsv --curator 'A. Curator'")
+    _data_option(p)
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--out", type=Path, metavar="FILE.sssom.tsv",
+                      help="write one best proposal per record without a link (and, beside "
+                           "it, FILE.sssom.tsv.proposed: what was proposed, to tell the rows a "
+                           "curator deletes)")
+    mode.add_argument("--accept", type=Path, metavar="FILE.sssom.tsv",
+                      help="write the file's rows into the records' same_as; rows deleted "
+                           "from it are remembered as rejected (data/rejected-mappings.sssom.tsv)")
+    p.add_argument("--endpoint", default=WIKIDATA_SPARQL, metavar="URL",
+                   help="SPARQL endpoint (default: %(default)s)")
+    p.add_argument("--min-confidence", type=float, default=MIN_CONFIDENCE, metavar="X",
+                   help="leave out proposals below this (default: %(default)g)")
+    p.add_argument("--namespace", default=WD, metavar="IRI",
+                   help="the entities that count as a link (default: %(default)s)")
+    p.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
+                   help="per request to the endpoint (default: %(default)g)")
+    p.add_argument("--user-agent", default=USER_AGENT,
+                   help="sent to the endpoint; name how to reach you (default: %(default)s)")
+    p.add_argument("--curator", help="who accepts (default: git's user.name)")
+    p.set_defaults(run=cmd_link)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -240,6 +273,41 @@ def cmd_validate(args) -> int:
     write_report(result.problems, args.format, sys.stdout)
     failing = {"violation"} | ({"warning"} if args.strict else set())
     return EXIT_INVALID if any(p.severity in failing for p in result.problems) else EXIT_OK
+
+
+def cmd_link(args) -> int:
+    import datetime as dt
+
+    from .accept import PROPOSED, accept, rejected_pairs
+
+    if not args.data.is_dir():
+        raise CannotRun(f"{args.data}: no such data folder")
+    if args.accept:
+        done = accept(args.data, args.accept, args.curator)
+        for path in done.written:
+            print(f"linked: {path}", file=sys.stderr)
+        print(f"{len(done.written)} record(s) written, {done.unchanged} row(s) already there, "
+              f"{done.rejected} deleted row(s) remembered as rejected", file=sys.stderr)
+        return EXIT_OK
+    from .reconcile import Reconciler, proposal_set, subjects
+    from .sparqlclient import Endpoint
+
+    endpoint = Endpoint(args.endpoint, args.user_agent, args.timeout)
+    reconciler = Reconciler(endpoint, args.namespace, rejected_pairs(args.data))
+    proposals = reconciler.propose(subjects(args.data))
+    ms, below = proposal_set(proposals, args.min_confidence, args.endpoint,
+                             dt.date.today().isoformat())
+    text = ms.write()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    args.out.with_name(args.out.name + PROPOSED).write_text(text, encoding="utf-8")
+    for note in reconciler.notes:
+        print(f"benchgraph: {note}", file=sys.stderr)
+    print(f"{len(ms.rows)} proposal(s) written to {args.out} ({below} below "
+          f"{args.min_confidence:g} left out; {endpoint.requests} request(s) to "
+          f"{args.endpoint}); nothing is linked until `benchgraph link --accept {args.out}`",
+          file=sys.stderr)
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +39,7 @@ CURIE_MAP = {
 # What a link written as a bare IRI is: a curator wrote it, without saying how it was found.
 UNSPECIFIED = "semapv:UnspecifiedMatching"
 MANUAL = "semapv:ManualMappingCuration"
-COLUMNS = ("subject_id", "subject_label", "predicate_id", "object_id", "object_label",
+COLUMNS = ("subject_id", "subject_label", "predicate_modifier", "predicate_id", "object_id", "object_label",
            "mapping_justification", "confidence", "author_label", "reviewer_label",
            "creator_label", "mapping_date", "comment")
 REQUIRED = ("subject_id", "predicate_id", "object_id", "mapping_justification")
@@ -170,8 +169,3 @@ def from_store(store: ox.Store) -> MappingSet:
 def dump(store: ox.Store) -> bytes:
     """The dataset's links as SSSOM TSV bytes (export --format sssom, /dumps/)."""
     return from_store(store).write().encode()
-
-
-def rows_text(rows: Iterable[dict[str, str]]) -> str:
-    """Rows as a mapping set's text (for messages and tests)."""
-    return MappingSet(list(rows)).write()
