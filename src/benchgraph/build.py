@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 from rdflib import Graph, URIRef
-from rdflib.namespace import SKOS
 from rdflib.compare import to_canonical_graph
+from rdflib.namespace import SKOS
 
 from . import __version__
 from .cache import COMMIT, DIGEST, HASH, ID, KIND, MTIME, PROBLEMS, SIZE, Cache, Entries, Entry

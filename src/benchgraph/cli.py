@@ -264,9 +264,8 @@ def cmd_export(args) -> int:
 
 def cmd_validate(args) -> int:
     from .build import build
-    from .report import write_report
-
     from .extra import check
+    from .report import write_report
 
     result = build(args.data, skip_invalid=True)
     check(args.extra)  # outside graphs are read, never validated

@@ -55,6 +55,10 @@ GENERIC = frozenset("gpu gpus graphics card accelerator tensor core processing u
 LEGAL = frozenset("corporation corp inc incorporated ltd limited co company llc gmbh ag sa "
                   "plc".split())
 _MEMORY = re.compile(r"\b\d+(?:\.\d+)?\s*[gt]i?b\b", re.I)
+_ASIDE = re.compile(r"\([^)]*\)")  # "(generation not stated)": a remark, not the name
+# The words by which a part or generation differs from its family: a close match when they
+# are all that our name adds to theirs (H100 SXM to H100, NVLink 4 to NVLink), and no other.
+_VARIANT = re.compile(r"^(?:\d+|\d+(?:st|nd|rd|th)|gen\d*|generation|sxm\d*|pcie|nvl|oam)$")
 _TOKEN = re.compile(r"[^\W_]+")
 
 
@@ -114,19 +118,21 @@ def tokens(text: str, drop: Iterable[str] = ()) -> frozenset[str]:
     """The words that identify a thing in its name: lower-cased, memory sizes, generic words
     and `drop` (its maker's name) left out."""
     left = GENERIC | set(drop)
-    return frozenset(t for t in _TOKEN.findall(_MEMORY.sub(" ", text).lower()) if t not in left)
+    text = _MEMORY.sub(" ", _ASIDE.sub(" ", text)).lower()
+    return frozenset(t for t in _TOKEN.findall(text) if t not in left)
 
 
 def score(ours: frozenset[str], theirs: frozenset[str]) -> tuple[float, str]:
     """How sure a name and a label name the same thing, and which match: the same words are
-    an exact match (1.0); their words all among ours (their family, our part: H100 for our
-    H100 SXM) a close match (0.8-0.9); anything else at most 0.7 (a near-namesake: L4 and
-    L40S share no word, H100 SXM and H100 PCIe one of three)."""
+    an exact match (1.0); their words all among ours, ours adding only a variant (their
+    family, our part: H100 for our H100 SXM) a close match (0.8-0.9); anything else at most
+    0.7 (NVLink for NVLink-C2C or NVLink Switch; near-namesakes: L4 and L40S share no word,
+    H100 SXM and H100 PCIe one of three)."""
     if not ours or not theirs:
         return 0.0, "skos:exactMatch"
     if ours == theirs:
         return 1.0, "skos:exactMatch"
-    if theirs < ours:
+    if theirs < ours and all(_VARIANT.match(t) for t in ours - theirs):
         return round(0.8 + 0.1 * len(theirs) / len(ours), 4), "skos:closeMatch"
     return round(0.7 * len(ours & theirs) / len(ours | theirs), 4), "skos:exactMatch"
 

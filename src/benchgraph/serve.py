@@ -32,7 +32,6 @@ from .reload import SETTLE, Job, Reloader
 from .watch import Watcher
 
 
-
 @dataclass
 class Served:
     """A store prepared for serving: its path, its key and what the build left out."""

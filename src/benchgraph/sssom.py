@@ -39,8 +39,8 @@ CURIE_MAP = {
 # What a link written as a bare IRI is: a curator wrote it, without saying how it was found.
 UNSPECIFIED = "semapv:UnspecifiedMatching"
 MANUAL = "semapv:ManualMappingCuration"
-COLUMNS = ("subject_id", "subject_label", "predicate_modifier", "predicate_id", "object_id", "object_label",
-           "mapping_justification", "confidence", "author_label", "reviewer_label",
+COLUMNS = ("subject_id", "subject_label", "predicate_modifier", "predicate_id", "object_id",
+           "object_label", "mapping_justification", "confidence", "author_label", "reviewer_label",
            "creator_label", "mapping_date", "comment")
 REQUIRED = ("subject_id", "predicate_id", "object_id", "mapping_justification")
 PREDICATES = {"skos:exactMatch": "exact", "skos:closeMatch": "close"}

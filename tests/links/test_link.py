@@ -200,3 +200,17 @@ def test_requests_name_the_tool(monkeypatch):
     monkeypatch.setattr(urllib.request, "urlopen", fake)
     assert Endpoint("https://query.wikidata.org/sparql").select("ASK {}") == []
     assert seen["ua"] == USER_AGENT and "benchgraph/" in USER_AGENT and seen["timeout"] > 0
+
+
+@pytest.mark.parametrize("ours, theirs, expected", [
+    ("NVIDIA L4 24 GB", "NVIDIA L40S", (0.0, "skos:exactMatch")),
+    ("NVIDIA H100 SXM 80 GB", "NVIDIA H100 SXM", (1.0, "skos:exactMatch")),
+    ("NVIDIA H100 SXM 80 GB", "NVIDIA H100", (0.85, "skos:closeMatch")),  # their family
+    ("NVLink 4", "NVLink", (0.85, "skos:closeMatch")),  # their technology, our generation
+    ("NVIDIA NVLink-C2C", "NVLink", (0.35, "skos:exactMatch")),  # another link, not a variant
+    ("InfiniBand (generation not stated)", "InfiniBand", (1.0, "skos:exactMatch")),
+])
+def test_scores_tell_near_namesakes_from_variants(ours, theirs, expected):
+    from benchgraph.reconcile import score, tokens
+
+    assert score(tokens(ours, ["nvidia"]), tokens(theirs, ["nvidia"])) == expected
