@@ -2,10 +2,10 @@
 records' `same_as`, and remember the rows the curator deleted as rejected.
 
 The records are edited line by line, not loaded and dumped again: a YAML round trip with
-ruamel.yaml (0.19, width 4096 or 96-102) left 285 of the 354 accelerator, interconnect,
-engine, model and system records byte-identical at best and 3-7 % at the width the records
-are written at (long strings are folded again, quotes change); an added list item touches
-only the lines it adds. Each edited file is read back with the record reader before anything
+ruamel.yaml 0.19 (preserve_quotes) left 285 of the 354 accelerator, interconnect, engine,
+model and system records byte-identical with folding off (width 4096: long strings come back
+on one line) and 6 of 354 at the width the records are written at (96-102: strings are
+folded again elsewhere); an added list item touches only the lines it adds. Each edited file is read back with the record reader before anything
 is written, and the whole accept is refused (nothing written) when one row is wrong.
 """
 
