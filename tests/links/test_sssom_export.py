@@ -75,6 +75,11 @@ def test_the_server_gives_the_links_as_sssom(linked, monkeypatch, tmp_path):
         path = tmp_path / "served.sssom.tsv"
         path.write_bytes(response.data)
         assert _rows(sssom.read(path)) == EXPECTED
+        # the record's page shows its link, which lives in the link graph
+        page = app.test_client().get("/id/accelerators/sxm-part",
+                                     headers={"Accept": "text/html"})
+        assert page.status_code == 200
+        assert "Q1000001" in page.get_data(as_text=True)
     finally:
         app.extensions["benchgraph"].close()
         served.cleanup()
