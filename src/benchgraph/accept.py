@@ -5,8 +5,9 @@ The records are edited line by line, not loaded and dumped again: a YAML round t
 ruamel.yaml 0.19 (preserve_quotes) left 285 of the 354 accelerator, interconnect, engine,
 model and system records byte-identical with folding off (width 4096: long strings come back
 on one line) and 6 of 354 at the width the records are written at (96-102: strings are
-folded again elsewhere); an added list item touches only the lines it adds. Each edited file is read back with the record reader before anything
-is written, and the whole accept is refused (nothing written) when one row is wrong.
+folded again elsewhere); an added list item touches only the lines it adds. Each edited
+file is read back with the record reader before anything is written, and the whole accept
+is refused (nothing written) when one row is wrong.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Accepted:
     written: list[str]  # records edited
     unchanged: int  # rows already in their records
     rejected: int  # rows newly remembered as rejected
+    compared: bool = True  # whether the proposals as written were there to tell deletions
 
 
 def curator_name(given: str | None, data_dir: Path) -> str:
@@ -111,7 +113,8 @@ def accept(data_dir: Path, proposals: Path, curator: str | None = None,
     for path, text in new_text.items():
         path.write_text(text, encoding="utf-8")
     rejected = _remember_rejected(data_dir, proposals, set(seen), curie_map, who, date)
-    return Accepted(sorted(str(p) for p in new_text), unchanged, rejected)
+    compared = proposals.with_name(proposals.name + PROPOSED).is_file()
+    return Accepted(sorted(str(p) for p in new_text), unchanged, rejected, compared)
 
 
 def _record_files(data_dir: Path) -> dict[str, Path]:

@@ -287,6 +287,9 @@ def cmd_link(args) -> int:
             print(f"linked: {path}", file=sys.stderr)
         print(f"{len(done.written)} record(s) written, {done.unchanged} row(s) already there, "
               f"{done.rejected} deleted row(s) remembered as rejected", file=sys.stderr)
+        if not done.compared:
+            print(f"benchgraph: no {args.accept.name}{PROPOSED} beside it (written by --out): "
+                  "deleted rows could not be told, none was remembered", file=sys.stderr)
         return EXIT_OK
     from .reconcile import Reconciler, proposal_set, subjects
     from .sparqlclient import Endpoint

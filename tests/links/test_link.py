@@ -214,3 +214,24 @@ def test_scores_tell_near_namesakes_from_variants(ours, theirs, expected):
     from benchgraph.reconcile import score, tokens
 
     assert score(tokens(ours, ["nvidia"]), tokens(theirs, ["nvidia"])) == expected
+
+
+LAYOUTS = {
+    "no list": ("id: x\nname: X  # named so\nnotes: n\n",
+                "id: x\nname: X  # named so\nsame_as:\n- iri: https://e.org/1\nnotes: n\n"),
+    "flow list": ("id: x\nsame_as: ['https://e.org/0']\nnotes: n\n",
+                  "id: x\nsame_as:\n- https://e.org/0\n- iri: https://e.org/1\nnotes: n\n"),
+    "indented list": ("id: x\nsame_as:\n  # kept\n  - https://e.org/0\n\nnotes: n\n",
+                      "id: x\nsame_as:\n  # kept\n  - https://e.org/0\n  - iri: https://e.org/1\n"
+                      "\nnotes: n\n"),
+    "last field": ("id: x\nsame_as:\n- https://e.org/0",
+                   "id: x\nsame_as:\n- https://e.org/0\n- iri: https://e.org/1\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_an_accepted_link_adds_lines_and_changes_no_other(name, tmp_path):
+    from benchgraph.accept import _with_links
+
+    before, after = LAYOUTS[name]
+    assert _with_links(before, [["iri: https://e.org/1"]], tmp_path / "x.yaml") == after
