@@ -70,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
     p = _command(sub, "export", "Write the whole dataset in one RDF format.",
                  "benchgraph export --format ttl --out benchgraph.ttl")
     _data_option(p)
-    p.add_argument("--format", required=True, help="ttl, trig, nt, nq or jsonld")
+    p.add_argument("--format", required=True, help="ttl, trig, nt, nq, jsonld or rdf (RDF/XML)")
     p.add_argument("--out", type=Path, metavar="FILE", help="default: standard output")
     p.set_defaults(run=cmd_export)
 

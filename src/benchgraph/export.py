@@ -33,9 +33,11 @@ FORMATS = {
     "ttl": ox.RdfFormat.TURTLE,
     "nt": ox.RdfFormat.N_TRIPLES,
     "jsonld": ox.RdfFormat.JSON_LD,
+    "rdf": ox.RdfFormat.RDF_XML,  # the union, as for Turtle: RDF/XML has no named graphs
 }
 ALIASES = {"turtle": "ttl", "n-triples": "nt", "ntriples": "nt", "n-quads": "nq",
-           "nquads": "nq", "json-ld": "jsonld"}
+           "nquads": "nq", "json-ld": "jsonld", "rdfxml": "rdf", "rdf/xml": "rdf",
+           "xml": "rdf", "owl": "rdf"}
 QUADS = {"trig", "nq", "jsonld"}
 RUN_LINES = 500_000  # lines sorted in memory at once: about 200 MB of N-Quads
 PARSE_LINES = 20_000  # lines parsed back into triples at once
