@@ -25,7 +25,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from . import snapshots
+from . import description, snapshots
 from .errors import CannotRun
 from .reload import SETTLE, Job, Reloader
 from .watch import Watcher
@@ -98,22 +98,24 @@ def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None
     else:
         workdir = Path(tempfile.mkdtemp(prefix=snapshots.PREFIX, dir=root))
     copy = workdir / "store"
+    dumps = Path(result.store_path).parent / "dumps"
     try:
         key = serving_key(result.key, extra, queries)
         ox.Store.read_only(str(result.store_path)).backup(str(copy))
-        if extra:
-            store = ox.Store(str(copy))
-            for path, iri in extra:
-                _load(store, path, iri or path.resolve().as_uri())
-            store.flush()
-            del store
+        store = ox.Store(str(copy))
+        for path, iri in extra:
+            _load(store, path, iri or path.resolve().as_uri())
+        # served, queryable and in every dump: the description of what this copy holds
+        store.extend(description.cached(store, key, dumps))
+        store.flush()
+        del store
         snapshots.mark(workdir)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
     return Served(copy, key, workdir, list(result.invalid_records),
                   problem_counts(result.problems), left_out=dict(result.left_out),
-                  records=result.records, dump_dir=Path(result.store_path).parent / "dumps")
+                  records=result.records, dump_dir=dumps)
 
 
 def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
