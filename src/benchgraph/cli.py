@@ -74,8 +74,8 @@ def parser() -> argparse.ArgumentParser:
                  "benchgraph export --format ttl --out benchgraph.ttl")
     _data_option(p)
     p.add_argument("--format", required=True,
-                   help="ttl, trig, nt, nq or jsonld; sssom: the links to outside entities as "
-                        "an SSSOM mapping set (TSV)")
+                   help="ttl, trig, nt, nq, jsonld or rdf (RDF/XML); sssom: the links to "
+                        "outside entities as an SSSOM mapping set (TSV)")
     p.add_argument("--out", type=Path, metavar="FILE", help="default: standard output")
     add_with_options(p)
     p.set_defaults(run=cmd_export)
@@ -195,7 +195,7 @@ def cmd_build(args) -> int:
         except ValueError as exc:
             raise CannotRun(f"{args.out}: {exc}") from exc
         with joined(result.store_path, args.extra, args.reason_with) as store:
-            dump(store, fmt, args.out)
+            dump(store, fmt, args.out, extra=_description(result, store, args.extra))
     elif args.extra:
         from .extra import check
 
@@ -257,9 +257,24 @@ def cmd_export(args) -> int:
         fmt = format_for(args.format)
     except ValueError as exc:
         raise CannotRun(f"{exc} or sssom") from exc
-    with joined(built(args).store_path, args.extra, args.reason_with) as store:
-        dump(store, fmt, args.out if args.out else sys.stdout.buffer)
+    result = built(args)
+    with joined(result.store_path, args.extra, args.reason_with) as store:
+        dump(store, fmt, args.out if args.out else sys.stdout.buffer,
+             extra=_description(result, store, args.extra))
     return EXIT_OK
+
+
+def _description(result, store=None, extra=()) -> list:
+    """The dataset's VoID/DCAT description for a dump (the server holds it in what it serves;
+    the build does not: see description.py); with --with graphs, of the store holding them
+    (keyed as the server keys it), made afresh."""
+    from .description import cached, describe
+
+    if extra:
+        from .serve import serving_key
+
+        return describe(store, serving_key(result.key, list(extra)))
+    return cached(result.open(), result.key, result.store_path.parent / "dumps")
 
 
 def cmd_validate(args) -> int:
