@@ -51,7 +51,8 @@ SELECT ?licence ?publisher ?repository (COUNT(DISTINCT ?g) AS ?records) WHERE {
              OPTIONAL { ?source bg:repository ?repository } }
 } GROUP BY ?licence ?publisher ?repository
 """
-LINKS = ("SELECT ?p ?target (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } "
+# over the link graph as the default graph (`GRAPH ?g` here would read every named graph)
+LINKS = ("SELECT ?p ?target (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(isIRI(?o)) "
          "BIND(REPLACE(STR(?o), '^(https?://[^/]+/).*$', '$1') AS ?target) } "
          "GROUP BY ?p ?target")
 

@@ -150,10 +150,17 @@ def test_accepted_rows_become_links_in_the_records_graph_and_export(records, end
     sxm = rows[("bgid:accelerators/nvidia-h100-sxm", "wd:Q9000003")]
     assert (sxm["reviewer_label"], float(sxm["confidence"]), sxm["mapping_justification"]) == (
         "A. Curator", 1.0, "semapv:LexicalMatching")
-    description = pytest.importorskip("benchgraph.description")
-    void = description.describe(store, "test")
-    linksets = [q for q in void if q.object.value == "http://rdfs.org/ns/void#Linkset"]
-    assert linksets
+    from benchgraph.description import describe
+
+    void = describe(store, "test")
+    linksets = {q.subject for q in void if q.object.value == "http://rdfs.org/ns/void#Linkset"}
+    said = {(q.subject, q.predicate.value.rsplit("#", 1)[1]): q.object.value for q in void
+            if q.subject in linksets}
+    wikidata = [s for s in linksets
+                if said.get((s, "objectsTarget")) == "http://www.wikidata.org/"
+                and said.get((s, "linkPredicate")).endswith("core#exactMatch")]
+    assert len(wikidata) == 1 and int(said[(wikidata[0], "triples")]) == len(
+        [o for _s, o in linked if o.startswith("Q")])
 
 
 def test_accept_names_every_wrong_row_and_writes_nothing(records, tmp_path):
