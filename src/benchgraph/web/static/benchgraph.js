@@ -141,9 +141,14 @@
     });
   });
 
-  // A shared link: its query and view, run at once.
-  var shared = new URLSearchParams(window.location.hash.slice(1));
-  if (shared.get("query")) {
-    open(shared.get("query"), bg.view.parse(shared.get("view") || "table"));
+  // A shared link: its query and view, run at once (also when a link is followed from this
+  // page to itself, which changes only the fragment).
+  function openShared() {
+    var shared = new URLSearchParams(window.location.hash.slice(1));
+    if (shared.get("query")) {
+      open(shared.get("query"), bg.view.parse(shared.get("view") || "table"));
+    }
   }
+  window.addEventListener("hashchange", openShared);
+  openShared();
 })();

@@ -217,6 +217,7 @@
           "(FILTER on ?" + view.unit + ") to compare like with like.");
       }
       s.notes.forEach(function (n) { figure.appendChild(element("p", "bg-chart-note", n)); });
+      this.figure = figure;
       this.yasr.resultsEl.appendChild(figure);
       this.chart = new window.Chart(canvas, configure(view, s));
       document.dispatchEvent(new CustomEvent("bg-view", { detail: this.view() }));
@@ -268,6 +269,15 @@
       this.yasr.pluginControls.appendChild(bar);
     }
 
+    // YASR's own download button: the chart's data, as the CSV link gives it.
+    download() {
+      var self = this;
+      if (!this.drawn) { return undefined; }
+      return { title: "Download the chart's data (CSV)", contentType: "text/csv",
+        filename: "benchgraph-chart.csv",
+        getData: function () { return data.csv(self.drawn, self.points); } };
+    }
+
     getIcon() {
       var ns = "http://www.w3.org/2000/svg";
       var svg = document.createElementNS(ns, "svg");
@@ -291,6 +301,7 @@
     destroy() {
       if (this.chart) { this.chart.destroy(); this.chart = null; }
       if (this.controls) { this.controls.remove(); this.controls = null; }
+      if (this.figure) { this.figure.remove(); this.figure = null; }
     }
   }
 
