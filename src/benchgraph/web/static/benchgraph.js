@@ -27,9 +27,9 @@
     populateFromUrl: false,
     // Focusing the editor on load would scroll a narrow window past the page's first lines.
     autofocus: false,
+    // The editor's own share button builds its link from this page's address, which holds the
+    // query and the view (shareLink below), so its links open in the view too.
     yasqe: {
-      // The editor's share button gives the same link as the page.
-      createShareableLink: function () { return shareUrl(); },
       value: config.defaultQuery,
       // No suggestions fetched from other sites: prefixes come from this server.
       prefixCcApi: new URL(config.prefixes, window.location.href).toString(),
