@@ -70,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
     p = _command(sub, "export", "Write the whole dataset in one RDF format.",
                  "benchgraph export --format ttl --out benchgraph.ttl")
     _data_option(p)
-    p.add_argument("--format", required=True, help="ttl, trig, nt, nq or jsonld")
+    p.add_argument("--format", required=True, help="ttl, trig, nt, nq, jsonld or rdf (RDF/XML)")
     p.add_argument("--out", type=Path, metavar="FILE", help="default: standard output")
     p.set_defaults(run=cmd_export)
 
@@ -154,7 +154,7 @@ def cmd_build(args) -> int:
             fmt = format_for(args.out.suffix)
         except ValueError as exc:
             raise CannotRun(f"{args.out}: {exc}") from exc
-        dump(result.open(), fmt, args.out)
+        dump(result.open(), fmt, args.out, extra=_description(result))
     print(f"built {result.records} records ({result.rebuilt} converted) -> {result.store_path}"
           + (f"; wrote {args.out}" if args.out else ""), file=sys.stderr)
     return EXIT_OK
@@ -201,9 +201,18 @@ def cmd_export(args) -> int:
         fmt = format_for(args.format)
     except ValueError as exc:
         raise CannotRun(str(exc)) from exc
-    store = built(args).open()
-    dump(store, fmt, args.out if args.out else sys.stdout.buffer)
+    result = built(args)
+    dump(result.open(), fmt, args.out if args.out else sys.stdout.buffer,
+         extra=_description(result))
     return EXIT_OK
+
+
+def _description(result) -> list:
+    """The dataset's VoID/DCAT description for a dump (the server holds it in what it serves;
+    the build does not: see description.py)."""
+    from .description import cached
+
+    return cached(result.open(), result.key, result.store_path.parent / "dumps")
 
 
 def cmd_validate(args) -> int:

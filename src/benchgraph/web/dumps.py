@@ -1,7 +1,7 @@
 """Dumps of the whole served dataset, one file per format, written once and then reused.
 
-Formats are export.py's (quad formats keep the graphs, triple formats hold their union),
-plus RDF/XML of the union. A query worker writes each file with a gzip copy beside it (see
+Formats are export.py's (quad formats keep the graphs, triple formats, RDF/XML among them,
+hold their union). A query worker writes each file with a gzip copy beside it (see
 queryworker.write_dump), sent to clients that take gzip. Each served snapshot (its build
 key) has a folder of its own; writing one sweeps the others' and what dead writers left.
 """
@@ -37,13 +37,13 @@ _UNFINISHED = re.compile(rf"^(?:.+\.(\d+)\.part|{re.escape(export.SCRATCH)}(\d+)
 
 def dump_formats() -> list[tuple[str, str]]:
     """(extension, label) of every dump this server offers."""
-    return [(ext, LABELS.get(ext, ext)) for ext in [*export.FORMATS, "rdf"]]
+    return [(ext, LABELS.get(ext, ext)) for ext in export.FORMATS]
 
 
 @bp.route("/dumps/benchgraph.<ext>")
 def dump(ext: str) -> Response:
     """The dataset in the format of the extension."""
-    if ext not in MEDIA_TYPES or (ext != "rdf" and ext not in export.FORMATS):
+    if ext not in MEDIA_TYPES or ext not in export.FORMATS:
         abort(404, f"no dump in format {shorten(ext)!r}; formats: "
                    + ", ".join(e for e, _ in dump_formats()))
     s: Site = current_app.extensions["benchgraph"]
