@@ -133,7 +133,7 @@ def record_text(draw, kind: str, clean: bool = False
                 yaml_text = yaml_text.replace("\n    ", "\n" + indent + "    ")
             lines.append(f"{indent}{key_text}: {yaml_text}")
             written[dotted] = (spec, held, style)
-        elif spec in (records.LIST,):
+        elif spec == records.LIST or isinstance(spec, tuple):  # a run's accelerators: ids
             items = draw(st.integers(0, 3))
             lines.append(f"{indent}{key_text}:" + ("" if items else " []"))
             for i in range(items):

@@ -47,6 +47,7 @@ NESTED = [
     (re.compile(r"source-(\d+)"), lambda m, f: f"source.{int(m[1]) - 1}."),
     (re.compile(r"revision-(\d+)"), lambda m, f: f"history.{int(m[1]) - 1}."),
     (re.compile(r"accelerators-(\d+)"), lambda m, f: f"accelerators.{int(m[1]) - 1}."),
+    (re.compile(r"accelerator-use-(\d+)"), lambda m, f: f"accelerators.{int(m[1]) - 1}."),
     (re.compile(r"setting-(.+)"), lambda m, f: f"settings.{unquote(m[1])}"),
     (re.compile(r"interconnect-raw-(\d+)"), lambda m, f: "interconnect_raw." + (
         sorted(f.get("interconnect_raw") or {}) or [""])[int(m[1]) - 1]),
