@@ -539,3 +539,17 @@ def test_shipped_per_accelerator_figures_are_of_one_kind_only(shipped_store):
     kinds = dict(select(shipped_store, "SELECT ?r ?k WHERE { ?r bg:acceleratorKinds ?k }"))
     assert {kinds[r["run"]] for r in rows} == {"1"}
     assert not any("16xmi325x" in r["run"] and "mi300x" in r["run"] for r in rows)
+
+
+def test_the_readmes_queries_answer_on_the_shipped_data(shipped_store):
+    """The README's SPARQL examples (the headline, the honest per-accelerator comparison)
+    run as written and answer something."""
+    from paths import ROOT
+
+    blocks = re.findall(r"```sparql\n(.*?)```", (ROOT / "README.md").read_text("utf-8"), re.S)
+    assert len(blocks) >= 2
+    for text in blocks:
+        assert select(shipped_store, text), text
+    per_kind = next(b for b in blocks if "bg:acceleratorKinds 1" in b)
+    labels = {row[0] for row in select(shipped_store, per_kind)}
+    assert "AMD Instinct MI300X 192 GB" in labels and not any(" + " in x for x in labels)
