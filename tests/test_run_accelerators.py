@@ -50,7 +50,7 @@ def test_a_run_on_two_kinds_states_each_kinds_total(count):
     triples = set(record_triples(record))
     uses = {o for s, p, o in triples if s == RUN and p == BG.acceleratorUse}
     assert len(uses) == 2
-    totals = {next(o for s, p, o in triples if s == u and p == BG.accelerator):
+    totals = {next(o for s, p, o in triples if s == u and p == BG.acceleratorKind):
               next(o for s, p, o in triples if s == u and p == BG.totalCount) for u in uses}
     assert totals == {acc("amd-instinct-mi300x"): Literal(32, datatype=XSD.integer),
                       acc("amd-instinct-mi325x"): Literal(16, datatype=XSD.integer)}

@@ -340,7 +340,8 @@ class _Converter:
             yield s, BG.acceleratorUse, node
             yield node, RDF.type, BG.AcceleratorUse
             if ident is not None:
-                yield node, BG.accelerator, self.ref("accelerators", ident)
+                # not bg:accelerator, whose property chains would give the node interconnects
+                yield node, BG.acceleratorKind, self.ref("accelerators", ident)
             count = item.get("count")
             if count is not None:
                 yield node, BG.totalCount, literal(count, XSD.integer)

@@ -69,8 +69,6 @@ EXPECTED = {
             ("benchmarks/h100-8x-dp8", "accelerator", "accelerators/nvidia-h100-sxm"),
             ("benchmarks/h100-8x-unstated", "accelerator", "accelerators/nvidia-h100-sxm"),
             ("benchmarks/mixed-2node", "accelerator", "accelerators/nvidia-h100-sxm"),
-            ("benchmarks/mixed-2node#accelerator-use-1", "accelerator",
-             "accelerators/nvidia-h100-sxm"),
             ("interconnects/nvlink-4", "role", "ScaleUpFabricRole"),
             ("interconnects/nvswitch-4", "role", "ScaleUpFabricRole"),
             ("systems/h100-two-nodes", "accelerator", "accelerators/nvidia-h100-sxm"),
