@@ -16,8 +16,8 @@ from benchgraph.queries import run
 from .reasoning_support import INFERRED, REASONING, build_store, select
 
 # What the build derives that is not OWL: the project's own rules (infer.derive_local, rules.py).
-PROJECT = {BG.fabricStatus, BG.crossesDevices, BG.acceleratorKinds, BG.comparison, BG.compared, BG.baseline,
-           BG.relativeChange, BG.outperformsBaseline}
+PROJECT = {BG.fabricStatus, BG.crossesDevices, BG.acceleratorKinds, BG.comparison,
+           BG.compared, BG.baseline, BG.relativeChange, BG.outperformsBaseline}
 
 
 def _rdflib(term):

@@ -67,7 +67,8 @@ def test_the_check_keeps_every_position_and_never_calls_a_service():
     text = 'ASK { ?s ?p "SERVICE" . SERVICE SILENT <http://x/> { ?service ex:service ?o } }'
     masked = without_service(text)
     assert len(masked) == len(text)
-    assert masked == 'ASK { ?s ?p "SERVICE" . GRAPH          <http://x/> { ?service ex:service ?o } }'
+    assert masked == ('ASK { ?s ?p "SERVICE" . GRAPH          <http://x/> '
+                      '{ ?service ex:service ?o } }')
 
 
 def test_an_ask_that_only_oxigraph_reads_is_checked_without_calling_its_service():
