@@ -106,8 +106,15 @@ def record(kind: str, record_id: str) -> Response:
     if not stated:
         abort(404, f"there is no record {kind}/{shorten(record_id)} in this dataset")
     own = [q for q in stated if _is_own(q.subject, iri)]
-    derived = [q for subject in {q.subject for q in own}
+    subjects = {q.subject for q in own}
+    derived = [q for subject in subjects
                for q in store.quads_for_pattern(subject, None, None, INFERRED)]
+    # nodes below the record that only the build made (a fabric status's basis, a
+    # comparison): shown with what they hold, so a derived fact says what it rests on
+    below = {q.object for q in derived if isinstance(q.object, ox.NamedNode)
+             and q.object not in subjects and _is_own(q.object, iri)}
+    derived += [q for node in sorted(below, key=lambda n: n.value)
+                for q in store.quads_for_pattern(node, None, None, INFERRED)]
     if fmt is not HTML:
         return _rdf(stated + derived, fmt, etag)
     page = RecordPage(store, iri, graph, site().link_limit)
