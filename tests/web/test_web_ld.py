@@ -163,3 +163,15 @@ def test_a_runs_fabric_status_shows_what_it_rests_on(client):
     assert any(r.startswith("rule only host links are stated") for r in derived), derived
     assert any(r.startswith("rests on") for r in derived), derived
     assert f"/id/{RTX}" in parsed.links
+
+
+def test_ontology_page_shows_each_term_used_in_the_data(client):
+    """Every class and property with an example drawn from the data, linked to its page."""
+    text, _parsed = page(client, "/ontology")
+    term = text[text.index('id="memoryGB"'):]
+    term = term[:term.index('<div class="term"') if '<div class="term"' in term else None]
+    example = term[term.index('class="example"'):]
+    assert "In the data:" in example and "/id/accelerators/" in example
+    run_class = text[text.index('id="BenchmarkRun"'):]
+    run_class = run_class[:run_class.index('</div>')]
+    assert "In the data:" in run_class and "/id/benchmarks/" in run_class
