@@ -55,7 +55,6 @@ def test_an_optional_fabric_is_not_an_interconnect_of_the_part():
 
 
 def test_released_keeps_its_precision():
-    me = record_iri("accelerators", "x")
     for text, datatype in (("2023", XSD.gYear), ("2023-10", XSD.gYearMonth),
                            ("2023-10-12", XSD.date), ('"2023"', XSD.gYear)):
         triples = _triples("accelerators", f"name: n\nvendor: v\nreleased: {text}\n")
