@@ -88,9 +88,10 @@ DOCUMENTATION = frozenset(f"<{p}>" for p in (
     RDFS.label, RDFS.comment, DCTERMS.title, DCTERMS.description, DCTERMS.modified,
     DCTERMS.source, SKOS.note, SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs, BG.revision,
     BG.mapping))
-# What the across-record checks read of a record's sources: a contradiction names the source
-# that states a part's fabric, and the system's own (validate._fabric_contradiction).
-SOURCE_READ = frozenset(f"<{p}>" for p in (BG.states, SCHEMA.url, DCTERMS.publisher))
+# What the across-record checks read of a record's sources: which source states a fact (a
+# contradiction names the source that states the part's fabric). Its address is not: an
+# edit of that alone leaves a reader's message naming the old one until it is checked again.
+SOURCE_READ = frozenset(f"<{p}>" for p in (BG.states,))
 
 
 def outward(stated: str, own: str) -> str:
