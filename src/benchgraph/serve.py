@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from . import snapshots
+from .extra import add_with_options
 from .reload import SETTLE, Job, Reloader
-from .serving import parse_with, prepare
+from .serving import prepare
 from .watch import Watcher
 
 
@@ -42,10 +43,7 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: %(default)s)")
     p.add_argument("--port", type=int, default=5000, help="port (default: %(default)s)")
-    p.add_argument("--with", dest="extra", action="append", default=[], type=parse_with,
-                   metavar="FILE[=GRAPH_IRI]",
-                   help="load an RDF file as a named graph (named by GRAPH_IRI, else by the "
-                        "file's URI); repeatable")
+    add_with_options(p)
     p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                    help="stop a query after this long (default: %(default)g)")
     p.add_argument("--query-workers", type=int, default=max(4, os.cpu_count() or 1),
@@ -90,13 +88,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     watcher = None
     try:
         queries = _queries_dir()
-        served = prepare(built(args), args.extra, root, queries, optimize=True)
+        served = prepare(built(args), args.extra, root, queries, args.reason_with,
+                         optimize=True)
         if served.left_out:
             print(f"benchgraph: {snapshots.left_out_summary(served.left_out)['text']}",
                   file=sys.stderr)
         reloader = Reloader(root, Job(str(args.data), str(root),
                                       [(str(p), iri) for p, iri in args.extra],
-                                      str(queries) if queries else None),
+                                      str(queries) if queries else None, args.reason_with),
                             served.pointer(), settle=args.settle)
         if args.watch:
             watcher = _watch(args, queries, reloader)

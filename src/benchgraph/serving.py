@@ -1,4 +1,5 @@
-"""A build made ready to serve: a private copy of its store, with `--with` files loaded.
+"""A build made ready to serve: a private copy of its store, with `--with` files loaded and
+the dataset's description added.
 
 The copy is a RocksDB checkpoint (hard links, cheap), made in a snapshot folder (see
 snapshots.py); the build's own store is never written. serve.py (the command), reload.py
@@ -8,7 +9,6 @@ imports another for it.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import shutil
@@ -23,11 +23,9 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from . import snapshots
+from . import description, snapshots
 from .errors import CannotRun
-
-EXTENSIONS = {"owl": ox.RdfFormat.RDF_XML, "xml": ox.RdfFormat.RDF_XML,
-              "json": ox.RdfFormat.JSON_LD, "jsonld": ox.RdfFormat.JSON_LD}
+from .extra import graph_of, load_all
 
 
 @dataclass
@@ -43,17 +41,25 @@ class Served:
     left_out: dict[str, str] = field(default_factory=dict)
     records: int = 0
     built_at: float = field(default_factory=time.time)
+    # Dumps live beside the build, not in the serving copy (deleted on shutdown): one folder
+    # per serving key (web/dumps.py), so a restart on the same data serves them at once,
+    # where writing them again took 4-7 s a format at the shipped size, 90 s at 100k.
+    dump_dir: Path | None = None
+
+    @property
+    def dumps(self) -> Path:
+        return self.dump_dir or self.workdir / "dumps"
 
     def app_config(self) -> dict[str, Any]:
         """The settings create_app needs to serve this store."""
         return {"STORE_PATH": str(self.store_path), "DATASET_KEY": self.key,
                 "INVALID_RECORDS": self.invalid_records, "LEFT_OUT": self.left_out,
-                "PROBLEM_COUNTS": self.problem_counts, "DUMP_DIR": str(self.workdir / "dumps")}
+                "PROBLEM_COUNTS": self.problem_counts, "DUMP_DIR": str(self.dumps)}
 
     def pointer(self) -> dict[str, Any]:
         """This snapshot as the pointer file names it (see snapshots.py)."""
         return {"id": self.workdir.name, "store": str(self.store_path), "key": self.key,
-                "dump_dir": str(self.workdir / "dumps"), "built_at": self.built_at,
+                "dump_dir": str(self.dumps), "built_at": self.built_at,
                 "records": self.records, "left_out": self.left_out,
                 "invalid_records": self.invalid_records, "problem_counts": self.problem_counts}
 
@@ -63,19 +69,9 @@ class Served:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def parse_with(value: str) -> tuple[Path, str | None]:
-    """`FILE` or `FILE=GRAPH_IRI` (a file whose name holds '=' is taken whole if it exists)."""
-    if Path(value).is_file() or "=" not in value:
-        path, iri = value, None
-    else:
-        path, _, iri = value.partition("=")
-    if not Path(path).is_file():
-        raise argparse.ArgumentTypeError(f"{path}: no such file")
-    return Path(path), iri
-
-
 def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None = None,
-            queries: Path | None = None, optimize: bool = False) -> Served:
+            queries: Path | None = None, reason: bool = False,
+            optimize: bool = False) -> Served:
     """A serving copy of a build (benchgraph.build.BuildResult) with the extra files loaded,
     in a new folder (in `root`, as a snapshot there, when given). The key covers the build,
     the extra files and the saved queries in `queries` (the query page shows them).
@@ -89,15 +85,16 @@ def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None
     else:
         workdir = Path(tempfile.mkdtemp(prefix=snapshots.PREFIX, dir=root))
     copy = workdir / "store"
+    dumps = Path(result.store_path).parent / "dumps"
     try:
-        key = serving_key(result.key, extra, queries)
+        key = serving_key(result.key, extra, queries, reason)
         ox.Store.read_only(str(result.store_path)).backup(str(copy))
-        if extra:
-            store = ox.Store(str(copy))
-            for path, iri in extra:
-                _load(store, path, iri or path.resolve().as_uri())
-            store.flush()
-            del store
+        store = ox.Store(str(copy))
+        load_all(store, extra, reason)
+        # served, queryable and in every dump: the description of what this copy holds
+        store.extend(description.cached(store, key, dumps))
+        store.flush()
+        del store
         if optimize:
             _optimize(copy)
         snapshots.mark(workdir)
@@ -106,7 +103,7 @@ def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None
         raise
     return Served(copy, key, workdir, list(result.invalid_records),
                   problem_counts(result.problems), left_out=dict(result.left_out),
-                  records=result.records)
+                  records=result.records, dump_dir=dumps)
 
 
 def _optimize(copy: Path) -> None:
@@ -119,12 +116,14 @@ def _optimize(copy: Path) -> None:
 
 
 def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
-                queries: Path | None = None) -> str:
+                queries: Path | None = None, reason: bool = False) -> str:
     """The served dataset's key: the build's, with each extra file's graph name and bytes,
     and the saved queries' names and text."""
     key = hashlib.blake2b(build_key.encode(), digest_size=16)
+    if reason and extra:
+        key.update(b"reason-with\0")
     for path, iri in extra:
-        graph = iri or path.resolve().as_uri()
+        graph = graph_of(path, iri)
         try:
             content = path.read_bytes()
         except OSError as exc:
@@ -135,24 +134,6 @@ def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
             key.update(b"query\0" + path.name.encode() + b"\0"
                        + hashlib.blake2b(path.read_bytes()).digest())
     return key.hexdigest()
-
-
-def _load(store: ox.Store, path: Path, graph: str) -> None:
-    if not path.is_file():
-        raise CannotRun(f"--with {path}: no such file")
-    extension = path.suffix.lstrip(".").lower()
-    fmt = ox.RdfFormat.from_extension(extension) or EXTENSIONS.get(extension)
-    if fmt is None:
-        raise CannotRun(f"--with {path}: unknown RDF format (use .ttl .nt .nq .trig .rdf "
-                        ".jsonld)")
-    try:
-        graph_node = ox.NamedNode(graph)
-    except ValueError as exc:
-        raise CannotRun(f"--with {path}={graph}: not an IRI: {exc}") from exc
-    try:
-        store.bulk_load(path=str(path), format=fmt, to_graph=graph_node)
-    except (SyntaxError, ValueError, OSError) as exc:
-        raise CannotRun(f"--with {path}: {exc}") from exc
 
 
 def problem_counts(problems: list) -> dict[str, int]:

@@ -33,6 +33,7 @@ class Server:
     proc: subprocess.Popen
     log: Path
     env: dict[str, str] = field(default_factory=dict)  # what push needs to authenticate
+    sql_port: int = 0  # Virtuoso's SQL port (its bulk loader is driven through isql)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -82,10 +83,13 @@ def start_oxigraph(folder: Path) -> Server:
     """`oxigraph serve` on a store in `folder`, its default graph the union of its graphs
     (as benchgraph's own store answers)."""
     port = free_port()
+    folder.mkdir(parents=True, exist_ok=True)
     log = folder / "oxigraph.log"
     proc = subprocess.Popen(
         [oxigraph_binary(), "serve", "--location", str(folder / "store"),
-         "--bind", f"127.0.0.1:{port}", "--union-default-graph"],
+         "--bind", f"127.0.0.1:{port}", "--union-default-graph",
+         # as an operator would: a query the client gave up on stops here too
+         "--timeout-s", "10"],
         stdout=log.open("wb"), stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     server = Server("oxigraph", f"{base}/query", f"{base}/store", proc, log)
@@ -153,7 +157,7 @@ def start_virtuoso(folder: Path) -> Server:
     base = f"http://127.0.0.1:{http}"
     server = Server("virtuoso", f"{base}/sparql", f"{base}/sparql-graph-crud-auth", proc, log,
                     {"BENCHGRAPH_STORE_USER": VIRTUOSO_USER,
-                     "BENCHGRAPH_STORE_PASSWORD": VIRTUOSO_PASSWORD})
+                     "BENCHGRAPH_STORE_PASSWORD": VIRTUOSO_PASSWORD}, sql)
     try:
         _wait(server.query, proc, log, timeout=120)
     except BaseException:

@@ -48,11 +48,13 @@ def is_remote(location: str | Path | None) -> bool:
     return isinstance(location, str) and location.startswith(("http://", "https://"))
 
 
-def open(location: str | Path, timeout: float | None = None) -> Store:  # noqa: A001
+def open(location: str | Path, timeout: float | None = None,  # noqa: A001
+         max_bytes: int | None = None) -> Store:
     """The store at `location`, read-only: a URL is a remote SPARQL store, anything else a
-    built store folder. `timeout`: a remote store's per-query limit, in seconds."""
+    built store folder. For a remote store: `timeout`, its per-query limit in seconds, and
+    `max_bytes`, the most read of one answer."""
     if is_remote(location):
         from .remote import RemoteStore
 
-        return RemoteStore(str(location), timeout)
+        return RemoteStore(str(location), timeout, max_bytes=max_bytes)
     return ox.Store.read_only(str(location))

@@ -28,6 +28,7 @@ USER, PASSWORD, TOKEN = ("BENCHGRAPH_STORE_USER", "BENCHGRAPH_STORE_PASSWORD",
 RETRIES = (0.2, 0.6, 1.5)  # seconds before each retry of a request that is safe to repeat
 RETRY_STATUS = {502, 503, 504}
 CONNECT_TIMEOUT = 10.0
+_DEADLOCK = re.compile(rb"\b40001\b|[Dd]eadlock")  # SQL's state of a rolled-back transaction
 
 
 class StoreUnavailable(CannotRun):
@@ -49,6 +50,13 @@ class StoreTimeout(StoreError):
 
     def __init__(self, message: str):
         super().__init__(503, message)
+
+
+class StoreTooLarge(StoreError):
+    """The store's answer passed the size benchgraph reads of one (it is not cut)."""
+
+    def __init__(self, message: str):
+        super().__init__(422, message)
 
 
 @dataclass
@@ -96,9 +104,11 @@ class Client:
     # --- requests ---------------------------------------------------------------------
     def request(self, method: str, url: str, body: bytes | None = None,
                 headers: dict[str, str] | None = None, params: list[tuple[str, str]] = (),
-                retry: bool = True, timeout: float | None = None) -> Response:
+                retry: bool = True, timeout: float | None = None,
+                limit: int | None = None) -> Response:
         """Send one request; retry a connection failure or a 502/503/504 when `retry` (only
-        for requests that are safe to repeat). Raises StoreUnavailable."""
+        for requests that are safe to repeat). Raises StoreUnavailable; StoreTooLarge when
+        the answer passes `limit` bytes."""
         if params:
             url = url + ("&" if "?" in url else "?") + urlencode(params)
         attempts = (0.0, *RETRIES) if retry else (0.0,)
@@ -107,10 +117,20 @@ class Client:
             if pause:
                 time.sleep(pause)
             try:
-                response = self._send(method, url, body, headers or {}, timeout)
+                response = self._send(method, url, body, headers or {}, timeout, limit)
             except (OSError, http.client.HTTPException) as exc:
                 self._drop()
                 last = exc
+                if body and self._scheme != "basic" and os.environ.get(USER):
+                    # a store that asks for credentials (or a fresh nonce) may close the
+                    # connection before it reads the body (Virtuoso does past a few MB), so
+                    # its challenge is never read: ask for one without a body first
+                    self._refresh(url)
+                continue
+            if retry and response.status == 500 and _DEADLOCK.search(response.body[:4000]):
+                # two writes met (Virtuoso's SR172): the store rolled this one back whole
+                last = StoreUnavailable(f"{_safe(url)}: the store answered 500: "
+                                        f"{_text(response.body)}")
                 continue
             if response.status in RETRY_STATUS and retry:
                 last = StoreUnavailable(f"{_safe(url)}: the store answered "
@@ -122,8 +142,15 @@ class Client:
         raise StoreUnavailable(f"{_safe(urlsplit(url)._replace(query='').geturl())}: the "
                                f"store cannot be reached ({type(last).__name__}: {last})")
 
+    def _refresh(self, url: str) -> None:
+        """Learn the store's current digest challenge with a request that has no body."""
+        try:
+            self._send("HEAD", url, None, {}, CONNECT_TIMEOUT)
+        except (OSError, http.client.HTTPException):
+            self._drop()
+
     def _send(self, method: str, url: str, body: bytes | None, headers: dict[str, str],
-              timeout: float | None) -> Response:
+              timeout: float | None, limit: int | None = None) -> Response:
         parts = urlsplit(url)
         path = parts.path or "/"
         if parts.query:
@@ -134,7 +161,11 @@ class Client:
             sent.update(self._authorization(method, path))
             conn.request(method, path, body=body, headers=sent)
             raw = conn.getresponse()
-            data = raw.read()
+            data = raw.read() if limit is None else raw.read(limit + 1)
+            if limit is not None and len(data) > limit:
+                self._drop()  # the rest is never read: the connection cannot be used again
+                raise StoreTooLarge(f"the store's answer passes the {limit:,} bytes read of "
+                                    "one; add a LIMIT or narrow the query")
             self.server = raw.getheader("Server") or self.server
             if raw.getheader("Connection", "").lower() == "close":
                 self._drop()
@@ -233,7 +264,9 @@ class Client:
 
 def _text(body: bytes, limit: int = 300) -> str:
     """A store's error body as one short line (HTML tags left out)."""
-    text = re.sub(r"<[^>]+>", " ", body.decode("utf-8", "replace"))
+    text = body.decode("utf-8", "replace")
+    if text.lstrip()[:1] == "<" and "<html" in text[:300].lower():  # a page: its words only
+        text = re.sub(r"<[^>]+>", " ", text)
     text = " ".join(text.split())
     return text[:limit] + ("..." if len(text) > limit else "")
 

@@ -83,6 +83,19 @@ def local_graphs(store: ox.Store) -> dict[str, Graph]:
     return out
 
 
+def graphs_of(quads: list[ox.Quad]) -> dict[str, Graph]:
+    """Quads as the graphs a push sends (their N-Triples sorted)."""
+    parts: dict[str, list[ox.Triple]] = defaultdict(list)
+    for q in quads:
+        parts[q.graph_name.value].append(q.triple)
+    out = {}
+    for name, triples in parts.items():
+        lines = sorted(ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES)
+                       .splitlines(keepends=True))
+        out[name] = Graph(name, b"".join(lines), len(lines))
+    return out
+
+
 def split_inferred(text: bytes) -> dict[str, Graph]:
     """The inferred graph's N-Triples as one graph per record (by the subject's record)."""
     # a record's nodes (id/<kind>/<id>#...) and its graph (graph/<kind>/<id>, what its
@@ -227,7 +240,7 @@ class Pusher:
 
 def present_graphs(remote: RemoteStore) -> set[str]:
     """benchgraph's graphs the store holds (under its base IRI), whatever the manifest says."""
-    rows = remote._select("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", raw=True)
+    rows = remote._select("SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g", raw=True)
     return {r["g"]["value"] for r in rows if r["g"]["value"].startswith(BASE)}
 
 
@@ -239,14 +252,18 @@ class PushResult:
 
 
 def push(store: ox.Store, key: str, query_url: str, graph_store: str, *, dry_run: bool = False,
-         full: bool = False, out: IO[str] | None = None) -> PushResult:
+         full: bool = False, out: IO[str] | None = None,
+         extra: list[ox.Quad] = ()) -> PushResult:
     """Bring the store at query_url / graph_store to hold the build in `store` (key: its
-    dataset key). `full`: remove everything benchgraph holds there and send all again."""
+    dataset key) and the quads `extra` (the dataset's description, which the build does not
+    hold), each graph of them replaced whole. `full`: remove everything benchgraph holds
+    there and send all again."""
     out = out or sys.stderr
     start = time.monotonic()
     check_url(graph_store, "--graph-store")
     remote = RemoteStore(query_url)
     local = local_graphs(store)
+    local.update(graphs_of(extra))
     present = present_graphs(remote)
     manifest = {} if full else remote.manifest()
     if full:  # start over: what is there goes, everything is sent

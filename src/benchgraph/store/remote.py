@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
@@ -30,8 +31,10 @@ INFERRED_PARTS = INFERRED + "/"  # a push's graph of one record's derived facts:
 MANIFEST = str(GRAPH) + "manifest"
 PUSH = BASE + "push#"  # the manifest's terms
 RESULTS_JSON = "application/sparql-results+json"
+_TOO_LONG = re.compile(rb"estimated execution time .{0,40} exceeds the limit")
 _GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
 NTRIPLES = "application/n-triples"
+MANIFEST_TTL = 30.0  # seconds the list of the store's graphs is reused
 BATCH_ROWS = 5000  # quads asked for at once when dumping (under any engine's row cap)
 FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
 TRIPLE_TYPES = {"application/n-triples": ox.RdfFormat.N_TRIPLES,
@@ -72,12 +75,17 @@ def query_form(text: str) -> str:
 class RemoteStore:
     """A store at a SPARQL query URL, holding what `benchgraph push` wrote."""
 
-    def __init__(self, url: str, timeout: float | None = None, client: Client | None = None):
+    def __init__(self, url: str, timeout: float | None = None, client: Client | None = None,
+                 max_bytes: int | None = None):
+        """`timeout`: seconds a query may take (the store's own parameter, where it has one,
+        and the socket's); `max_bytes`: the most read of one answer (refused past it)."""
         self.url = check_url(url, "--store")
         self.timeout = timeout
+        self.max_bytes = max_bytes
         self.client = client or Client(timeout)
         self._others: list[str] | None = None
         self._engine: str | None = None
+        self._graphs: tuple[float, dict[str, int]] | None = None
 
     @property
     def engine(self) -> str:
@@ -122,8 +130,11 @@ class RemoteStore:
         response = self.client.request(
             "POST", self.url, body=urlencode(params).encode(),
             headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": accept},
-            timeout=limit)  # a read query is safe to send again
+            timeout=limit, limit=self.max_bytes)  # a read query is safe to send again
         if response.status != 200:
+            if _TOO_LONG.search(response.body[:2000]):  # Virtuoso's estimate, before it runs
+                raise StoreTimeout(f"the store refused the query as too long to run: "
+                                   f"{error_from(response, 'the store')}")
             error = error_from(response, "the store")
             if isinstance(error, StoreError) and response.status == 400:
                 raise SyntaxError(f"the store refused the query: {error}") from None
@@ -165,7 +176,7 @@ class RemoteStore:
     def others(self) -> list[str]:
         """The store's graphs that are not benchgraph's (found once)."""
         if self._others is None:
-            found = self._select("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }",
+            found = self._select("SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g",
                                  raw=True)
             self._others = sorted(row["g"]["value"] for row in found
                                   if not row["g"]["value"].startswith(BASE))
@@ -200,12 +211,18 @@ class RemoteStore:
         return rows[0]["k"]["value"] if rows else None
 
     def _store_graphs(self) -> dict[str, int]:
-        """The store's graphs a push wrote, with their quads."""
+        """The store's graphs a push wrote, with their quads (read again after MANIFEST_TTL:
+        a TriG dump asks once per graph)."""
+        now = time.monotonic()
+        if self._graphs is not None and now - self._graphs[0] < MANIFEST_TTL:
+            return self._graphs[1]
         manifest = self.manifest()
         if not manifest:
             raise StoreError(404, f"{self.url}: the store holds no benchgraph push (no "
                                   f"manifest graph <{MANIFEST}>): run benchgraph push first")
-        return {g: n for g, (_d, n) in manifest.items()}
+        graphs = {g: n for g, (_d, n) in manifest.items()}
+        self._graphs = (now, graphs)
+        return graphs
 
     def named_graphs(self) -> Iterator[ox.NamedNode]:
         """The dataset's named graphs (the inferred graph once, no manifest)."""

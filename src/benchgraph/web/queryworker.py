@@ -19,7 +19,6 @@ import ctypes
 import gzip
 import json
 import os
-import re
 import resource
 import shutil
 import signal
@@ -32,9 +31,10 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from .. import bigstack
+from ..querysyntax import from_engine
 from ..store import is_remote
 from ..store import open as open_store
-from ..store.http import StoreError, StoreTimeout, StoreUnavailable
+from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
 from .queryinfo import (
@@ -46,7 +46,6 @@ from .queryinfo import (
     needs_parse,
 )
 
-POSITION = re.compile(r"error at (\d+):(\d+)")
 UNION = {"use_default_graph_as_union": True}
 
 
@@ -114,16 +113,19 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
         return _error(exc.status, exc.title, exc.detail, exc.position), b""
     except NotAcceptable as exc:
         return _error(406, "not acceptable", f"this query's answer: {exc}"), b""
-    except SyntaxError as exc:
-        found = POSITION.search(str(exc))
-        position = {"line": int(found[1]), "column": int(found[2])} if found else None
-        return _error(400, "malformed query", str(exc), position), b""
+    except SyntaxError as exc:  # rdflib read it, Oxigraph does not: the engine's words
+        refused = from_engine(exc)
+        return _error(400, "malformed query", str(refused), refused.position), b""
     except TooLarge:
         return _error(422, "result too large",
                       f"the result passes this server's cap of {settings.max_bytes:,} bytes "
                       "and was not sent; add a LIMIT or narrow the query"), b""
     except ConnectionError as exc:
         return _error(502, "federated query failed", f"a SERVICE call failed: {exc}"), b""
+    except StoreTooLarge:
+        return _error(422, "result too large",
+                      f"the store's answer passes this server's cap of {settings.max_bytes:,}"
+                      " bytes and was not sent; add a LIMIT or narrow the query"), b""
     except StoreTimeout as exc:
         return _error(503, "query timed out", str(exc)), b""
     except StoreUnavailable as exc:
@@ -154,12 +156,7 @@ def _run(store: object, text: str, base: str | None, dataset: dict | None, reque
         form = None
         if dataset is None:
             dataset = UNION
-    try:
-        result = store.query(text, base_iri=base, prefixes=settings.prefixes, **dataset)
-    except SyntaxError:
-        if form is None:  # rdflib's message says what was expected where, in words
-            inspect_query(text, base, settings.prefix_items)
-        raise
+    result = store.query(text, base_iri=base, prefixes=settings.prefixes, **dataset)
     if form is None:  # its answer says what it is (Oxigraph's evaluation is lazy)
         form = _form(result, text)
         fmt = _format(request, form)
@@ -168,19 +165,14 @@ def _run(store: object, text: str, base: str | None, dataset: dict | None, reque
 
 
 def write_dump(store: ox.Store, ext: str, path: Path) -> None:
-    """The whole dataset in one format (export.py's, or RDF/XML of the union), beside a gzip
-    copy `<path>.gz`; both written under temporary names, then renamed into place."""
+    """The whole dataset in one of export.py's formats, beside a gzip copy `<path>.gz`; both
+    written under temporary names, then renamed into place."""
     from ..store import export  # imports rdflib: a dump is rare, a query is not
 
     partial = path.with_name(f"{path.name}.{os.getpid()}.part")
     partial_gz = path.with_name(f"{path.name}.gz.{os.getpid()}.part")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if ext in export.FORMATS:
-        export.dump(store, ext, partial)
-    else:  # RDF/XML, which export.py does not write
-        union = store.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
-                            use_default_graph_as_union=True)
-        ox.serialize(union, str(partial), ox.RdfFormat.RDF_XML, prefixes=export.DUMP_PREFIXES)
+    export.dump(store, ext, partial)
     with partial.open("rb") as src, partial_gz.open("wb") as raw, gzip.GzipFile(
             filename="", mode="wb", fileobj=raw, mtime=0) as dst:
         shutil.copyfileobj(src, dst)
@@ -278,7 +270,9 @@ def main(argv: list[str]) -> int:
     reply = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)  # anything printed by accident goes to stderr, not into the protocol
     requests = Connection(0, writable=False)
-    store = open_store(settings.store, settings.timeout)
+    # a remote answer is read up to four times the result cap (the store's JSON is wordier
+    # than most formats the client may ask for), then refused, never held whole
+    store = open_store(settings.store, settings.timeout, 4 * settings.max_bytes)
     if settings.memory_mb:
         limit_memory(settings.memory_mb)
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())
