@@ -127,6 +127,23 @@ def test_same_as_is_never_owl_same_as(tmp_path, copy_data):
                                       ("https://schema.org/sameAs",)]
 
 
+def test_links_live_in_the_link_graph_not_the_record_graph(tmp_path, copy_data):
+    """A linkset is taken whole from one graph (void:Linkset), so a record's links to outside
+    entities are there, and its own graph keeps the rest of what its file states."""
+    data = copy_data(TEST_DATA / "fabric")
+    with open(data / "accelerators" / "sxm-part.yaml", "a") as f:
+        f.write("same_as: ['http://www.wikidata.org/entity/Q119398498']\n")
+    store = build(data).open()
+    rows = select(store, "SELECT ?g ?p WHERE { GRAPH ?g { ?s ?p "
+                  "<http://www.wikidata.org/entity/Q119398498> } } ORDER BY ?g ?p")
+    assert rows == [("https://w3id.org/benchgraph/graph/links",
+                     "http://www.w3.org/2004/02/skos/core#exactMatch"),
+                    ("https://w3id.org/benchgraph/graph/links", "https://schema.org/sameAs")]
+    assert select(store, "SELECT ?s ?p ?o WHERE { GRAPH "
+                  "<https://w3id.org/benchgraph/graph/links> { ?s ?p ?o } "
+                  "FILTER(?s != <https://w3id.org/benchgraph/id/accelerators/sxm-part>) }") == []
+
+
 
 def test_a_licence_that_is_not_an_iri_stays_its_text(copy_data):
     """The store loads benchgraph's N-Quads without checking IRIs: a licence that only

@@ -127,12 +127,21 @@ def record_text(draw, kind: str, clean: bool = False
     written["id"] = (records.TEXT, "x-prop", "plain")
 
     def put(spec: Any, dotted: str, key_text: str, indent: str) -> None:
+        if isinstance(spec, tuple):  # items of text or mappings (same_as): the mappings
+            spec = spec[0]
         if spec in records.SCALARS:
             yaml_text, held, style = draw(scalar(spec, clean))
             if yaml_text.startswith("|-"):
                 yaml_text = yaml_text.replace("\n    ", "\n" + indent + "    ")
             lines.append(f"{indent}{key_text}: {yaml_text}")
             written[dotted] = (spec, held, style)
+        elif spec in (records.LIST,) and key_text == "states" and clean:
+            # a clean record's source states fields of its kind (others are reported)
+            names = draw(st.lists(st.sampled_from(sorted(
+                set(records.KINDS[kind]) - records.NOT_STATED)), max_size=3, unique=True))
+            lines.append(f"{indent}{key_text}: [{', '.join(names)}]")
+            for i, name in enumerate(names):
+                written[f"{dotted}.{i}"] = (records.TEXT, name, "plain")
         elif spec in (records.LIST,):
             items = draw(st.integers(0, 3))
             lines.append(f"{indent}{key_text}:" + ("" if items else " []"))

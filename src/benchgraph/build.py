@@ -24,17 +24,18 @@ from itertools import islice
 from pathlib import Path
 
 import pyoxigraph as ox
-from rdflib import Graph
+from rdflib import Graph, URIRef
 from rdflib.compare import to_canonical_graph
+from rdflib.namespace import SKOS
 
 from . import __version__
 from .cache import COMMIT, DIGEST, HASH, ID, KIND, MTIME, PROBLEMS, SIZE, Cache, Entries, Entry
 from .convert import outward, provenance_triples, record_triples
-from .errors import VIOLATION, CannotRun, Problem, RecordsInvalid
+from .errors import INFO, VIOLATION, CannotRun, Problem, RecordsInvalid
 from .infer import Reasoner, derive
 from .load import Loader, forget_store, store_problem
 from .locks import held, posix_lock_holder, worker_started
-from .namespaces import INFERRED_GRAPH, ONTOLOGY_IRI, graph_iri, record_iri
+from .namespaces import INFERRED_GRAPH, LINK_GRAPH, ONTOLOGY_IRI, SCHEMA, graph_iri, record_iri
 from .provenance import display_base, display_path, last_commits
 from .rdfio import nquads
 from .records import (
@@ -50,7 +51,8 @@ from .validate import check_dataset, check_record, facts_from_nquads, local_shap
 
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.
 NOT_IN_BUILD = {"cli.py", "serve.py", "__main__.py", "report.py", "shacl_report.py",
-                "export.py", "queries.py", "timing.py", "locks.py"}
+                "export.py", "queries.py", "timing.py", "locks.py", "extra.py", "sssom.py",
+                "reconcile.py", "accept.py", "sparqlclient.py"}
 RACY_NS = 2_000_000_000  # a file written this recently may change again unseen (see _digests)
 PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves
 BATCH = 2000  # records the workers hand on at once (load.Loader.add reads batch by batch)
@@ -60,6 +62,13 @@ FEWER_COLLECTIONS = (50_000, 20, 20)  # gc thresholds while converting (700, 10,
 # Present while a build may have written the store without committing the cache's account
 # of it (see _settle): a build killed or interrupted there leaves it behind.
 UNSETTLED = "store.unsettled"
+# A record's links to outside entities (its `same_as`) go to the link graph, one graph for
+# every record's links, so that it can be described and taken whole as a void:Linkset; the
+# mapping's own facts (justification, confidence, curator, date: a bg:Mapping node) stay in
+# the record's graph with the rest of what its file states, and the SSSOM export (sssom.py)
+# joins the two. Like the inferred graph, the record's share of it is loaded and removed
+# with the record (load.Loader), so an edit replaces exactly its own links.
+LINK_PREDICATES = frozenset((SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs))
 
 
 @dataclass
@@ -162,8 +171,10 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
     triples += provenance_triples(record, shown, commit)
     own = str(record_iri(record.kind, record.id))
     inferred = reasoner().local(triples, own)
-    stated = nquads(triples, graph_iri(record.kind, record.id))
-    inferred_nq = nquads(inferred, INFERRED_GRAPH)
+    links, kept = split_links(triples, own)
+    stated = nquads(kept, graph_iri(record.kind, record.id))
+    # the quads a record adds to graphs it shares with others: removed one by one (load.py)
+    inferred_nq = nquads(inferred, INFERRED_GRAPH) + nquads(links, LINK_GRAPH)
     refused = store_problem(record, stated + inferred_nq)  # its problem, not the load's
     if refused is not None:
         problems.append(refused)
@@ -173,6 +184,15 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
                   # nothing links to a run: what others read of it is never asked
                   outward=outward(stated, own) if record.kind != "benchmarks" else "")
     return entry.pack()
+
+
+def split_links(triples: list, own: str) -> tuple[list, list]:
+    """(the record's links to outside entities, the rest of its triples)."""
+    subject = URIRef(own)
+    links, kept = [], []
+    for t in triples:
+        (links if t[0] == subject and t[1] in LINK_PREDICATES else kept).append(t)
+    return links, kept
 
 
 def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None) -> BuildResult:
@@ -436,15 +456,25 @@ def _link_problems(entries: Entries, cache: Cache, fresh: list[Entry],
         def exists(kind: str, rid: str) -> bool:
             return (kind, rid) in owners
     for e in check:
-        found = [Problem(e.path, line_of(e.lines, dotted), dotted.split(".")[0],
-                         f"names a record that does not exist ({kind}/{target}.yaml)",
-                         value=target, code="dangling-reference").as_dict()
+        found = [_dangling(e, dotted, target, kind)
                  for dotted, target, kind in e.refs if not exists(kind, target)]
         if found:
             dangling[e.path] = found
     cache.set_meta("links", json.dumps({"duplicate_ids": groups, "dangling": dangling}))
     return _duplicate_problems(groups, entries) + [
         Problem(**d) for found in dangling.values() for d in found]
+
+
+def _dangling(e: Entry, dotted: str, target: str, kind: str) -> dict:
+    """A link to a record that does not exist: a violation, but for a vendor, which may be
+    a plain name (records.SOFT_REFERENCES)."""
+    if kind == "vendors":
+        return Problem(e.path, line_of(e.lines, dotted), dotted, "names no vendor record "
+                       f"({kind}/{target}.yaml): it is kept as the vendor's name", value=target,
+                       code="vendor-name", severity=INFO).as_dict()
+    return Problem(e.path, line_of(e.lines, dotted), dotted.split(".")[0],
+                   f"names a record that does not exist ({kind}/{target}.yaml)",
+                   value=target, code="dangling-reference").as_dict()
 
 
 def _duplicate_problems(groups: list[list], entries: Entries) -> list[Problem]:
@@ -482,6 +512,8 @@ def _left_out(entries: Entries, problems: list[Problem],
             if path in out:
                 continue
             for dotted, target, kind in e.refs:
+                if kind == "vendors":  # a vendor left out is still the vendor's name
+                    continue
                 other = by_key.get((kind, target))
                 if other in out:
                     out[path] = f"links to {other}, which is left out ({dotted})"

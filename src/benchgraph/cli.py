@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import bigstack
 from .errors import BenchgraphError, CannotRun, RecordsInvalid
+from .extra import add_with_options, joined
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -54,6 +55,7 @@ def parser() -> argparse.ArgumentParser:
                    help="write a dump; format from the extension (.trig .nq .ttl .nt .jsonld)")
     p.add_argument("--skip-invalid", action="store_true",
                    help="build from the records that conform, naming each one left out")
+    add_with_options(p)  # in the --out dump; the build's own store never holds them
     p.set_defaults(run=cmd_build)
 
     p = _command(sub, "query", "Run a SPARQL query over the built dataset (stated + inferred).",
@@ -65,13 +67,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("query", nargs="?", metavar="QUERY",
                    help="SPARQL text, or @file.rq; the usual prefixes (bg:, rdfs:, ...) are "
                         "predeclared")
+    add_with_options(p)
     p.set_defaults(run=cmd_query)
 
     p = _command(sub, "export", "Write the whole dataset in one RDF format.",
                  "benchgraph export --format ttl --out benchgraph.ttl")
     _data_option(p)
-    p.add_argument("--format", required=True, help="ttl, trig, nt, nq or jsonld")
+    p.add_argument("--format", required=True,
+                   help="ttl, trig, nt, nq, jsonld or rdf (RDF/XML); sssom: the links to "
+                        "outside entities as an SSSOM mapping set (TSV)")
     p.add_argument("--out", type=Path, metavar="FILE", help="default: standard output")
+    add_with_options(p)
     p.set_defaults(run=cmd_export)
 
     p = _command(sub, "validate", "Check every record and report every problem at once.",
@@ -79,8 +85,10 @@ def parser() -> argparse.ArgumentParser:
     _data_option(p)
     p.add_argument("--format", choices=("text", "json", "turtle"), default="text")
     p.add_argument("--strict", action="store_true", help="warnings fail too")
+    add_with_options(p)  # each file must parse; its content is not validated
     p.set_defaults(run=cmd_validate)
 
+    _link_command(sub)
     for extension in ("benchgraph.importers.cli:add_import_commands",
                       "benchgraph.serve:add_serve_command"):
         module, _, func = extension.partition(":")
@@ -90,6 +98,38 @@ def parser() -> argparse.ArgumentParser:
             continue
         getattr(mod, func)(sub)
     return top
+
+
+def _link_command(sub) -> None:
+    from .reconcile import MIN_CONFIDENCE, WD, WIKIDATA_SPARQL
+    from .sparqlclient import TIMEOUT, USER_AGENT
+
+    p = _command(sub, "link",
+                 "Propose links from records to the entities of a SPARQL endpoint (Wikidata's "
+                 "by default) as an SSSOM file to review, or accept the rows a curator kept.",
+                 "benchgraph link --data data --out links.sssom.tsv\n"
+                 "  benchgraph link --data data --accept links.sssom.tsv --curator 'A. Curator'")
+    _data_option(p)
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--out", type=Path, metavar="FILE.sssom.tsv",
+                      help="write one best proposal per record without a link (and, beside "
+                           "it, FILE.sssom.tsv.proposed: what was proposed, to tell the rows a "
+                           "curator deletes)")
+    mode.add_argument("--accept", type=Path, metavar="FILE.sssom.tsv",
+                      help="write the file's rows into the records' same_as; rows deleted "
+                           "from it are remembered as rejected (data/rejected-mappings.sssom.tsv)")
+    p.add_argument("--endpoint", default=WIKIDATA_SPARQL, metavar="URL",
+                   help="SPARQL endpoint (default: %(default)s)")
+    p.add_argument("--min-confidence", type=float, default=MIN_CONFIDENCE, metavar="X",
+                   help="leave out proposals below this (default: %(default)g)")
+    p.add_argument("--namespace", default=WD, metavar="IRI",
+                   help="the entities that count as a link (default: %(default)s)")
+    p.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
+                   help="per request to the endpoint (default: %(default)g)")
+    p.add_argument("--user-agent", default=USER_AGENT,
+                   help="sent to the endpoint; name how to reach you (default: %(default)s)")
+    p.add_argument("--curator", help="who accepts (default: git's user.name)")
+    p.set_defaults(run=cmd_link)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +194,12 @@ def cmd_build(args) -> int:
             fmt = format_for(args.out.suffix)
         except ValueError as exc:
             raise CannotRun(f"{args.out}: {exc}") from exc
-        dump(result.open(), fmt, args.out)
+        with joined(result.store_path, args.extra, args.reason_with) as store:
+            dump(store, fmt, args.out, extra=_description(result, store, args.extra))
+    elif args.extra:
+        from .extra import check
+
+        check(args.extra)  # they join a dump or a query, not the build's store
     print(f"built {result.records} records ({result.rebuilt} converted) -> {result.store_path}"
           + (f"; wrote {args.out}" if args.out else ""), file=sys.stderr)
     return EXIT_OK
@@ -184,12 +229,12 @@ def cmd_query(args) -> int:
         raise CannotRun(f"the query is refused: {exc}") from None
     except ValueError as exc:  # BENCHGRAPH_QUERY_MAX_DEPTH is not a number
         raise CannotRun(str(exc)) from None
-    store = built(args).open()
-    try:
-        # on a deep stack: Oxigraph recurses along long chains of patterns and operators
-        shown = bigstack.call(lambda: render(run(store, text), args.format))
-    except SyntaxError as exc:
-        raise CannotRun(f"the query does not parse: {exc}") from exc
+    with joined(built(args).store_path, args.extra, args.reason_with) as store:
+        try:
+            # on a deep stack: Oxigraph recurses along long chains of patterns and operators
+            shown = bigstack.call(lambda: render(run(store, text), args.format))
+        except SyntaxError as exc:
+            raise CannotRun(f"the query does not parse: {exc}") from exc
     sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own
     return EXIT_OK
 
@@ -197,23 +242,89 @@ def cmd_query(args) -> int:
 def cmd_export(args) -> int:
     from .export import dump, format_for
 
+    if args.format.lower().lstrip(".") in ("sssom", "sssom.tsv"):
+        from . import sssom
+
+        with joined(built(args).store_path, args.extra, args.reason_with) as store:
+            body = sssom.dump(store)
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_bytes(body)
+        else:
+            sys.stdout.buffer.write(body)
+        return EXIT_OK
     try:
         fmt = format_for(args.format)
     except ValueError as exc:
-        raise CannotRun(str(exc)) from exc
-    store = built(args).open()
-    dump(store, fmt, args.out if args.out else sys.stdout.buffer)
+        raise CannotRun(f"{exc} or sssom") from exc
+    result = built(args)
+    with joined(result.store_path, args.extra, args.reason_with) as store:
+        dump(store, fmt, args.out if args.out else sys.stdout.buffer,
+             extra=_description(result, store, args.extra))
     return EXIT_OK
+
+
+def _description(result, store=None, extra=()) -> list:
+    """The dataset's VoID/DCAT description for a dump (the server holds it in what it serves;
+    the build does not: see description.py); with --with graphs, of the store holding them
+    (keyed as the server keys it), made afresh."""
+    from .description import cached, describe
+
+    if extra:
+        from .serve import serving_key
+
+        return describe(store, serving_key(result.key, list(extra)))
+    return cached(result.open(), result.key, result.store_path.parent / "dumps")
 
 
 def cmd_validate(args) -> int:
     from .build import build
+    from .extra import check
     from .report import write_report
 
     result = build(args.data, skip_invalid=True)
+    check(args.extra)  # outside graphs are read, never validated
     write_report(result.problems, args.format, sys.stdout)
     failing = {"violation"} | ({"warning"} if args.strict else set())
     return EXIT_INVALID if any(p.severity in failing for p in result.problems) else EXIT_OK
+
+
+def cmd_link(args) -> int:
+    import datetime as dt
+
+    from .accept import PROPOSED, accept, rejected_pairs
+
+    if not args.data.is_dir():
+        raise CannotRun(f"{args.data}: no such data folder")
+    if args.accept:
+        done = accept(args.data, args.accept, args.curator)
+        for path in done.written:
+            print(f"linked: {path}", file=sys.stderr)
+        print(f"{len(done.written)} record(s) written, {done.unchanged} row(s) already there, "
+              f"{done.rejected} deleted row(s) remembered as rejected", file=sys.stderr)
+        if not done.compared:
+            print(f"benchgraph: no {args.accept.name}{PROPOSED} beside it (written by --out): "
+                  "deleted rows could not be told, none was remembered", file=sys.stderr)
+        return EXIT_OK
+    from .reconcile import Reconciler, proposal_set, subjects
+    from .sparqlclient import Endpoint
+
+    endpoint = Endpoint(args.endpoint, args.user_agent, args.timeout)
+    reconciler = Reconciler(endpoint, args.namespace, rejected_pairs(args.data))
+    proposals = reconciler.propose(subjects(args.data))
+    ms, below = proposal_set(proposals, args.min_confidence, args.endpoint,
+                             dt.date.today().isoformat())
+    text = ms.write()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    args.out.with_name(args.out.name + PROPOSED).write_text(text, encoding="utf-8")
+    for note in reconciler.notes:
+        print(f"benchgraph: {note}", file=sys.stderr)
+    print(f"{len(ms.rows)} proposal(s) written to {args.out} ({below} below "
+          f"{args.min_confidence:g} left out; {endpoint.requests} request(s) to "
+          f"{args.endpoint}); nothing is linked until `benchgraph link --accept {args.out}`",
+          file=sys.stderr)
+    return EXIT_OK
 
 
 if __name__ == "__main__":

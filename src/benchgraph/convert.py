@@ -18,9 +18,14 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from .namespaces import BG, GRAPH, QUDT, SCHEMA, graph_iri, record_iri
-from .records import Record
+from .records import Record, vendor_id
 from .vocab import (
+    COUNTED_AS,
     DIRECTIONS,
+    FORM_FACTOR_SPELLINGS,
+    FORM_FACTORS,
+    MATCHES,
+    PEER_FABRICS,
     MEASURED_BY,
     NUMBER_FORMATS,
     PARALLELISM,
@@ -38,8 +43,21 @@ IRI = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$")
 CLASSES = {
     "benchmarks": BG.BenchmarkRun, "accelerators": BG.Accelerator,
     "interconnects": BG.Interconnect, "systems": BG.System, "engines": BG.Engine,
-    "models": BG.Model, "metrics": BG.Metric,
+    "models": BG.Model, "metrics": BG.Metric, "vendors": BG.Organisation,
 }
+# The property each fact field becomes, for a source's `states` (`?source bg:states
+# bg:formFactor`): a field named there is the predicate whose value the source vouches for.
+FIELD_PROPERTIES = {
+    "name": RDFS.label, "vendor": BG.madeBy, "chip_vendor": BG.chipMadeBy,
+    "architecture": BG.architecture, "memory_gb": BG.memoryGB, "memory_type": BG.memoryType,
+    "form_factor": BG.formFactor, "counted_as": BG.countedAs, "dies": BG.dies,
+    "host_interface": BG.hostInterface, "host_lanes": BG.hostLanes, "tdp_w": BG.tdpW,
+    "released": BG.released, "fabric": BG.peerFabric,
+    "fabric_interconnect": BG.fabricInterconnect,
+    "fabric_bandwidth_gb_s": BG.fabricBandwidthGBps, "family": SKOS.broader,
+    "interconnect_ids": BG.interconnect,
+}
+RELEASED = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 
 
 def record_triples(record: Record) -> list[Triple]:
@@ -68,16 +86,24 @@ def provenance_triples(record: Record, file_path: str, commit: str | None) -> li
 # history and provenance they are left out of `outward`.
 DOCUMENTATION = frozenset(f"<{p}>" for p in (
     RDFS.label, RDFS.comment, DCTERMS.title, DCTERMS.description, DCTERMS.modified,
-    DCTERMS.source, SKOS.note, SKOS.exactMatch, SCHEMA.sameAs, BG.revision))
+    DCTERMS.source, SKOS.note, SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs, BG.revision,
+    BG.mapping))
+# What the across-record checks read of a record's sources: which source states a fact (a
+# contradiction names the source that states the part's fabric). Its address is not: an
+# edit of that alone leaves a reader's message naming the old one until it is checked again.
+SOURCE_READ = frozenset(f"<{p}>" for p in (BG.states,))
 
 
 def outward(stated: str, own: str) -> str:
     """A digest of what other records may read of a record, from its stated N-Quads: an edit
     that keeps it (a note, a source, a date) cannot change another record's problems or
     derived facts, so a rebuild checks and derives again only the record itself."""
-    skip = (f"<{own}#source-", f"<{own}#revision-", f"<{GRAPH}")
+    skip = (f"<{own}#revision-", f"<{own}#same-as-", f"<{GRAPH}")
+    source = f"<{own}#source-"
     kept = [line for line in stated.splitlines()
-            if not line.startswith(skip) and line.split(" ", 2)[1] not in DOCUMENTATION]
+            if not line.startswith(skip) and (
+                line.split(" ", 2)[1] in SOURCE_READ if line.startswith(source)
+                else line.split(" ", 2)[1] not in DOCUMENTATION)]
     return hashlib.blake2b("\n".join(kept).encode(), digest_size=12).hexdigest()
 
 
@@ -146,10 +172,7 @@ class _Converter:
             yield s, RDFS.label, Literal(str(label))
             if self.r.kind == "benchmarks":
                 yield s, DCTERMS.title, Literal(str(label))
-        for iri in f.get("same_as") or []:
-            if iri is not None:
-                yield s, SKOS.exactMatch, URIRef(str(iri))
-                yield s, SCHEMA.sameAs, URIRef(str(iri))
+        yield from self.same_as(f.get("same_as") or [])
         if f.get("notes") is not None:
             yield s, SKOS.note, Literal(str(f["notes"]))
         if f.get("updated") is not None:
@@ -211,8 +234,48 @@ class _Converter:
                     yield node, SCHEMA.url, URIRef(str(value))
                 elif key == "licence" and IRI.match(str(value)):  # else kept as its text
                     yield node, DCTERMS.license, URIRef(str(value))
+                elif key == "states":
+                    for name in value:  # a name of no field is records.py's to report
+                        prop = FIELD_PROPERTIES.get(str(name))
+                        yield node, BG.states, prop if prop is not None else literal(str(name))
+                elif key == "secondary":
+                    yield node, BG.secondarySource, literal(value)
                 else:
                     yield node, props[key], literal(value)
+
+    def same_as(self, links: list) -> Iterator[Triple]:
+        """Links to outside entities: SKOS mappings plus schema:sameAs, never owl:sameAs
+        (under OWL-RL it merges a part with its family and copies every statement onto the
+        outside IRI). A mapping's own facts (who, when, why, how sure) hang on a node."""
+        for i, link in enumerate(links, 1):
+            if link is None:
+                continue
+            if not isinstance(link, dict):
+                yield self.s, SKOS.exactMatch, URIRef(str(link))
+                yield self.s, SCHEMA.sameAs, URIRef(str(link))
+                continue
+            node = self.node(f"same-as-{i}")
+            yield self.s, BG.mapping, node
+            yield node, RDF.type, BG.Mapping
+            match = link.get("match", "exact")
+            prop = SKOS[MATCHES[match]] if match in MATCHES else None
+            if match is not None:
+                yield node, BG.matchKind, prop if prop is not None else literal(str(match))
+            iri = link.get("iri")
+            if iri is not None:
+                yield node, BG.mappedTo, URIRef(str(iri))
+                if prop is not None and IRI.match(str(iri)):  # else the mapping's shape says
+                    yield self.s, prop, URIRef(str(iri))
+                    yield self.s, SCHEMA.sameAs, URIRef(str(iri))
+            for key, p in (("justification", BG.mappingJustification),
+                           ("curator", DCTERMS.creator), ("date", DCTERMS.date)):
+                if link.get(key) is not None:
+                    yield node, p, literal(link[key])
+            if link.get("confidence") is not None:
+                yield node, BG.mappingConfidence, literal(link["confidence"], XSD.decimal)
+            src = link.get("source")
+            if src is not None:
+                yield node, DCTERMS.source, URIRef(src) if IRI.match(str(src)) else literal(src)
 
     def history(self, entries: list[dict]) -> Iterator[Triple]:
         for i, entry in enumerate(entries, 1):
@@ -230,16 +293,67 @@ class _Converter:
         yield from self.concept(ROLES, role, BG.role)
         if role in ROLES:
             yield self.s, RDF.type, ROLES[role][1]
-        yield from self.plain(BG.vendor, "vendor")
+        yield from self.vendor()
         yield from self.plain(BG.generation, "generation")
         yield from self.plain(BG.bandwidthGBps, "bandwidth_gb_s", XSD.decimal)
 
-    def accelerators(self) -> Iterator[Triple]:
+    def vendor(self) -> Iterator[Triple]:
+        """`vendor` (and `chip_vendor`): the name as written, and the vendor record an
+        id-shaped value names (whether it exists is the build's to say: records.py)."""
         yield from self.plain(BG.vendor, "vendor")
+        for key, prop in (("vendor", BG.madeBy), ("chip_vendor", BG.chipMadeBy)):
+            target = vendor_id(self.f.get(key))
+            if target is not None:
+                yield self.s, prop, self.ref("vendors", target)
+            elif key == "chip_vendor" and self.f.get(key) is not None:
+                yield self.s, BG.chipVendor, literal(str(self.f[key]))
+
+    def accelerators(self) -> Iterator[Triple]:
+        f = self.f
+        yield from self.vendor()
         yield from self.plain(BG.memoryGB, "memory_gb", XSD.decimal)
-        yield from self.plain(BG.formFactor, "form_factor")
+        form = f.get("form_factor")
+        yield from self.concept(FORM_FACTORS, FORM_FACTOR_SPELLINGS.get(form, form)
+                                if isinstance(form, str) else form, BG.formFactor)
         yield from self.links(BG.interconnect, "interconnect_ids", "interconnects")
         yield from self.links(SKOS.broader, "family", "accelerators")
+        yield from self.plain(BG.architecture, "architecture")
+        yield from self.plain(BG.memoryType, "memory_type")
+        yield from self.concept(COUNTED_AS, f.get("counted_as"), BG.countedAs)
+        yield from self.plain(BG.dies, "dies", XSD.integer)
+        # the host and fabric links are not bg:interconnect: the property chain carries
+        # that onto every run, and an optional fabric must not make every run "present"
+        yield from self.links(BG.hostInterface, "host_interface", "interconnects")
+        yield from self.plain(BG.hostLanes, "host_lanes", XSD.integer)
+        yield from self.plain(BG.tdpW, "tdp_w", XSD.decimal)
+        yield from self.released(f.get("released"))
+        yield from self.concept(PEER_FABRICS, f.get("fabric"), BG.peerFabric)
+        yield from self.links(BG.fabricInterconnect, "fabric_interconnect", "interconnects")
+        yield from self.plain(BG.fabricBandwidthGBps, "fabric_bandwidth_gb_s", XSD.decimal)
+
+    def released(self, value: Any) -> Iterator[Triple]:
+        """An ISO 8601 date as precise as its source: xsd:gYear, xsd:gYearMonth or xsd:date;
+        anything else as text, for the shape to report."""
+        if value is None:
+            return
+        text = str(value)
+        m = RELEASED.match(text)
+        datatype = None
+        if m and m[3]:
+            try:
+                dt.date.fromisoformat(text)
+                datatype = XSD.date
+            except ValueError:
+                pass
+        elif m and m[2]:
+            datatype = XSD.gYearMonth if 1 <= int(m[2]) <= 12 else None
+        elif m:
+            datatype = XSD.gYear
+        yield self.s, BG.released, Literal(text, datatype=datatype, normalize=False) \
+            if datatype is not None else Literal(text)
+
+    def vendors(self) -> Iterator[Triple]:
+        return iter(())
 
     def systems(self) -> Iterator[Triple]:
         for i, item in enumerate(self.f.get("accelerators") or [], 1):
@@ -262,7 +376,8 @@ class _Converter:
             yield node, RDF.type, BG.RawInterconnect
             yield node, BG.sourceField, literal(key)
             yield node, BG.rawValue, Literal("" if value is None else str(value))
-        for key, prop in (("vendor", BG.vendor), ("submitter", BG.submitter),
+        yield from self.vendor()
+        for key, prop in (("submitter", BG.submitter),
                           ("system_type", BG.systemType), ("availability", BG.availability),
                           ("software", BG.software)):
             yield from self.plain(prop, key)
@@ -274,12 +389,12 @@ class _Converter:
         yield from self.plain(DCTERMS.description, "description")
 
     def engines(self) -> Iterator[Triple]:
-        yield from self.plain(BG.vendor, "vendor")
+        yield from self.vendor()
         if self.f.get("url") is not None:
             yield self.s, SCHEMA.url, URIRef(str(self.f["url"]))
 
     def models(self) -> Iterator[Triple]:
-        yield from self.plain(BG.vendor, "vendor")
+        yield from self.vendor()
         yield from self.plain(BG.parametersBillions, "parameters_b", XSD.decimal)
         yield from self.plain(BG.activeParametersBillions, "active_parameters_b", XSD.decimal)
         yield from self.links(SKOS.broader, "family", "models")

@@ -1,7 +1,9 @@
 """The query store brought to hold exactly the records a build includes, graph by graph.
 
-A record is its named graph plus what its local reasoning put in the inferred graph (about
-its own nodes only, so no other record shares those quads). `Loader.add` loads records as the
+A record is its named graph plus its share of the graphs all records share: what its local
+reasoning put in the inferred graph and its links in the link graph (about its own nodes
+only, so no other record shares those quads; build.process hands both as the entry's
+`inferred` text, and they are removed quad by quad). `Loader.add` loads records as the
 build's workers return them, bulk loads in threads of their own reading batch after batch,
 so the store fills while the workers convert and no build holds every record's quads at
 once; `Loader.finish` then removes what the build left out, adds what was not loaded yet,

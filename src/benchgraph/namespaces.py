@@ -30,6 +30,8 @@ SCHEMA = SDO
 
 ONTOLOGY_IRI = URIRef(BASE + "ontology")
 INFERRED_GRAPH = GRAPH["inferred"]
+LINK_GRAPH = GRAPH["links"]  # links to other datasets (Wikidata, ...), a void:Linkset
+DESCRIPTION_GRAPH = GRAPH["description"]  # the dataset's VoID/DCAT description
 
 PREFIXES = {
     "bg": str(BG),

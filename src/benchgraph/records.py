@@ -37,8 +37,8 @@ DATE = "date"  # a date or date-time (a quoted 2026-10-04 too); other text as wr
 VALUE = "value"  # a number, true/false or text; a plain scalar that YAML 1.1 and 1.2 read
 # differently (yes, 0755, 1_000, 12:30, 2026-01-01, ...) is an error asking to quote it
 # A field's shape: one of the above, LIST (of TEXT), MAP (free keys, VALUE values), TEXT_MAP
-# (free keys, TEXT values), a dict (a mapping with exactly those keys), or [dict] (a list of
-# such mappings).
+# (free keys, TEXT values), a dict (a mapping with exactly those keys), [dict] (a list of
+# such mappings), or ([dict],) (a list whose items are each TEXT or such a mapping).
 LIST, MAP, TEXT_MAP = "list", "map", "text-map"
 SCALARS = (TEXT, NUMBER, BOOL, DATE, VALUE)
 
@@ -46,10 +46,18 @@ SOURCE = {
     "publisher": TEXT, "title": TEXT, "url": TEXT, "date": DATE,
     "repository": TEXT, "commit": TEXT, "path": TEXT, "row": TEXT,
     "round": TEXT, "licence": TEXT, "note": TEXT,
+    # the fact fields of the record this source states (checked against the record's kind
+    # below), and whether it is a secondary source (not the vendor's own page)
+    "states": LIST, "secondary": BOOL,
 }
 HISTORY = {"date": DATE, "note": TEXT}
+# A link to an outside entity: a bare IRI (an exact match) or this mapping (SSSOM's fields).
+SAME_AS = {
+    "iri": TEXT, "match": TEXT, "justification": TEXT, "confidence": NUMBER,
+    "curator": TEXT, "date": DATE, "source": TEXT,
+}
 COMMON = {
-    "id": TEXT, "name": TEXT, "same_as": LIST, "notes": TEXT, "updated": DATE,
+    "id": TEXT, "name": TEXT, "same_as": ([SAME_AS],), "notes": TEXT, "updated": DATE,
     "source": [SOURCE], "history": [HISTORY],
 }
 MEASUREMENT = {
@@ -62,9 +70,16 @@ KINDS: dict[str, dict[str, Any]] = {
         "role": TEXT, "vendor": TEXT, "generation": TEXT, "bandwidth_gb_s": NUMBER,
     },
     "accelerators": {
-        "vendor": TEXT, "memory_gb": NUMBER, "form_factor": TEXT,
+        "vendor": TEXT, "chip_vendor": TEXT, "memory_gb": NUMBER, "form_factor": TEXT,
         "interconnect_ids": LIST, "family": TEXT,
+        "architecture": TEXT, "memory_type": TEXT, "counted_as": TEXT, "dies": NUMBER,
+        "host_interface": TEXT, "host_lanes": NUMBER, "tdp_w": NUMBER,
+        # ISO 8601 as precise as the source: "2023", "2023-10" or "2023-10-12" (text, so
+        # that a plain 2023 keeps its precision)
+        "released": TEXT,
+        "fabric": TEXT, "fabric_interconnect": TEXT, "fabric_bandwidth_gb_s": NUMBER,
     },
+    "vendors": {},
     "systems": {
         "accelerators": [{"id": TEXT, "count": NUMBER}], "nodes": NUMBER,
         "host_cpu": TEXT, "interconnect_ids": LIST, "interconnect_raw": TEXT_MAP,
@@ -102,9 +117,23 @@ for _kind, _fields in KINDS.items():
     _fields.update({k: v for k, v in COMMON.items() if k not in _fields})
 del KINDS["benchmarks"]["name"]  # a run has a title instead
 
+# The facts of an accelerator record that a source must state (catalogue format): each one a
+# record gives should be in the `states` of one of its sources (a warning otherwise). The
+# vendor fields are links to vendor records, which carry their own sources.
+FACT_FIELDS: dict[str, tuple[str, ...]] = {
+    "accelerators": (
+        "architecture", "memory_gb", "memory_type", "form_factor", "counted_as", "dies",
+        "host_interface", "host_lanes", "tdp_w", "released", "fabric",
+        "fabric_interconnect", "fabric_bandwidth_gb_s",
+    ),
+}
+# What a source's `states` may name: the record's own fields, but its bookkeeping.
+NOT_STATED = {"id", "source", "history", "updated", "notes", "same_as"}
+
 # The fields holding ids of other records, and the kind each must name.
 REFERENCES: dict[str, dict[str, str]] = {
-    "accelerators": {"interconnect_ids": "interconnects", "family": "accelerators"},
+    "accelerators": {"interconnect_ids": "interconnects", "family": "accelerators",
+                     "host_interface": "interconnects", "fabric_interconnect": "interconnects"},
     "systems": {"accelerators.id": "accelerators", "interconnect_ids": "interconnects"},
     "models": {"family": "models"},
     "benchmarks": {
@@ -113,6 +142,20 @@ REFERENCES: dict[str, dict[str, str]] = {
         "interconnect_ids": "interconnects", "measurements.metric": "metrics",
     },
 }
+
+
+# Links to vendor records that may also be a plain name: `vendor: nvidia` names
+# data/vendors/nvidia.yaml when it exists; a vendor naming no record stays valid as the
+# name it is (an info message says so), and one that is not id-shaped (`NVIDIA`) is a name.
+SOFT_REFERENCES: dict[str, dict[str, str]] = {
+    kind: {f: "vendors" for f in ("vendor", "chip_vendor") if f in KINDS[kind]}
+    for kind in KINDS
+}
+
+
+def vendor_id(value: Any) -> str | None:
+    """The vendor record id a `vendor:` value may name: the value when it is id-shaped."""
+    return value if isinstance(value, str) and ID_PATTERN.match(value) else None
 
 
 def line_of(lines: dict[str, int], dotted: str) -> int:
@@ -152,6 +195,14 @@ class Record:
                     yield f"{head}.{i}", str(item), kind
             elif value is not None:
                 yield head, str(value), kind
+        for head, kind in SOFT_REFERENCES.get(self.kind, {}).items():
+            target = vendor_id(self.fields.get(head))
+            if target is not None:
+                yield head, target, kind
+
+    def is_soft(self, dotted: str) -> bool:
+        """Whether a reference may name no record (a vendor given as a plain name)."""
+        return dotted in SOFT_REFERENCES.get(self.kind, {})
 
 
 def find_record_files(data_dir: Path) -> list[Path]:
@@ -369,8 +420,27 @@ def load_record(path: Path, data_dir: Path, display: str | None = None,
                                 "must be lower-case letters, digits, '.', '_' or '-', "
                                 "starting with a letter or digit", value=stem,
                                 code="id-pattern"))
+    problems += _stated_fields(kind, fields, reader.lines, shown)
     record = Record(kind, stem, shown, fields, reader.lines)
     return record, problems
+
+
+def _stated_fields(kind: str, fields: dict[str, Any], lines: dict[str, int],
+                   shown: str) -> list[Problem]:
+    """A source's `states` names fields of the record's kind (an error otherwise)."""
+    known = sorted(set(KINDS[kind]) - NOT_STATED)
+    out = []
+    for i, src in enumerate(fields.get("source") or []):
+        if not isinstance(src, dict):
+            continue
+        for j, name in enumerate(src.get("states") or []):
+            if name not in known:
+                dotted = f"source.{i}.states.{j}"
+                out.append(Problem(shown, line_of(lines, dotted), dotted,
+                                   f"names no field of {kind} records (fields: "
+                                   f"{', '.join(known)})", value=str(name),
+                                   code="unknown-stated-field"))
+    return out
 
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
@@ -520,6 +590,8 @@ class _Reader:
             "source"
         ):
             return [self.mapping(node, spec[0], f"{dotted}.0.")]
+        if isinstance(spec, tuple):  # items: text or a mapping of spec[0][0]'s keys
+            return self.mixed(node, spec[0][0], dotted)
         if spec == LIST or isinstance(spec, list):
             if isinstance(node, yaml.ScalarNode) and node.tag == NULL_TAG:
                 return []
@@ -546,6 +618,28 @@ class _Reader:
             self.problem(node, dotted, "must be a mapping", value=_show(node))
             return {}
         return self.mapping(node, spec, dotted + ".")
+
+    def mixed(self, node: yaml.Node, spec: dict, dotted: str) -> list:
+        """A list whose items are each a text or a mapping (`same_as`: an IRI or a link)."""
+        if isinstance(node, yaml.ScalarNode) and node.tag == NULL_TAG:
+            return []
+        if not isinstance(node, yaml.SequenceNode):
+            self.problem(node, dotted, "must be a list", value=_show(node))
+            return []
+        if not self.first_time(node, dotted):
+            return []
+        items: list = []
+        for i, item in enumerate(node.value):
+            here = f"{dotted}.{i}"
+            self.lines[here] = item.start_mark.line + 1
+            if isinstance(item, yaml.MappingNode):
+                if id(item) in self.seen:
+                    self.first_time(item, here)
+                    continue
+                items.append(self.mapping(item, spec, here + "."))
+            else:
+                items.append(self.scalar(item, TEXT, here))
+        return items
 
     def scalar(self, node: yaml.Node, kind: str, dotted: str) -> Any:
         """The value of a scalar in a field of this kind (TEXT, NUMBER, ...)."""

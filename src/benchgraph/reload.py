@@ -39,6 +39,7 @@ class Job:
     root: str
     extra: list[tuple[str, str | None]] = field(default_factory=list)
     queries: str | None = None
+    reason: bool = False  # --reason-with
     serving_key: str = ""
     serving_left_out: list[str] = field(default_factory=list)
 
@@ -54,7 +55,7 @@ def run_job(job: Job) -> dict[str, Any]:
     queries = Path(job.queries) if job.queries else None
     try:
         result = build(Path(job.data), skip_invalid=True)
-        key = serving_key(result.key, extra, queries)
+        key = serving_key(result.key, extra, queries, job.reason)
     except BenchgraphError as exc:
         return {"result": "failed", "error": str(exc)}
     warnings = sum(p.severity != VIOLATION for p in result.problems)
@@ -69,7 +70,7 @@ def run_job(job: Job) -> dict[str, Any]:
                                if p.severity == VIOLATION and p.file in dropped],
                 "would_leave_out": snapshots.left_out_summary(dropped)}
     try:
-        served = prepare(result, extra, Path(job.root), queries)
+        served = prepare(result, extra, Path(job.root), queries, job.reason)
     except BenchgraphError as exc:
         return {"result": "failed", "error": str(exc)}
     return {"result": "ok", "swapped": True, "key": key, "records": result.records,

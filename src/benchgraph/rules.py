@@ -3,10 +3,16 @@
 These make the seed's conventions explicit and join what one record cannot see alone:
 - the ontology's property chains (a run or system has every interconnect of its accelerators,
   a run every interconnect of its system), what OWL-RL's prp-spo2 derives, to a fixpoint;
-- one bg:fabricStatus per run with accelerators, from the interconnects so gathered (a
-  missing list is never read as "none"; a scale-out network alone says nothing; a host link
-  is no evidence of "none" where the run or its system says the fabric was not published,
-  bg:fabricPublished false, e.g. an MLPerf system whose fabric field is "N/A");
+- one bg:fabricStatus per run with accelerators, decided for each kind of accelerator in it
+  (_kind_status) and combined: present if any kind is present, none only if every kind is
+  none, else not published. A part whose fabric is built in is present, one with no peer
+  link is none whatever a system says; otherwise what the run, its system and the part's
+  record state decides (a missing list is never read as "none"; a scale-out network alone
+  says nothing; a host link is no evidence of "none" where the run or its system says the
+  fabric was not published, bg:fabricPublished false, e.g. an MLPerf system whose fabric
+  field is "N/A"). A part's host interface and optional fabric are not bg:interconnect and
+  reach no run. Each status links to its basis (bg:fabricStatusBasis): per kind, the rule
+  applied and the record it rests on;
 - bg:outperformsBaseline on each comparison, from its metric's direction.
 
 The store answers simple edge queries (`?s bg:accelerator ?o`) fast and multi-way joins over
@@ -41,6 +47,14 @@ PRESENT = Node(str(BG.ScaleUpFabricPresent))
 NO_FABRIC = Node(str(BG.NoScaleUpFabric))
 NOT_PUBLISHED = Node(str(BG.FabricNotPublished))
 RDF_TYPE = Node(PREFIXES["rdf"] + "type")
+PEER_FABRIC = Node(str(BG.peerFabric))
+BUILT_IN, NO_PEER = Node(str(BG.BuiltInPeerFabric)), Node(str(BG.NoPeerFabric))
+BASIS, BASIS_CLASS = Node(str(BG.fabricStatusBasis)), Node(str(BG.FabricStatusBasis))
+BASIS_RULE, BASIS_STATUS = Node(str(BG.basisRule)), Node(str(BG.basisStatus))
+RESTS_ON, BASIS_ACCELERATOR = Node(str(BG.restsOn)), Node(str(BG.basisAccelerator))
+RULES = {name: Node(str(BG[name])) for name in (
+    "PartFabricBuiltIn", "PartHasNoPeerFabric", "StatedFabric", "StatedHostLinksOnly",
+    "NothingPublished")}
 RUN_IRI = str(record_iri("benchmarks", ""))
 
 # Comparisons live only in the inferred graph (infer.comparisons derives them per run).
@@ -68,11 +82,12 @@ def run_rules(store: ox.Store, runs: list[str] | None = None,
     graph = Node(str(INFERRED_GRAPH))
     chains = property_chains(store)
     supers = {p: super_properties(store, p)
-              for p in {p for p, _ in chains} | {FABRIC_STATUS, OUTPERFORMS}}
+              for p in {p for p, _ in chains} | {FABRIC_STATUS, OUTPERFORMS, BASIS}}
     predicates = [q for p in supers for q in [p, *supers[p]]]
     if runs is not None:
         runs = _with_nodes_below(store, runs, chains)
     if runs is None:  # cheaper than reading it all back to write the difference
+        store.update(f"DELETE WHERE {{ GRAPH {graph} {{ ?s a {BASIS_CLASS} ; ?p ?o }} }}")
         for predicate in predicates:
             store.update(f"DELETE WHERE {{ GRAPH {graph} {{ ?s {predicate} ?o }} }}")
         before: set[ox.Quad] = set()
@@ -81,11 +96,15 @@ def run_rules(store: ox.Store, runs: list[str] | None = None,
         before = _derived_before(store, graph, runs, judged, predicates)
     scope = None if runs is None else {Node(r) for r in runs}
     edges = _Edges(store, full=scope is None, skip=before)
+    statuses = _fabric_status(store, edges, scope)  # before the chains add to the edges
     derived = _chains(edges, chains, scope)
     quads = {ox.Quad(s, p, o, graph) for (s, q), objects in derived.items()
              for o in objects for p in [q, *supers[q]]}
-    for run, status in _fabric_status(store, edges, scope).items():
+    for run, (status, bases) in statuses.items():
         quads |= {ox.Quad(run, p, status, graph) for p in [FABRIC_STATUS, *supers[FABRIC_STATUS]]}
+        for node, triples in bases.items():
+            quads |= {ox.Quad(run, p, node, graph) for p in [BASIS, *supers[BASIS]]}
+            quads |= {ox.Quad(node, p, o, graph) for p, o in triples}
     if runs is None:
         pairs = {(row["s"], row["o"]) for row in _select(store, OUTPERFORMS_RULE)}
     else:
@@ -166,8 +185,11 @@ def _chains(edges: _Edges, chains: list[tuple[Node, list[Node]]],
     return derived
 
 
-def _fabric_status(store: ox.Store, edges: _Edges, scope: set | None) -> dict[Node, Node]:
-    """Exactly one status per run with accelerators in scope; none for CPU-only runs."""
+def _fabric_status(store: ox.Store, edges: _Edges, scope: set | None
+                   ) -> dict[Node, tuple[Node, dict[Node, set]]]:
+    """Exactly one status per run with accelerators in scope (none for CPU-only runs), with
+    its basis: a node per kind of accelerator, `<run>#fabric-basis-<accelerator id>`, and the
+    (predicate, object) pairs it holds."""
     run_class = Node(str(BG.BenchmarkRun))
     if scope is None:
         runs = {row["s"] for row in _select(store, "SELECT ?s WHERE { ?s a bg:BenchmarkRun }")}
@@ -178,22 +200,71 @@ def _fabric_status(store: ox.Store, edges: _Edges, scope: set | None) -> dict[No
         VALUES ?c { bg:ScaleUpFabric bg:HostLink } ?i a ?c }""")}
     unpublished = {row["s"] for row in _select(store,
                                                "SELECT ?s WHERE { ?s bg:fabricPublished false }")}
-    accelerators = edges.of(ACCELERATOR, runs)
-    links = edges.of(INTERCONNECT, runs)
     systems = edges.of(SYSTEM, runs)
-    scale_up, host = Node(str(BG.ScaleUpFabric)), Node(str(BG.HostLink))
+    machines = set().union(*(systems.get(r, ()) for r in runs)) if runs else set()
+    # the kinds of accelerator in a run's hardware: its own and its systems' (as the chains
+    # gather a run's interconnects), each decided by its own part
+    accelerators = edges.of(ACCELERATOR, runs | machines)
+    parts = set().union(*(accelerators.get(r, ()) for r in runs | machines)) if runs else set()
+    fabric_of = edges.of(PEER_FABRIC, parts)
+    stated = _stated_links(store, edges, scope, runs | parts | machines)
     out = {}
     for run in runs:
         if not accelerators.get(run):
             continue
-        found = {kinds.get(i) for i in links.get(run, ())}
-        if scale_up in found:
-            out[run] = PRESENT
-        elif host in found and run not in unpublished \
-                and not systems.get(run, set()) & unpublished:
-            out[run] = NO_FABRIC
-        else:
-            out[run] = NOT_PUBLISHED
+        asked = [run, *sorted(systems.get(run, ()), key=lambda n: n.value)]
+        kinds_here = sorted(set().union(*(accelerators.get(r, ()) for r in asked)),
+                            key=lambda n: n.value)
+        closed = run in unpublished or any(s in unpublished for s in asked[1:])
+        bases = {}
+        for part in kinds_here:
+            status, rule, rests = _kind_status(part, fabric_of.get(part, ()), asked, stated,
+                                               kinds, closed)
+            node = Node(f"{run.value}#fabric-basis-{part.value.rsplit('/', 1)[1]}")
+            bases[node] = {(RDF_TYPE, BASIS_CLASS), (BASIS_ACCELERATOR, part),
+                           (BASIS_RULE, RULES[rule]), (BASIS_STATUS, status),
+                           *((RESTS_ON, r) for r in rests)}
+        found = {o for triples in bases.values() for p, o in triples if p == BASIS_STATUS}
+        status = (PRESENT if PRESENT in found else NO_FABRIC if found == {NO_FABRIC}
+                  else NOT_PUBLISHED)
+        out[run] = (status, bases)
+    return out
+
+
+def _kind_status(part: Node, fabric: set, asked: list[Node], stated: dict[Node, set],
+                 kinds: dict, closed: bool) -> tuple[Node, str, list[Node]]:
+    """(status, rule, records it rests on) for one kind of accelerator of a run. `asked`:
+    the run and its systems, whose own statements decide unless the part does; `closed`:
+    one of them says the fabric was not published (a host link is then no evidence)."""
+    if BUILT_IN in fabric:
+        return PRESENT, "PartFabricBuiltIn", [part]
+    if NO_PEER in fabric:
+        return NO_FABRIC, "PartHasNoPeerFabric", [part]
+    scale_up, host = Node(str(BG.ScaleUpFabric)), Node(str(BG.HostLink))
+    said = {record: {kinds.get(i) for i in stated.get(record, ())} for record in [*asked, part]}
+    fabric_said = [r for r, found in said.items() if scale_up in found]
+    if fabric_said:
+        return PRESENT, "StatedFabric", fabric_said
+    host_said = [r for r, found in said.items() if host in found]
+    if host_said and not closed:
+        return NO_FABRIC, "StatedHostLinksOnly", host_said
+    return NOT_PUBLISHED, "NothingPublished", asked
+
+
+def _stated_links(store: ox.Store, edges: _Edges, scope: set | None,
+                  subjects: set) -> dict[Node, set]:
+    """The interconnects each record states itself (its own graph), not those the chains
+    derive: a part's links decide for that part only, not for another kind in the run."""
+    if scope is None:  # a full derivation removed what the chains derived: all is stated
+        table = edges.of(INTERCONNECT)
+        return {s: set(table[s]) for s in subjects if s in table}
+    graph = Node(str(INFERRED_GRAPH))
+    out: dict[Node, set] = {}
+    for s in subjects:
+        found = {q.object for q in store.quads_for_pattern(s, INTERCONNECT, None)
+                 if q.graph_name != graph}
+        if found:
+            out[s] = found
     return out
 
 
@@ -278,6 +349,10 @@ def _derived_before(store: ox.Store, graph: Node, runs: list[str], judged: list[
     wanted = set(predicates)
     out: set[ox.Quad] = set()
     for subject in subjects:  # one lookup a subject, not one a subject and predicate
-        out.update(q for q in store.quads_for_pattern(subject, None, None, graph)
-                   if q.predicate in wanted)
+        mine = [q for q in store.quads_for_pattern(subject, None, None, graph)
+                if q.predicate in wanted]
+        out.update(mine)
+        for q in mine:  # the basis nodes below a run, whole
+            if q.predicate == BASIS:
+                out.update(store.quads_for_pattern(q.object, None, None, graph))
     return out

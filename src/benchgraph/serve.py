@@ -25,13 +25,11 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from . import snapshots
+from . import description, snapshots
 from .errors import CannotRun
+from .extra import add_with_options, graph_of, load_all, parse_with  # noqa: F401
 from .reload import SETTLE, Job, Reloader
 from .watch import Watcher
-
-EXTENSIONS = {"owl": ox.RdfFormat.RDF_XML, "xml": ox.RdfFormat.RDF_XML,
-              "json": ox.RdfFormat.JSON_LD, "jsonld": ox.RdfFormat.JSON_LD}
 
 
 @dataclass
@@ -47,17 +45,25 @@ class Served:
     left_out: dict[str, str] = field(default_factory=dict)
     records: int = 0
     built_at: float = field(default_factory=time.time)
+    # Dumps live beside the build, not in the serving copy (deleted on shutdown): one folder
+    # per serving key (web/dumps.py), so a restart on the same data serves them at once,
+    # where writing them again took 4-7 s a format at the shipped size, 90 s at 100k.
+    dump_dir: Path | None = None
+
+    @property
+    def dumps(self) -> Path:
+        return self.dump_dir or self.workdir / "dumps"
 
     def app_config(self) -> dict[str, Any]:
         """The settings create_app needs to serve this store."""
         return {"STORE_PATH": str(self.store_path), "DATASET_KEY": self.key,
                 "INVALID_RECORDS": self.invalid_records, "LEFT_OUT": self.left_out,
-                "PROBLEM_COUNTS": self.problem_counts, "DUMP_DIR": str(self.workdir / "dumps")}
+                "PROBLEM_COUNTS": self.problem_counts, "DUMP_DIR": str(self.dumps)}
 
     def pointer(self) -> dict[str, Any]:
         """This snapshot as the pointer file names it (see snapshots.py)."""
         return {"id": self.workdir.name, "store": str(self.store_path), "key": self.key,
-                "dump_dir": str(self.workdir / "dumps"), "built_at": self.built_at,
+                "dump_dir": str(self.dumps), "built_at": self.built_at,
                 "records": self.records, "left_out": self.left_out,
                 "invalid_records": self.invalid_records, "problem_counts": self.problem_counts}
 
@@ -67,19 +73,8 @@ class Served:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def parse_with(value: str) -> tuple[Path, str | None]:
-    """`FILE` or `FILE=GRAPH_IRI` (a file whose name holds '=' is taken whole if it exists)."""
-    if Path(value).is_file() or "=" not in value:
-        path, iri = value, None
-    else:
-        path, _, iri = value.partition("=")
-    if not Path(path).is_file():
-        raise argparse.ArgumentTypeError(f"{path}: no such file")
-    return Path(path), iri
-
-
 def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None = None,
-            queries: Path | None = None) -> Served:
+            queries: Path | None = None, reason: bool = False) -> Served:
     """A serving copy of a build (benchgraph.build.BuildResult) with the extra files loaded,
     in a new folder (in `root`, as a snapshot there, when given). The key covers the build,
     the extra files and the saved queries in `queries` (the query page shows them)."""
@@ -90,31 +85,34 @@ def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None
     else:
         workdir = Path(tempfile.mkdtemp(prefix=snapshots.PREFIX, dir=root))
     copy = workdir / "store"
+    dumps = Path(result.store_path).parent / "dumps"
     try:
-        key = serving_key(result.key, extra, queries)
+        key = serving_key(result.key, extra, queries, reason)
         ox.Store.read_only(str(result.store_path)).backup(str(copy))
-        if extra:
-            store = ox.Store(str(copy))
-            for path, iri in extra:
-                _load(store, path, iri or path.resolve().as_uri())
-            store.flush()
-            del store
+        store = ox.Store(str(copy))
+        load_all(store, extra, reason)
+        # served, queryable and in every dump: the description of what this copy holds
+        store.extend(description.cached(store, key, dumps))
+        store.flush()
+        del store
         snapshots.mark(workdir)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
     return Served(copy, key, workdir, list(result.invalid_records),
                   problem_counts(result.problems), left_out=dict(result.left_out),
-                  records=result.records)
+                  records=result.records, dump_dir=dumps)
 
 
 def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
-                queries: Path | None = None) -> str:
+                queries: Path | None = None, reason: bool = False) -> str:
     """The served dataset's key: the build's, with each extra file's graph name and bytes,
     and the saved queries' names and text."""
     key = hashlib.blake2b(build_key.encode(), digest_size=16)
+    if reason and extra:
+        key.update(b"reason-with\0")
     for path, iri in extra:
-        graph = iri or path.resolve().as_uri()
+        graph = graph_of(path, iri)
         try:
             content = path.read_bytes()
         except OSError as exc:
@@ -125,24 +123,6 @@ def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
             key.update(b"query\0" + path.name.encode() + b"\0"
                        + hashlib.blake2b(path.read_bytes()).digest())
     return key.hexdigest()
-
-
-def _load(store: ox.Store, path: Path, graph: str) -> None:
-    if not path.is_file():
-        raise CannotRun(f"--with {path}: no such file")
-    extension = path.suffix.lstrip(".").lower()
-    fmt = ox.RdfFormat.from_extension(extension) or EXTENSIONS.get(extension)
-    if fmt is None:
-        raise CannotRun(f"--with {path}: unknown RDF format (use .ttl .nt .nq .trig .rdf "
-                        ".jsonld)")
-    try:
-        graph_node = ox.NamedNode(graph)
-    except ValueError as exc:
-        raise CannotRun(f"--with {path}={graph}: not an IRI: {exc}") from exc
-    try:
-        store.bulk_load(path=str(path), format=fmt, to_graph=graph_node)
-    except (SyntaxError, ValueError, OSError) as exc:
-        raise CannotRun(f"--with {path}: {exc}") from exc
 
 
 # --- the command ---------------------------------------------------------------------------
@@ -158,10 +138,7 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: %(default)s)")
     p.add_argument("--port", type=int, default=5000, help="port (default: %(default)s)")
-    p.add_argument("--with", dest="extra", action="append", default=[], type=parse_with,
-                   metavar="FILE[=GRAPH_IRI]",
-                   help="load an RDF file as a named graph (named by GRAPH_IRI, else by the "
-                        "file's URI); repeatable")
+    add_with_options(p)
     p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                    help="stop a query after this long (default: %(default)g)")
     p.add_argument("--query-workers", type=int, default=max(4, os.cpu_count() or 1),
@@ -204,13 +181,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     watcher = None
     try:
         queries = _queries_dir()
-        served = prepare(built(args), args.extra, root, queries)
+        served = prepare(built(args), args.extra, root, queries, args.reason_with)
         if served.left_out:
             print(f"benchgraph: {snapshots.left_out_summary(served.left_out)['text']}",
                   file=sys.stderr)
         reloader = Reloader(root, Job(str(args.data), str(root),
                                       [(str(p), iri) for p, iri in args.extra],
-                                      str(queries) if queries else None),
+                                      str(queries) if queries else None, args.reason_with),
                             served.pointer(), settle=args.settle)
         if args.watch:
             watcher = _watch(args, queries, reloader)

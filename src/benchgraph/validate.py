@@ -25,14 +25,14 @@ from urllib.parse import unquote
 
 import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.namespace import RDF, SKOS, XSD
+from rdflib.namespace import DCTERMS, RDF, SKOS, XSD
 
 from .cache import DIGEST, KIND
 from .cache import ID as ROW_ID
-from .convert import CLASSES
+from .convert import CLASSES, FIELD_PROPERTIES
 from .errors import INFO, VIOLATION, WARNING, Problem
-from .namespaces import BG, ID, QUDT, record_iri
-from .records import Record, line_of
+from .namespaces import BG, ID, QUDT, SCHEMA, record_iri
+from .records import FACT_FIELDS, Record, line_of
 from .shacl import SH, Index, Result, Shapes, is_numeric, render
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ NESTED = [
     (re.compile(r"measurement-(\d+)"), lambda m, f: f"measurements.{int(m[1]) - 1}."),
     (re.compile(r"source-(\d+)"), lambda m, f: f"source.{int(m[1]) - 1}."),
     (re.compile(r"revision-(\d+)"), lambda m, f: f"history.{int(m[1]) - 1}."),
+    (re.compile(r"same-as-(\d+)"), lambda m, f: f"same_as.{int(m[1]) - 1}."),
     (re.compile(r"accelerators-(\d+)"), lambda m, f: f"accelerators.{int(m[1]) - 1}."),
     (re.compile(r"setting-(.+)"), lambda m, f: f"settings.{unquote(m[1])}"),
     (re.compile(r"interconnect-raw-(\d+)"), lambda m, f: "interconnect_raw." + (
@@ -62,6 +63,8 @@ LINKS: dict[tuple[str, str], list[tuple[str, URIRef]]] = {
     ("benchmarks", "measurements.metric"): [("#measurement-{n}", BG.metric)],
     ("accelerators", "interconnect_ids"): [("", BG.interconnect)],
     ("accelerators", "family"): [("", SKOS.broader)],
+    ("accelerators", "host_interface"): [("", BG.hostInterface)],
+    ("accelerators", "fabric_interconnect"): [("", BG.fabricInterconnect)],
     ("systems", "accelerators.id"): [("#accelerators-{n}", BG.accelerator),
                                      ("", BG.accelerator)],
     ("systems", "interconnect_ids"): [("", BG.interconnect)],
@@ -70,7 +73,15 @@ LINKS: dict[tuple[str, str], list[tuple[str, URIRef]]] = {
 NESTED_CLASSES = {"#measurement-": BG.Measurement, "#accelerators-": BG.AcceleratorConfig}
 # What the dataset pass reads from a record's own triples (the rest comes from its links).
 FACT_PREDICATES = {str(BG.unitCode): "unit", str(QUDT.hasUnit): "known-unit",
-                   str(RDF.type): "type"}
+                   str(RDF.type): "type",
+                   # what the fabric checks read: a part's own fabric, which source states
+                   # it and where each source is, a system's size, submitter and fabric text
+                   str(BG.peerFabric): "peer-fabric", str(BG.states): "states",
+                   str(SCHEMA.url): "url", str(BG.countPerNode): "count",
+                   str(BG.nodes): "nodes", str(BG.submitter): "submitter",
+                   str(BG.sourceField): "raw-field", str(BG.rawValue): "raw"}
+# An integer fact (a count) as the N-Quads write it.
+_INTEGER = re.compile(r'^"(\d+)"\^\^<http://www\.w3\.org/2001/XMLSchema#integer>$')
 
 
 # --- the shapes ---------------------------------------------------------------------------
@@ -158,7 +169,22 @@ def _parallelism(d: Index, focus: URIRef) -> Iterator[dict]:
                 yield {"needed": needed, "count": count}
 
 
-LOCAL_TWINS = {BG.ParallelismConstraint: _parallelism}
+# The fact fields of a part that a source's `states` must name (records.FACT_FIELDS), by
+# the property each becomes; the order of the shape's VALUES.
+_FACTS = [(str(FIELD_PROPERTIES[f]), f) for f in FACT_FIELDS["accelerators"]]
+_SOURCE, _STATES = str(DCTERMS.source), str(BG.states)
+
+
+def _unsourced(d: Index, focus: URIRef) -> Iterator[dict]:
+    """bg:UnsourcedFactConstraint."""
+    stated = {str(p) for src in d.objects(focus, _SOURCE) for p in d.objects(src, _STATES)}
+    for prop, name in _FACTS:
+        if prop not in stated and d.objects(focus, prop):
+            yield {"path": URIRef(prop), "field": Literal(name)}
+
+
+LOCAL_TWINS = {BG.ParallelismConstraint: _parallelism,
+               BG.UnsourcedFactConstraint: _unsourced}
 
 
 # --- one record ------------------------------------------------------------------------------
@@ -273,6 +299,8 @@ def facts_from_nquads(kind: str, text: str, own: str) -> list[tuple[str, str, st
             obj = line[line.index(needle[1:]) + len(needle) - 1:line.rindex(" <")]
             if obj.startswith("<") and obj.endswith(">"):
                 out.add((subject[len(own):], fact, obj[1:-1]))
+            elif (m := _INTEGER.match(obj)) is not None:
+                out.add((subject[len(own):], fact, m[1]))
             elif obj.startswith('"') and obj.endswith('"') and "\\" not in obj:
                 out.add((subject[len(own):], fact, obj[1:-1]))
             elif '"^^<' not in obj and "@" not in obj[obj.rfind('"'):]:
@@ -357,6 +385,18 @@ class _Dataset:
         records = sorted(records, key=lambda r: r.path, reverse=True)
         # a link names the first file of an id (a second one is a duplicate-id problem)
         self.records = {(r.kind, r.id): r for r in records}
+        # a record's facts by node suffix and fact: {"": {"peer-fabric": {...}}, ...}
+        self.facts: dict[tuple[str, str], dict[str, dict[str, set[str]]]] = {}
+        for r in records:
+            if self.records[(r.kind, r.id)] is r:
+                mine = self.facts[(r.kind, r.id)] = {}
+                for suffix, fact, value in r.facts:
+                    mine.setdefault(suffix, {}).setdefault(fact, set()).add(value)
+        self.systems_of: dict[str, list[RecordFacts]] = {}  # submitter -> its systems
+        for r in records:
+            if r.kind == "systems" and self.records[(r.kind, r.id)] is r:
+                for who in self.fact(r, "", "submitter"):
+                    self.systems_of.setdefault(who, []).append(r)
         self.types: dict[tuple[str, str], set[str]] = {}  # beyond the kind's own class
         self.units: dict[tuple[str, str], str] = {}  # (file, node suffix) -> unit code
         self.known_units: set[tuple[str, str]] = set()
@@ -368,6 +408,14 @@ class _Dataset:
                     self.units[(r.path, suffix)] = value
                 elif fact == "known-unit":
                     self.known_units.add((r.path, suffix))
+
+    def fact(self, rec: RecordFacts, suffix: str, fact: str) -> set[str]:
+        return self.facts.get((rec.kind, rec.id), {}).get(suffix, {}).get(fact, set())
+
+    def node_facts(self, rec: RecordFacts, prefix: str) -> dict[str, dict[str, set[str]]]:
+        """The facts of the nodes of a record whose suffix starts with prefix."""
+        return {k: v for k, v in self.facts.get((rec.kind, rec.id), {}).items()
+                if k.startswith(prefix)}
 
     def has_class(self, kind: str, rid: str, cls: str) -> bool:
         if (kind, rid) not in self.records:
@@ -404,6 +452,9 @@ def _unit_of_metric(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, dic
 
 
 _FABRIC = str(BG.ScaleUpFabric)
+# a part that states its fabric: a claim on it is checked against that (a contradiction of
+# `none` is reported on its own), not against its interconnect list
+_CARRIES = {str(BG.OptionalPeerFabric), str(BG.BuiltInPeerFabric), str(BG.NoPeerFabric)}
 
 
 def _fabric_claim(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict]]:
@@ -415,16 +466,169 @@ def _fabric_claim(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict]
     for dotted, target, kind in rec.refs:
         other = data.records.get((kind, target)) if kind == "accelerators" and (
             dotted.startswith("accelerators")) else None
-        if other is not None and any(
+        if other is not None and (any(
                 k == "interconnects" and d.startswith("interconnect_ids")
-                and data.has_class(k, t, _FABRIC) for d, t, k in other.refs):
+                and data.has_class(k, t, _FABRIC) for d, t, k in other.refs)
+                or data.fact(other, "", "peer-fabric") & _CARRIES):
             return
     for target in dict.fromkeys(claimed):
         yield "", {"path": BG.interconnect, "value": URIRef(f"{ID}interconnects/{target}")}
 
 
+_NO_PEER, _BUILT_IN = str(BG.NoPeerFabric), str(BG.BuiltInPeerFabric)
+_STATES_FABRIC = str(BG.peerFabric)
+# The fields of a source's system description that give the GPU-to-GPU fabric (MLPerf's):
+# a sibling's copy of one of these is what the copy check compares.
+FABRIC_TEXT_FIELDS = ("accelerator_interconnect", "accelerator_interconnect_topology")
+PLACEHOLDERS = {"", "-", "n/a", "none", "tbd", "todo"}
+
+
+def _claimed(data: _Dataset, rec: RecordFacts) -> list[str]:
+    """The scale-up fabrics a run or system lists itself."""
+    return list(dict.fromkeys(t for d, t, k in rec.refs if k == "interconnects"
+                              and d.startswith("interconnect_ids")
+                              and data.has_class(k, t, _FABRIC)))
+
+
+def _source_of(data: _Dataset, rec: RecordFacts, field: str | None) -> str:
+    """The source of a record that states `field` (its property), or its first: its address,
+    or which entry of the record's source list it is."""
+    sources = data.node_facts(rec, "#source-")
+    chosen = sorted((k for k, v in sources.items()
+                     if field is None or field in v.get("states", ())),
+                    key=lambda k: int(k.rsplit("-", 1)[1]))
+    if not chosen:
+        return "no source states it"
+    where = sorted(sources[chosen[0]].get("url", ())) or [
+        f"source {chosen[0].rsplit('-', 1)[1]} of {rec.path}"]
+    return where[0]
+
+
+def _fabric_contradiction(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict]]:
+    """bg:FabricContradictionConstraint, for runs and systems: a stated scale-up fabric on a
+    part whose own record says it has no peer link (fabric: none)."""
+    claimed = _claimed(data, rec)
+    if not claimed:
+        return
+    for dotted, target, kind in rec.refs:
+        if kind != "accelerators" or not dotted.startswith("accelerators"):
+            continue
+        part = data.records.get((kind, target))
+        if part is None or _NO_PEER not in data.fact(part, "", "peer-fabric"):
+            continue
+        for ic in claimed:
+            yield "", {"path": BG.interconnect, "value": URIRef(f"{ID}interconnects/{ic}"),
+                       "accelerator": target, "acceleratorFile": part.path,
+                       "acceleratorSource": _source_of(data, part, _STATES_FABRIC),
+                       "ownSource": _source_of(data, rec, None)}
+
+
+def _count(values: set[str]) -> int | None:
+    """A whole number stated once, else None (a count given as text is the shapes' to say)."""
+    return int(next(iter(values))) if len(values) == 1 and next(iter(values)).isdigit() \
+        else None
+
+
+def _single_fabric(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict]]:
+    """bg:SingleAcceleratorFabricConstraint: a system of one accelerator that lists a
+    GPU-to-GPU fabric (a fabric joins accelerators; one has nothing to join)."""
+    if rec.kind != "systems":
+        return
+    claimed = _claimed(data, rec)
+    counts = [_count(v.get("count", set())) for v in data.node_facts(rec, "#accelerators-")
+              .values()]
+    nodes = _count(data.fact(rec, "", "nodes")) or 1
+    kinds = _part_fabrics(data, _parts(rec))
+    if (claimed and counts and None not in counts and sum(counts) * nodes == 1
+            and kinds is not None and not kinds & {_BUILT_IN, _NO_PEER}):
+        for ic in claimed:
+            yield "", {"path": BG.interconnect, "value": URIRef(f"{ID}interconnects/{ic}")}
+
+
+def _fabric_texts(data: _Dataset, rec: RecordFacts) -> dict[str, str]:
+    out = {}
+    for v in data.node_facts(rec, "#interconnect-raw-").values():
+        for field in v.get("raw-field", ()):
+            for text in v.get("raw", ()):
+                if field in FABRIC_TEXT_FIELDS and text.strip().lower() not in PLACEHOLDERS:
+                    out[field] = text
+    return out
+
+
+def _parts(rec: RecordFacts) -> set[str]:
+    return {t for d, t, k in rec.refs if k == "accelerators"}
+
+
+def _copied_fabric(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, str]]:
+    """(field, sibling id) for each sibling system (same submitter) whose fabric text is
+    byte-identical to this one's while its parts' own fabric differs: one of the two was
+    likely copied (Cisco's C845A L40S and H200 NVL descriptions). Only systems that list a
+    scale-up fabric, and parts that all state their fabric, are compared (SXM H100 and SXM
+    H200 systems rightly share a text)."""
+    if rec.kind != "systems" or not _claimed(data, rec) or not _parts(rec):
+        return
+    texts = _fabric_texts(data, rec)
+    mine = _parts(rec)
+    kinds = _part_fabrics(data, mine)
+    if not texts or kinds is None:
+        return
+    for who in sorted(data.fact(rec, "", "submitter")):
+        for other in data.systems_of.get(who, ()):
+            if other is rec or _parts(other) == mine or not _claimed(data, other):
+                continue
+            theirs = _part_fabrics(data, _parts(other))
+            if theirs is None or theirs == kinds:
+                continue
+            for field, text in sorted(_fabric_texts(data, other).items()):
+                if texts.get(field) == text:
+                    yield field, other.id
+
+
+def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
+    """Systems whose fabric text is a sibling's (_copied_fabric), a warning each. Not a
+    shape: it compares records that do not link to each other, so it runs over every
+    system's facts (kept by the across-record pass) on each build that changed something."""
+    rows = cache.db.execute("SELECT path, kind, facts FROM validate_across WHERE kind IN "
+                            "('systems', 'accelerators')").fetchall()
+    recs = []
+    for path, kind, text in rows:
+        if path not in entries:
+            continue
+        e = entries[path]
+        facts = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
+        recs.append(RecordFacts(path, kind, e.id, [], {}, facts))
+    cache.read_refs([entries[r.path] for r in recs])
+    for r in recs:
+        r.refs = entries[r.path].refs
+    data = _Dataset(recs)
+    out = []
+    for rec in recs:
+        for field, sibling in _copied_fabric(data, rec):
+            e = entries[rec.path]
+            out.append(Problem(rec.path, line_of(e.lines, f"interconnect_raw.{field}"),
+                               f"interconnect_raw.{field}",
+                               f"is byte for byte the text of systems/{sibling}, whose parts "
+                               "have another fabric: check which system it was copied from",
+                               code="copied-fabric-text", severity=WARNING))
+    return sorted(out)
+
+
+def _part_fabrics(data: _Dataset, parts: set[str]) -> frozenset | None:
+    """The peer-fabric kinds of these parts, or None if one of them states none."""
+    out = set()
+    for pid in parts:
+        rec = data.records.get(("accelerators", pid))
+        found = data.fact(rec, "", "peer-fabric") if rec is not None else set()
+        if not found:
+            return None
+        out |= found
+    return frozenset(out)
+
+
 ACROSS_TWINS = {BG.UnitOfMetricConstraint: _unit_of_metric,
-                BG.FabricClaimConstraint: _fabric_claim}
+                BG.FabricClaimConstraint: _fabric_claim,
+                BG.FabricContradictionConstraint: _fabric_contradiction,
+                BG.SingleAcceleratorFabricConstraint: _single_fabric}
 
 
 def across_results(records: Iterable[RecordFacts], only: Iterable[RecordFacts] | None = None
@@ -494,6 +698,7 @@ def check_dataset(entries: Entries, cache: Cache, fresh: list[str], gone: list[s
     same records). `quiet`: (kind, id) of fresh records whose edit kept what others read of
     them (convert.outward); their readers keep their problems."""
     found = _Across(entries, cache).problems(fresh, gone, quiet)
+    found += copied_fabric_problems(entries, cache)
     taken = {(p.file, p.line, p.field.split(".")[0]) for p in found}
     kept = [p for p in link_problems if p.code != "dangling-reference"
             or (p.file, p.line, p.field.split(".")[0]) not in taken]

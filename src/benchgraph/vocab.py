@@ -61,3 +61,28 @@ def is_speculative_setting(name: str) -> bool:
                             "eagle", "medusa", "mtp_"))
         or "speculative" in lowered
     )
+
+
+# --- the accelerator catalogue (issue 16): codes of a record and the individuals they name
+
+# What physical form a part takes. The record format's codes; the earlier free text of
+# shipped records (SXM, PCIe, ...) reads as the code it meant.
+FORM_FACTORS = {
+    "sxm": BG.SxmModule, "oam": BG.OamModule, "pcie-card": BG.PcieCard,
+    "superchip-module": BG.SuperchipModule, "soc": BG.SystemOnChip,
+    "mezzanine": BG.MezzanineModule, "other": BG.OtherFormFactor,
+}
+FORM_FACTOR_SPELLINGS = {"SXM": "sxm", "OAM": "oam", "PCIe": "pcie-card", "SoC": "soc"}
+# What one counted accelerator is (MLPerf's and Argonne's counts count these).
+COUNTED_AS = {
+    "gpu": BG.CountedGpu, "dual-gpu-card": BG.CountedDualGpuCard,
+    "multi-die-module": BG.CountedMultiDieModule, "chip": BG.CountedChip,
+    "soc": BG.CountedSoc, "superchip": BG.CountedSuperchip,
+}
+# The part's own GPU-to-GPU fabric, as its vendor specifies it.
+PEER_FABRICS = {
+    "none": BG.NoPeerFabric, "optional": BG.OptionalPeerFabric,
+    "built-in": BG.BuiltInPeerFabric,
+}
+# A `same_as` link's kind of match: the SKOS mapping property it becomes.
+MATCHES = {"exact": "exactMatch", "close": "closeMatch"}

@@ -295,3 +295,26 @@ def test_a_build_stopped_after_loading_leaves_nothing_behind(tmp_path, copy_data
 
 def _interrupt(*args):
     raise KeyboardInterrupt
+
+
+LINKS = "https://w3id.org/benchgraph/graph/links"
+
+
+def test_a_changed_link_replaces_the_old_one_in_the_link_graph(tmp_path, copy_data):
+    """Links of all records share one graph: an edit must take out exactly its record's old
+    links and the store must equal a fresh build's."""
+    data = copy_data(REASONING)
+    part = data / "accelerators" / "arc-pro-b70.yaml"
+    _edit(part, "vendor: Intel", "vendor: Intel\nsame_as: [https://example.org/old]")
+    build_store(data, tmp_path / "cache")
+    _edit(part, "[https://example.org/old]", "[https://example.org/new]")
+    store = build_store(data, tmp_path / "cache")
+    linked = (f"SELECT ?o WHERE {{ GRAPH <{LINKS}> {{ "
+              f"<{RUNS.replace('benchmarks', 'accelerators')}arc-pro-b70> ?p ?o }} }}")
+    assert set(select(store, linked)) == {("https://example.org/new",)}
+    incremental = _quads(store)
+    del store
+    assert incremental ^ _quads(build_store(data, tmp_path / "fresh")) == set()
+    _edit(part, "\nsame_as: [https://example.org/new]", "")
+    store = build_store(data, tmp_path / "cache")
+    assert select(store, linked) == []

@@ -17,7 +17,7 @@ from .reasoning_support import INFERRED, REASONING, build_store, select
 
 # What the build derives that is not OWL: the project's own rules (infer.derive_local, rules.py).
 PROJECT = {BG.fabricStatus, BG.crossesDevices, BG.comparison, BG.compared, BG.baseline,
-           BG.relativeChange, BG.outperformsBaseline}
+           BG.relativeChange, BG.outperformsBaseline, BG.fabricStatusBasis}
 
 
 def _rdflib(term):
@@ -39,7 +39,8 @@ def _split(store: ox.Store) -> tuple[set, set]:
 
 
 def _project(triples: set) -> set:
-    comparisons = {s for s, p, o in triples if p == RDF.type and o == BG.Comparison}
+    comparisons = {s for s, p, o in triples if p == RDF.type
+                   and o in (BG.Comparison, BG.FabricStatusBasis)}
     return {t for t in triples if t[1] in PROJECT or t[0] in comparisons}
 
 

@@ -24,6 +24,7 @@ EXPECTED = {
         ("subject", "property", "value"),
         [
             ("accelerators/nvidia-h100-sxm", "dct:modified", "2026-09-01"),
+            ("accelerators/nvidia-h100-sxm", "dct:source", "accelerators/nvidia-h100-sxm#source-1"),
             ("accelerators/nvidia-h100-sxm", "rdf:type", "schema:ProductModel"),
             ("accelerators/nvidia-h100-sxm", "rdf:type", "Accelerator"),
             ("accelerators/nvidia-h100-sxm", "rdfs:label", "H100 SXM"),
@@ -42,7 +43,7 @@ EXPECTED = {
                 "schema:sameAs",
                 "https://example.org/external/nvidia-h100-sxm",
             ),
-            ("accelerators/nvidia-h100-sxm", "formFactor", "SXM"),
+            ("accelerators/nvidia-h100-sxm", "formFactor", "SxmModule"),
             ("accelerators/nvidia-h100-sxm", "interconnect", "interconnects/nvlink-4"),
             ("accelerators/nvidia-h100-sxm", "interconnect", "interconnects/nvswitch-4"),
             ("accelerators/nvidia-h100-sxm", "memoryGB", "80"),

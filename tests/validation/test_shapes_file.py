@@ -75,7 +75,7 @@ def test_fields_named_by_shapes_are_fields_of_the_record_format():
     g = validate.shapes_graph()
     nested = {BG.Source: records.SOURCE, BG.Revision: records.HISTORY,
               BG.Measurement: records.MEASUREMENT,
-              BG.AcceleratorConfig: {"id": 0, "count": 0}}
+              BG.AcceleratorConfig: {"id": 0, "count": 0}, BG.Mapping: records.SAME_AS}
     kinds = {cls: kind for kind, cls in CLASSES.items()}
     for shape in shapes():
         field = str(g.value(shape, SH.name) or g.value(shape, BG.recordField) or "")
@@ -119,4 +119,5 @@ def test_every_predicate_the_conversion_writes_has_a_shape():
 def test_datatypes_are_xsd():
     g = validate.shapes_graph()
     assert {str(d) for d in g.objects(None, SH.datatype)} <= {
-        str(ns.XSD[t]) for t in ("string", "integer", "decimal", "boolean", "date", "dateTime")}
+        str(ns.XSD[t]) for t in ("string", "integer", "decimal", "boolean", "date", "dateTime",
+                                 "gYear", "gYearMonth")}

@@ -151,3 +151,15 @@ def test_ontology_serves_the_ontology(client):
     # a record page's predicates link to their term on the ontology page
     _text, record = page(client, f"/id/{RTX}")
     assert "/ontology#memoryGB" in record.links
+
+
+def test_ontology_page_shows_each_term_used_in_the_data(client):
+    """Every class and property with an example drawn from the data, linked to its page."""
+    text, _parsed = page(client, "/ontology")
+    term = text[text.index('id="memoryGB"'):]
+    term = term[:term.index('<div class="term"') if '<div class="term"' in term else None]
+    example = term[term.index('class="example"'):]
+    assert "In the data:" in example and "/id/accelerators/" in example
+    run_class = text[text.index('id="BenchmarkRun"'):]
+    run_class = run_class[:run_class.index('</div>')]
+    assert "In the data:" in run_class and "/id/benchmarks/" in run_class

@@ -151,3 +151,58 @@ def test_metrics_count_queries(client):
     assert counter(after, "200") == counter(before, "200") + 1
     assert counter(after, "400") == counter(before, "400") + 1
     assert "benchgraph_query_seconds_count" in after
+
+
+def _config(text: str) -> dict:
+    return json.loads(re.search(r'id="bg-config">(.*?)</script>', text, re.S).group(1))
+
+
+def test_the_page_says_what_it_is_and_puts_the_headline_question_first(app, client):
+    from benchgraph.queries import SavedQuery
+
+    site = app.extensions["benchgraph"]
+    saved = site.examples
+    headline = SavedQuery("no-gpu-fabric", "Runs on hardware with no GPU-to-GPU fabric", "",
+                          "SELECT ?run WHERE { ?run a bg:BenchmarkRun }")
+    site.examples = {**saved, "no-gpu-fabric": headline}  # named last, shown first
+    try:
+        text = client.get("/").get_data(as_text=True)
+    finally:
+        site.examples = saved
+    lead = text.index('<p class="lead">')
+    assert lead < text.index('id="examples"')
+    assert re.findall(r'data-example="([^"]+)"', text)[0] == "no-gpu-fabric"
+    assert _config(text)["examples"][0]["name"] == "no-gpu-fabric"
+
+
+def test_a_saved_querys_view_reaches_the_page(client):
+    config = _config(client.get("/").get_data(as_text=True))
+    views = {e["name"]: e["view"] for e in config["examples"]}
+    assert views["memory-chart"] == {"type": "bar", "x": "label", "y": "memory",
+                                     "unitText": "GB"}
+    assert views["accelerators"] == {}
+
+
+def test_result_links_lead_to_this_servers_pages(client):
+    links = _config(client.get("/").get_data(as_text=True))["links"]
+    assert links["recordRoot"] == "/"
+    assert links["base"] == "https://w3id.org/benchgraph/"
+    assert "https://w3id.org/benchgraph/id/" in links["records"]
+    assert links["ontologyPage"] == "/ontology"
+    # each place the page sends an IRI answers here
+    assert client.get("/id/accelerators/nvidia-h100-sxm").status_code == 200
+    assert client.get(links["ontologyPage"]).status_code == 200
+
+
+def test_the_chart_library_is_served_from_here_with_its_licence(client):
+    text = client.get("/").get_data(as_text=True)
+    assert "/static/vendor/chartjs/chart.umd.min.js" in text
+    for name in ("vendor/chartjs/chart.umd.min.js", "bg-view.js", "bg-chartdata.js",
+                 "bg-chart.js", "bg-table.js"):
+        assert client.get("/static/" + name).status_code == 200, name
+    vendor = HERE.parents[1] / "src" / "benchgraph" / "web" / "static" / "vendor" / "chartjs"
+    assert "MIT License" in (vendor / "LICENSE").read_text()
+    assert (vendor / "VERSION").read_text().startswith("chart.js ")
+    # it runs under the policy: nothing in it compiles code from text
+    bundle = (vendor / "chart.umd.min.js").read_text()
+    assert "new Function" not in bundle and "eval(" not in bundle

@@ -1,7 +1,7 @@
 """Dumps of the whole served dataset, one file per format, written once and then reused.
 
-Formats are export.py's (quad formats keep the graphs, triple formats hold their union),
-plus RDF/XML of the union. A query worker writes each file with a gzip copy beside it (see
+Formats are export.py's (quad formats keep the graphs, triple formats, RDF/XML among them,
+hold their union). A query worker writes each file with a gzip copy beside it (see
 queryworker.write_dump), sent to clients that take gzip. Each served snapshot (its build
 key) has a folder of its own; writing one sweeps the others' and what dead writers left.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, request, send_file
 
-from .. import export
+from .. import export, sssom
 from .limits import shorten
 from .site import Site
 
@@ -37,16 +37,28 @@ _UNFINISHED = re.compile(rf"^(?:.+\.(\d+)\.part|{re.escape(export.SCRATCH)}(\d+)
 
 def dump_formats() -> list[tuple[str, str]]:
     """(extension, label) of every dump this server offers."""
-    return [(ext, LABELS.get(ext, ext)) for ext in [*export.FORMATS, "rdf"]]
+    return [(ext, LABELS.get(ext, ext)) for ext in export.FORMATS]
 
 
 @bp.route("/dumps/benchgraph.<ext>")
 def dump(ext: str) -> Response:
-    """The dataset in the format of the extension."""
-    if ext not in MEDIA_TYPES or (ext != "rdf" and ext not in export.FORMATS):
+    """The dataset in the format of the extension; `sssom.tsv`: its links as an SSSOM mapping
+    set, made in this thread (one query over the link graph, a few kB) and kept per snapshot."""
+    if ext == "sssom.tsv":
+        s: Site = current_app.extensions["benchgraph"]
+        etag = s.etag("dump", ext)
+        if request.if_none_match.contains_weak(etag):
+            return Response(status=304, headers={"ETag": f'"{etag}"'})
+        body = s.remember(("sssom",), lambda: sssom.dump(s.store()))
+        response = Response(body, mimetype=sssom.MEDIA_TYPE)
+        response.headers["Content-Disposition"] = (
+            f"attachment; filename=benchgraph-{s.key[:12]}.sssom.tsv")
+        response.set_etag(etag)
+        return response
+    if ext not in MEDIA_TYPES or ext not in export.FORMATS:
         abort(404, f"no dump in format {shorten(ext)!r}; formats: "
-                   + ", ".join(e for e, _ in dump_formats()))
-    s: Site = current_app.extensions["benchgraph"]
+                   + ", ".join(e for e, _ in dump_formats()) + ", sssom.tsv (the links)")
+    s = current_app.extensions["benchgraph"]
     path = _written(s, ext)
     gz = path.with_name(path.name + ".gz")
     zipped = request.accept_encodings["gzip"] > 0

@@ -24,13 +24,16 @@ from flask import (
 )
 
 from ..convert import CLASSES
+from ..description import DATASET, DCAT, ENDPOINT, VOID
 from ..export import DUMP_PREFIXES
 from ..namespaces import (
     BASE,
     BG,
+    DESCRIPTION_GRAPH,
     GRAPH,
     ID,
     INFERRED_GRAPH,
+    LINK_GRAPH,
     ONTOLOGY_IRI,
     UNIT,
     graph_iri,
@@ -41,7 +44,7 @@ from .errors import error_response
 from .hooks import not_modified
 from .limits import shorten
 from .negotiation import GRAPH as GRAPH_FORMATS
-from .negotiation import HTML, Format, NotAcceptable, choose, serialize_rdf
+from .negotiation import HTML, TURTLE, Format, NotAcceptable, choose, serialize_rdf
 from .site import Site
 
 bp = Blueprint("ld", __name__)
@@ -49,7 +52,11 @@ bp = Blueprint("ld", __name__)
 RDFS_LABEL = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
 RDF_TYPE = ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 INFERRED = ox.NamedNode(str(INFERRED_GRAPH))
+LINKS = ox.NamedNode(str(LINK_GRAPH))
 ONTOLOGY = ox.NamedNode(str(ONTOLOGY_IRI))
+DESCRIPTION = ox.NamedNode(str(DESCRIPTION_GRAPH))
+VOID_ENDPOINT = ox.NamedNode(VOID + "sparqlEndpoint")
+VOID_PREFIXES = {**DUMP_PREFIXES, "void": VOID, "dcat": DCAT}
 OFFERED = (*GRAPH_FORMATS, HTML)  # RDF for */*, HTML for a browser (it asks for text/html)
 
 
@@ -78,6 +85,7 @@ class Node:
     iri: str
     anchor: str
     facts: list[Fact] = field(default_factory=list)
+    example: tuple[Term, Term] | None = None  # on the ontology's page: a use in the data
 
 
 def site() -> Site:
@@ -106,8 +114,10 @@ def record(kind: str, record_id: str) -> Response:
     if not stated:
         abort(404, f"there is no record {kind}/{shorten(record_id)} in this dataset")
     own = [q for q in stated if _is_own(q.subject, iri)]
-    derived = [q for subject in {q.subject for q in own}
-               for q in store.quads_for_pattern(subject, None, None, INFERRED)]
+    # what reasoning added about its nodes, and its links to outside entities (which live
+    # in the link graph, build.LINK_PREDICATES)
+    derived = [q for subject in {q.subject for q in own} for g in (INFERRED, LINKS)
+               for q in store.quads_for_pattern(subject, None, None, g)]
     if fmt is not HTML:
         return _rdf(stated + derived, fmt, etag)
     page = RecordPage(store, iri, graph, site().link_limit)
@@ -119,6 +129,33 @@ def record(kind: str, record_id: str) -> Response:
 def record_graph(kind: str, record_id: str) -> Response:
     """A record's graph IRI leads to the record's page, which shows the graph."""
     return redirect(url_for("ld.record", kind=kind, record_id=record_id), 303)
+
+
+@bp.route("/.well-known/void")
+def void() -> Response:
+    """The dataset's VoID and DCAT description (description.py): RDF, or a page of it."""
+    try:
+        fmt = _format()
+    except NotAcceptable as exc:
+        return error_response(406, "not acceptable", str(exc))
+    etag = site().etag("void", fmt.name, request.url_root)
+    if request.if_none_match.contains_weak(etag):
+        return not_modified(etag)
+    quads = list(site().store().quads_for_pattern(None, None, None, DESCRIPTION))
+    here = request.url_root + "sparql"
+    if quads and here != ENDPOINT.value:  # served elsewhere than its public IRI: say so too
+        quads.append(ox.Quad(DATASET, VOID_ENDPOINT, ox.NamedNode(here), DESCRIPTION))
+    if fmt is not HTML:
+        return _rdf(quads, fmt, etag)
+    turtle = serialize_rdf(quads, TURTLE, VOID_PREFIXES).decode()
+    return _html(render_template("void.html", turtle=turtle, formats=GRAPH_FORMATS,
+                                 dataset=DATASET.value), etag)
+
+
+@bp.route("/dataset")
+def dataset() -> Response:
+    """The dataset's IRI leads to its description."""
+    return redirect(url_for("ld.void", **request.args), 303)
 
 
 @bp.route("/ontology")
@@ -225,9 +262,28 @@ def ontology_sections(store: ox.Store, quads: list[ox.Quad]) -> list[tuple[str, 
         section = "The ontology" if subject == str(ONTOLOGY_IRI) else kinds.get(subject,
                                                                                 "Other terms")
         groups[section].append(node)
+    for section in ("Classes", "Properties"):
+        for node in groups.get(section, []):
+            node.example = _example(store, page, node.iri, section == "Classes")
     order = ["The ontology", "Classes", "Properties", "Concepts", "Units", "Other terms"]
     return [(name, sorted(groups[name], key=lambda n: n.iri)) for name in order
             if groups.get(name)]
+
+
+def _example(store: ox.Store, page: RecordPage, iri: str, is_class: bool,
+             tries: int = 50) -> tuple[Term, Term] | None:
+    """One use of a term in the data (not in the ontology or the description): an instance
+    of a class, a subject and value of a property. Looked up on the store's indexes: a
+    page of 100+ terms costs milliseconds at 100k records."""
+    term = ox.NamedNode(iri)
+    found = (store.quads_for_pattern(None, RDF_TYPE, term, None) if is_class
+             else store.quads_for_pattern(None, term, None, None))
+    for i, q in enumerate(found):
+        if i >= tries:
+            break
+        if q.graph_name not in (ONTOLOGY, DESCRIPTION):
+            return page.term(q.subject), page.term(q.object)
+    return None
 
 
 OWL = "http://www.w3.org/2002/07/owl#"

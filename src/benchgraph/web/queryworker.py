@@ -108,17 +108,12 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
 
 
 def write_dump(store: ox.Store, ext: str, path: Path) -> None:
-    """The whole dataset in one format (export.py's, or RDF/XML of the union), beside a gzip
-    copy `<path>.gz`; both written under temporary names, then renamed into place."""
+    """The whole dataset in one of export.py's formats, beside a gzip copy `<path>.gz`; both
+    written under temporary names, then renamed into place."""
     partial = path.with_name(f"{path.name}.{os.getpid()}.part")
     partial_gz = path.with_name(f"{path.name}.gz.{os.getpid()}.part")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if ext in export.FORMATS:
-        export.dump(store, ext, partial)
-    else:  # RDF/XML, which export.py does not write
-        union = store.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }",
-                            use_default_graph_as_union=True)
-        ox.serialize(union, str(partial), ox.RdfFormat.RDF_XML, prefixes=export.DUMP_PREFIXES)
+    export.dump(store, ext, partial)
     with partial.open("rb") as src, partial_gz.open("wb") as raw, gzip.GzipFile(
             filename="", mode="wb", fileobj=raw, mtime=0) as dst:
         shutil.copyfileobj(src, dst)

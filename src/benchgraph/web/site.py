@@ -23,7 +23,7 @@ import pyoxigraph as ox
 from flask import g, has_request_context
 
 from .. import snapshots
-from ..queries import SavedQuery
+from ..queries import SavedQuery, SavedQueryError
 from .metrics import Metrics
 from .querypool import QueryPool
 
@@ -220,7 +220,7 @@ class Site:
         if self._load_examples is not None:
             try:
                 self.examples = self._load_examples()
-            except (OSError, UnicodeDecodeError) as exc:
+            except (OSError, UnicodeDecodeError, SavedQueryError) as exc:
                 log.error("saved queries not read again: %s", exc)
         with self._swap:
             old, self._current = self._current, new

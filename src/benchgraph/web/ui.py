@@ -1,5 +1,6 @@
 """The query page at /: a SPARQL editor (YASGUI, served from this package), the saved queries as
-examples, results as a table, downloads of results and of the whole dataset."""
+examples (the headline question first), results as a table or a chart (Chart.js, also served
+from here), downloads of results and of the whole dataset."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, url_for
 
-from ..namespaces import PREFIXES
+from ..namespaces import BASE, BG, GRAPH, ID, ONTOLOGY_IRI, PREFIXES, UNIT
 from .dumps import dump_formats
 from .negotiation import BY_FORM
 from .site import Site
@@ -21,17 +22,23 @@ DEFAULT_QUERY = """SELECT ?record ?label WHERE {
 ORDER BY ?record
 LIMIT 25
 """
+# The question benchgraph was made to answer comes first among the examples; the rest follow
+# by name.
+HEADLINE = "no-gpu-fabric"
 
 
 @bp.route("/")
 def index() -> Response:
     """The query page."""
     s: Site = current_app.extensions["benchgraph"]
+    ordered = sorted(s.examples.values(), key=lambda q: (q.name != HEADLINE, q.name))
     examples = [{"name": q.name, "title": q.title, "description": q.description,
-                 "query": with_prefixes(_body(q.text))} for q in s.examples.values()]
-    etag = s.etag("ui", *(e["query"] for e in examples))
+                 "query": with_prefixes(_body(q.text)), "view": q.view} for q in ordered]
+    etag = s.etag("ui", url_for("ui.index", _external=True),
+                  *(e["query"] + repr(sorted(e["view"].items())) for e in examples))
     config = {
         "endpoint": url_for("sparql.endpoint", _external=True),
+        "links": local_links(),
         "prefixes": url_for("ui.prefixes"),
         "prefixMap": PREFIXES,
         "examples": examples,
@@ -55,6 +62,15 @@ def prefixes() -> Response:
     response = jsonify(PREFIXES)
     response.headers["Cache-Control"] = "max-age=3600"
     return response
+
+
+def local_links() -> dict:
+    """Where the result table sends benchgraph's own IRIs: this server's Linked Data pages
+    (as the record pages do), so a server run anywhere but its public base links to itself."""
+    root = url_for("ui.index").rstrip("/")
+    return {"records": [str(ID), str(GRAPH)], "recordRoot": root + "/",
+            "base": BASE, "ontology": str(ONTOLOGY_IRI),
+            "terms": [str(BG), str(UNIT)], "ontologyPage": url_for("ld.ontology")}
 
 
 def _body(text: str) -> str:

@@ -1,16 +1,34 @@
-// The query page: YASGUI against this server's endpoint, the saved queries as examples,
-// and download links for the current query in every format its form allows.
+// The query page: YASGUI against this server's endpoint, the saved queries as examples (each
+// opening in its own view: a table or a chart), download links for the current query in every
+// format its form allows, and a link that holds the query and its view (/#query=...&view=...).
 (function () {
   "use strict";
+  var bg = window.benchgraph;
   var config = JSON.parse(document.getElementById("bg-config").textContent);
   var examples = {};
   config.examples.forEach(function (e) { examples[e.name] = e; });
+
+  Yasgui.Yasr.registerPlugin("table", bg.table.tableClass(Yasgui.Yasr.plugins.table,
+    config.links));
+  Yasgui.Yasr.registerPlugin("chart", bg.ChartPlugin);
+  // Each tab makes its YASR from these defaults (not from the options below).
+  Yasgui.Yasr.defaults.pluginOrder = ["table", "chart", "response"];
+  Yasgui.Yasr.defaults.errorRenderers = [function (error) {
+    return Promise.resolve(bg.table.renderError(error));
+  }];
 
   var yasgui = new Yasgui(document.getElementById("yasgui"), {
     requestConfig: { endpoint: config.endpoint, method: "POST" },
     copyEndpointOnNewTab: true,
     endpointCatalogueOptions: { getData: function () { return [{ endpoint: config.endpoint }]; } },
     persistenceId: config.storageKey,
+    // The page's own links (#query=...&view=...) are read below; YASGUI's reading of the same
+    // parameters would open them without their view.
+    populateFromUrl: false,
+    // Focusing the editor on load would scroll a narrow window past the page's first lines.
+    autofocus: false,
+    // The editor's own share button builds its link from this page's address, which holds the
+    // query and the view (shareLink below), so its links open in the view too.
     yasqe: {
       value: config.defaultQuery,
       // No suggestions fetched from other sites: prefixes come from this server.
@@ -19,6 +37,7 @@
     },
     yasr: { prefixes: config.prefixMap }
   });
+  bg.yasgui = yasgui; // for the browser tests, and for a console
   // A tab restored from an earlier visit may point elsewhere; this page queries this server.
   var tab = yasgui.getTab();
   if (tab.getEndpoint() !== config.endpoint) { tab.setEndpoint(config.endpoint); }
@@ -29,8 +48,39 @@
     return found ? found[1].toUpperCase() : "SELECT";
   }
 
+  // The view now shown: the chart's, when the chart is what the result shows.
+  function currentView() {
+    var yasr = yasgui.getTab().getYasr();
+    if (yasr && yasr.drawnPlugin === "chart") { return yasr.plugins.chart.view(); }
+    return { type: "table" };
+  }
+
+  // This page, opened on the current query and view.
+  function shareUrl() {
+    var params = new URLSearchParams();
+    params.set("query", yasgui.getTab().getQuery());
+    params.set("view", bg.view.format(currentView()));
+    var url = new URL(window.location.href);
+    url.hash = params.toString();
+    return url.toString();
+  }
+
+  // The link under the result, and the address bar, follow each run and each change of view.
+  function shareLink() {
+    var url = shareUrl();
+    document.getElementById("share-link").href = url;
+    window.history.replaceState(null, "", url);
+  }
+
   function showDownloads() {
     var current = yasgui.getTab();
+    var yasr = current.getYasr();
+    var downloads = document.getElementById("downloads");
+    // An error is not a result: nothing to download.
+    if (!yasr || !yasr.results || yasr.results.getError()) {
+      downloads.hidden = true;
+      return;
+    }
     var text = current.getQuery();
     var holder = document.getElementById("download-links");
     holder.textContent = "";
@@ -45,16 +95,60 @@
       link.setAttribute("download", "");
       holder.appendChild(link);
     });
-    document.getElementById("downloads").hidden = false;
+    downloads.hidden = false;
+    shareLink();
   }
 
-  yasgui.on("queryResponse", showDownloads);
+  // The editor and its result, not the list of examples, are what to look at after an example
+  // is clicked: scrolled to at once, and again once the result has made the page long enough.
+  var scrollPending = false;
+  function showEditor() {
+    document.getElementById("editor").scrollIntoView({ block: "start" });
+  }
+
+  // The result is handed to YASR after this event: look once it has it.
+  yasgui.on("queryResponse", function () {
+    window.setTimeout(function () {
+      showDownloads();
+      if (scrollPending) { scrollPending = false; showEditor(); }
+    }, 0);
+  });
+  document.addEventListener("bg-view", function () {
+    if (!document.getElementById("downloads").hidden) { shareLink(); }
+  });
+
+  // Run `query` and show its result in `view` (a table unless the view names a chart).
+  function open(query, view) {
+    var current = yasgui.getTab();
+    var yasr = current.getYasr();
+    current.setQuery(query);
+    if (view && view.type && view.type !== "table") {
+      yasr.plugins.chart.setView(view);
+      yasr.selectedPlugin = "chart";
+    } else {
+      yasr.selectedPlugin = "table";
+    }
+    // A failed query is shown by YASR; the promise's rejection says nothing more.
+    current.query().catch(function () { return null; });
+  }
 
   document.querySelectorAll("button.example").forEach(function (button) {
     button.addEventListener("click", function () {
-      var current = yasgui.getTab();
-      current.setQuery(examples[button.dataset.example].query);
-      current.query();
+      var e = examples[button.dataset.example];
+      scrollPending = true;
+      open(e.query, e.view);
+      showEditor();
     });
   });
+
+  // A shared link: its query and view, run at once (also when a link is followed from this
+  // page to itself, which changes only the fragment).
+  function openShared() {
+    var shared = new URLSearchParams(window.location.hash.slice(1));
+    if (shared.get("query")) {
+      open(shared.get("query"), bg.view.parse(shared.get("view") || "table"));
+    }
+  }
+  window.addEventListener("hashchange", openShared);
+  openShared();
 })();

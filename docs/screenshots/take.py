@@ -1,0 +1,115 @@
+"""Take the query page's screenshots in this folder from a running server on the shipped data:
+
+    benchgraph serve --data data --port 5123 &
+    python docs/screenshots/take.py http://127.0.0.1:5123
+
+Needs selenium with Chromium and chromedriver (as tests/web's browser tests do). Each shot is
+a query (a saved example, or a shared link's query and view) as an analyst would open it;
+README.md here says what each shows.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+HERE = Path(__file__).parent
+PER_ACCELERATOR = """PREFIX bg: <https://w3id.org/benchgraph/ontology#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+# Derived tokens/s per accelerator of runs on one kind of accelerator, by fabric status
+SELECT ?accelerator ?perAccelerator ?status WHERE {
+  ?run bg:fabricStatus ?status ;
+       bg:accelerator/rdfs:label ?accelerator ;
+       bg:measurement ?m .
+  ?m bg:derived true ; bg:value ?perAccelerator ; bg:unitCode "tok/s" ;
+     bg:metric/bg:scope bg:PerAccelerator .
+  MINUS { ?run bg:accelerator ?a1, ?a2 . FILTER(?a1 != ?a2) }
+}
+ORDER BY ?accelerator
+"""
+BY_BATCH = """PREFIX bg: <https://w3id.org/benchgraph/ontology#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+# Llama-2-7B on vLLM, 1024 tokens in and out, one accelerator: throughput by batch size
+SELECT ?batch ?throughput ?accelerator ?unit WHERE {
+  ?run bg:model <https://w3id.org/benchgraph/id/models/llama-2-7b-hf> ;
+       bg:engine <https://w3id.org/benchgraph/id/engines/vllm> ;
+       bg:inputTokens 1024 ; bg:outputTokens 1024 ;
+       bg:acceleratorCount 1 ;
+       bg:batchSize ?batch ;
+       bg:accelerator/rdfs:label ?accelerator ;
+       bg:metric <https://w3id.org/benchgraph/id/metrics/throughput-total-tok-s> ;
+       bg:value ?throughput ; bg:unitCode ?unit .
+}
+ORDER BY ?accelerator ?batch
+"""
+WRONG = "SELECT ?run WHERE { ?run a bg:BenchmarkRun ; mlperf:scenario ?scenario }"
+CHART_DRAWN = ("var c = document.querySelector('.yasr canvas');"
+               "return !!(c && Chart.getChart(c) && Chart.getChart(c).chartArea);")
+ROWS_DRAWN = "return document.querySelectorAll('.yasr table tbody tr').length > 0;"
+ERROR_DRAWN = "return !!document.querySelector('.bg-error');"
+# name: (window width, how to open it, what shows it is ready, the element shot); the window
+# is 1100 px high, and an element's shot ends where the window does.
+SHOTS = {
+    "query-page": (1400, None, "return !!document.querySelector('.CodeMirror');", None),
+    "bar-mlperf-llama2-no-fabric": (1400, "example:mlperf-llama2-no-fabric", CHART_DRAWN,
+                                    ".yasr"),
+    "scatter-log-per-accelerator-by-fabric": (
+        1400, (PER_ACCELERATOR, "scatter x=?accelerator y=?perAccelerator color=?status "
+                                "unit=tok/s log"), CHART_DRAWN, ".yasr"),
+    "line-throughput-by-batch": (1400, (BY_BATCH, "line x=?batch y=?throughput "
+                                                  "color=?accelerator log"), CHART_DRAWN,
+                                 ".yasr"),
+    "table-no-gpu-fabric": (1400, "example:no-gpu-fabric", ROWS_DRAWN, ".yasr"),
+    "error": (1400, (WRONG, "table"), ERROR_DRAWN, ".yasr"),
+    "page-800px": (800, "example:mlperf-llama2-no-fabric", CHART_DRAWN, None),
+}
+
+
+def main(base: str) -> None:
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--hide-scrollbars", f"--user-data-dir={tempfile.mkdtemp()}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        for name, (width, how, ready, element) in SHOTS.items():
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": width, "height": 700 if name.startswith("table") else 1100,
+                "deviceScaleFactor": 1, "mobile": False})
+            if isinstance(how, tuple):
+                query, view = how
+                driver.get("about:blank")
+                driver.get(base + "/#" + urllib.parse.urlencode({"query": query, "view": view}))
+            else:
+                driver.get(base + "/")
+                WebDriverWait(driver, 30).until(
+                    lambda d: d.execute_script("return !!document.querySelector('.CodeMirror')"))
+                if how:
+                    example = how.split(":", 1)[1]
+                    driver.find_element(By.CSS_SELECTOR,
+                                        f'button[data-example="{example}"]').click()
+            WebDriverWait(driver, 60).until(lambda d: d.execute_script(ready))
+            time.sleep(0.5)
+            out = HERE / f"{name}.png"
+            if element:
+                found = driver.find_element(By.CSS_SELECTOR, element)
+                driver.execute_script("arguments[0].scrollIntoView()", found)
+                found.screenshot(str(out))
+            else:
+                driver.save_screenshot(str(out))
+            print(out, out.stat().st_size)
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1].rstrip("/"))

@@ -1,0 +1,90 @@
+// The result table as benchgraph shows it: YASR's table, with numbers, dates and booleans as
+// their values ("4", not "4"^^xsd:integer; the datatype is in the cell's tooltip) and
+// benchgraph's own IRIs linking to this server's Linked Data pages. And errors as readable,
+// wrapped text.
+(function () {
+  "use strict";
+  var XSD = "http://www.w3.org/2001/XMLSchema#";
+  var PLAIN = ["boolean", "date", "dateTime", "dateTimeStamp", "gYear", "gYearMonth"];
+
+  // Where an IRI leads: this server's page for benchgraph's IRIs (as web/ld.py links them on
+  // record pages), else the IRI itself.
+  function localHref(iri, links) {
+    if (!links) { return iri; }
+    if (links.records.some(function (ns) { return iri.indexOf(ns) === 0; })) {
+      return links.recordRoot + iri.slice(links.base.length);
+    }
+    if (iri === links.ontology) { return links.ontologyPage; }
+    if (links.terms.some(function (ns) { return iri.indexOf(ns) === 0; })) {
+      var anchor = iri.indexOf("#") >= 0 ? iri.slice(iri.lastIndexOf("#") + 1)
+        : iri.replace(/\/+$/, "").slice(iri.replace(/\/+$/, "").lastIndexOf("/") + 1);
+      return links.ontologyPage + "#" + anchor;
+    }
+    return iri;
+  }
+
+  function html(tag, attributes, text) {
+    var e = document.createElement(tag);
+    Object.keys(attributes).forEach(function (k) { e.setAttribute(k, attributes[k]); });
+    e.textContent = text;
+    return e.outerHTML;
+  }
+
+  function tableClass(Base, links) {
+    return class Table extends Base {
+      getUriLinkFromBinding(binding, prefixes) {
+        var iri = binding.value;
+        var shown = iri;
+        Object.keys(prefixes || {}).some(function (p) {
+          if (iri.indexOf(prefixes[p]) === 0) {
+            shown = p + ":" + iri.slice(prefixes[p].length);
+            return true;
+          }
+          return false;
+        });
+        var bare = shown !== iri || this.persistentConfig.compact;
+        var href = localHref(iri, links);
+        var attributes = { "class": "iri", href: href };
+        if (href === iri) { attributes.target = "_blank"; attributes.rel = "noopener noreferrer"; }
+        if (href !== iri) { attributes.title = iri; }
+        var link = html("a", attributes, shown);
+        return bare ? link : "&lt;" + link + "&gt;";
+      }
+
+      formatLiteral(binding, prefixes) {
+        var dt = binding.datatype || "";
+        if (window.benchgraph.chartdata.isNumber(binding) ||
+            PLAIN.indexOf(dt.slice(XSD.length)) >= 0 && dt.indexOf(XSD) === 0) {
+          var cls = window.benchgraph.chartdata.isNumber(binding) ? "number" : "typed";
+          return html("span", { "class": cls, title: "xsd:" + dt.slice(XSD.length) },
+            binding.value);
+        }
+        return super.formatLiteral(binding, prefixes);
+      }
+    };
+  }
+
+  // An error answer of this server is JSON ({"status", "title", "error", ...}): shown as its
+  // title and message, wrapped, rather than as raw JSON on one long line.
+  function renderError(error) {
+    var body = null;
+    try { body = JSON.parse(error.text); } catch (e) { body = null; }
+    var box = document.createElement("div");
+    box.className = "bg-error";
+    var title = document.createElement("p");
+    title.className = "bg-error-title";
+    title.textContent = body && body.title
+      ? body.title + (body.status ? " (" + body.status + ")" : "")
+      : "Error" + (error.status ? " (" + error.status + ")" : "");
+    box.appendChild(title);
+    var message = document.createElement("pre");
+    message.className = "bg-error-message";
+    message.textContent = body && body.error ? body.error : error.text || String(error);
+    box.appendChild(message);
+    return box;
+  }
+
+  window.benchgraph = window.benchgraph || {};
+  window.benchgraph.table = { tableClass: tableClass, localHref: localHref,
+    renderError: renderError };
+})();

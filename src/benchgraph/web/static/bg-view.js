@@ -1,0 +1,41 @@
+// How a result is shown, as one line of words: "bar x=?accelerator y=?value color=?status
+// unit=tok/s log". Saved queries name their first view so in a `# view:` header line
+// (benchgraph/queries.py reads it there); the page's shareable URLs carry it the same way.
+(function () {
+  "use strict";
+  var TYPES = ["table", "bar", "line", "scatter"];
+  var COLUMNS = ["x", "y", "color", "unit"];
+
+  // {type, x, y, color, unit, unitText, log}; words it does not know are ignored.
+  function parse(text) {
+    var view = {};
+    String(text || "").trim().split(/\s+/).forEach(function (word, i) {
+      var eq = word.indexOf("=");
+      var key = eq < 0 ? word : word.slice(0, eq);
+      var value = eq < 0 ? "" : word.slice(eq + 1);
+      if (i === 0 && TYPES.indexOf(word) >= 0) {
+        view.type = word;
+      } else if (word === "log") {
+        view.log = true;
+      } else if (COLUMNS.indexOf(key) >= 0 && /^[?$]\w+$/.test(value)) {
+        view[key] = value.slice(1);
+      } else if (key === "unit" && value) {
+        view.unitText = value;
+      }
+    });
+    return view;
+  }
+
+  function format(view) {
+    var words = [view.type || "table"];
+    ["x", "y", "color", "unit"].forEach(function (key) {
+      if (view[key]) { words.push(key + "=?" + view[key]); }
+    });
+    if (view.unitText && !view.unit) { words.push("unit=" + view.unitText); }
+    if (view.log) { words.push("log"); }
+    return words.join(" ");
+  }
+
+  window.benchgraph = window.benchgraph || {};
+  window.benchgraph.view = { parse: parse, format: format, TYPES: TYPES };
+})();

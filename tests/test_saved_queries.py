@@ -1,0 +1,47 @@
+"""Saved queries' header lines: `# view:` (how the query page first shows the result) is read,
+and a wrong one is reported with its file, line and value, every one at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchgraph.queries import SavedQueryError, parse_view, saved_queries
+
+
+def test_a_view_line_is_read_into_its_parts():
+    view, wrong = parse_view("bar x=?accelerator y=?value color=?status unit=tok/s log",
+                             "SELECT ?accelerator ?value ?status WHERE {}")
+    assert wrong == []
+    assert view == {"type": "bar", "x": "accelerator", "y": "value", "color": "status",
+                    "unitText": "tok/s", "log": True}
+    assert parse_view("scatter y=?v unit=?u", "SELECT ?v ?u {}")[0] == {
+        "type": "scatter", "y": "v", "unit": "u"}
+
+
+def test_wrong_view_lines_are_reported_with_file_and_line(tmp_path):
+    (tmp_path / "a.rq").write_text("# title: A\n# view: pie x=?n\nSELECT ?n WHERE {}\n")
+    (tmp_path / "b.rq").write_text("# title: B\n# description: d\n# view: bar x=?gone y=v\n"
+                                   "SELECT ?n WHERE {}\n")
+    (tmp_path / "c.rq").write_text("# title: C\n# view: line x=?n\nSELECT ?n WHERE {}\n")
+    with pytest.raises(SavedQueryError) as caught:
+        saved_queries(tmp_path)
+    lines = str(caught.value).splitlines()
+    assert lines == [
+        f"{tmp_path / 'a.rq'}:2: view: pie is not a view; one of table, bar, line, scatter",
+        f"{tmp_path / 'b.rq'}:3: view: y=v is not understood; give x=?var, y=?var, "
+        "color=?var, unit=?var or unit=TEXT, log",
+        f"{tmp_path / 'b.rq'}:3: view: x=?gone the query has no variable ?gone",
+    ]
+
+
+def test_a_variable_named_only_in_a_comment_line_does_not_count(tmp_path):
+    (tmp_path / "a.rq").write_text("# title: A ?ghost\n# view: bar y=?ghost\nSELECT ?n {}\n")
+    with pytest.raises(SavedQueryError, match=r"a\.rq:2: view: y=\?ghost"):
+        saved_queries(tmp_path)
+
+
+def test_the_shipped_queries_that_are_charts_open_as_charts():
+    saved = saved_queries()
+    assert saved["mlperf-llama2-no-fabric"].view["type"] == "bar"
+    assert saved["unpublished-interconnects"].view == {"type": "bar", "x": "name", "y": "runs"}
+    assert saved["no-gpu-fabric"].view == {}
