@@ -127,8 +127,9 @@ def record_text(draw, kind: str, clean: bool = False
     written["id"] = (records.TEXT, "x-prop", "plain")
 
     def put(spec: Any, dotted: str, key_text: str, indent: str) -> None:
-        if isinstance(spec, tuple):  # items of text or mappings (same_as): the mappings
-            spec = spec[0]
+        if isinstance(spec, tuple):  # items of text or mappings (same_as): the mappings;
+            # a run's accelerators as plain ids (their {id, count} form: test_run_accelerators)
+            spec = records.LIST if key_text == "accelerators" else spec[0]
         if spec in records.SCALARS:
             yaml_text, held, style = draw(scalar(spec, clean))
             if yaml_text.startswith("|-"):

@@ -22,19 +22,6 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 HERE = Path(__file__).parent
-PER_ACCELERATOR = """PREFIX bg: <https://w3id.org/benchgraph/ontology#>
-PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
-# Derived tokens/s per accelerator of runs on one kind of accelerator, by fabric status
-SELECT ?accelerator ?perAccelerator ?status WHERE {
-  ?run bg:fabricStatus ?status ;
-       bg:accelerator/rdfs:label ?accelerator ;
-       bg:measurement ?m .
-  ?m bg:derived true ; bg:value ?perAccelerator ; bg:unitCode "tok/s" ;
-     bg:metric/bg:scope bg:PerAccelerator .
-  MINUS { ?run bg:accelerator ?a1, ?a2 . FILTER(?a1 != ?a2) }
-}
-ORDER BY ?accelerator
-"""
 BY_BATCH = """PREFIX bg: <https://w3id.org/benchgraph/ontology#>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 # Llama-2-7B on vLLM, 1024 tokens in and out, one accelerator: throughput by batch size
@@ -61,9 +48,8 @@ SHOTS = {
     "query-page": (1400, None, "return !!document.querySelector('.CodeMirror');", None),
     "bar-mlperf-llama2-no-fabric": (1400, "example:mlperf-llama2-no-fabric", CHART_DRAWN,
                                     ".yasr"),
-    "scatter-log-per-accelerator-by-fabric": (
-        1400, (PER_ACCELERATOR, "scatter x=?accelerator y=?perAccelerator color=?status "
-                                "unit=tok/s log"), CHART_DRAWN, ".yasr"),
+    "scatter-log-per-accelerator-by-fabric": (1400, "example:per-accelerator", CHART_DRAWN,
+                                              ".yasr"),
     "line-throughput-by-batch": (1400, (BY_BATCH, "line x=?batch y=?throughput "
                                                   "color=?accelerator log"), CHART_DRAWN,
                                  ".yasr"),

@@ -207,6 +207,7 @@ def cmd_build(args) -> int:
 
 def cmd_query(args) -> int:
     from .queries import render, run, saved_queries
+    from .querysyntax import from_engine
     from .querytext import QueryTextError, check_depth
 
     if args.example:
@@ -233,8 +234,8 @@ def cmd_query(args) -> int:
         try:
             # on a deep stack: Oxigraph recurses along long chains of patterns and operators
             shown = bigstack.call(lambda: render(run(store, text), args.format))
-        except SyntaxError as exc:
-            raise CannotRun(f"the query does not parse: {exc}") from exc
+        except SyntaxError as exc:  # the engine's line and column, as the endpoint gives them
+            raise CannotRun(f"the query does not parse: {from_engine(exc)}") from exc
     sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own
     return EXIT_OK
 

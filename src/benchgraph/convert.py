@@ -25,10 +25,10 @@ from .vocab import (
     FORM_FACTOR_SPELLINGS,
     FORM_FACTORS,
     MATCHES,
-    PEER_FABRICS,
     MEASURED_BY,
     NUMBER_FORMATS,
     PARALLELISM,
+    PEER_FABRICS,
     ROLES,
     SCOPES,
     STATUS,
@@ -410,8 +410,7 @@ class _Converter:
         yield from self.links(BG.model, "model", "models")
         yield from self.links(BG.engine, "engine", "engines")
         yield from self.plain(BG.engineVersion, "engine_version")
-        yield from self.links(BG.accelerator, "accelerators", "accelerators")
-        yield from self.plain(BG.acceleratorCount, "accelerator_count", XSD.integer)
+        yield from self.run_accelerators()
         yield from self.links(BG.system, "system", "systems")
         yield from self.links(BG.interconnect, "interconnect_ids", "interconnects")
         yield from self.plain(BG.fabricPublished, "fabric_published")
@@ -437,6 +436,36 @@ class _Converter:
                 yield s, BG.omittedBySource, literal(str(item))
         yield from self.settings(f.get("settings") or {})
         yield from self.measurements(f.get("measurements") or [])
+
+    def run_accelerators(self) -> Iterator[Triple]:
+        """The run's accelerators: a link to each kind, and for the {id, count} form a node
+        per kind with the run's total of it. Where that form gives every count and no
+        accelerator_count, the total is their sum (the file's own counts, added up)."""
+        s, f = self.s, self.f
+        items = f.get("accelerators")
+        items = items if isinstance(items, list) else []
+        counts = []
+        for i, item in enumerate(items, 1):
+            ident = item.get("id") if isinstance(item, dict) else item
+            if ident is not None:
+                yield s, BG.accelerator, self.ref("accelerators", ident)
+            if not isinstance(item, dict):
+                continue
+            node = self.node(f"accelerator-use-{i}")
+            yield s, BG.acceleratorUse, node
+            yield node, RDF.type, BG.AcceleratorUse
+            if ident is not None:
+                # not bg:accelerator, whose property chains would give the node interconnects
+                yield node, BG.acceleratorKind, self.ref("accelerators", ident)
+            count = item.get("count")
+            if count is not None:
+                yield node, BG.totalCount, literal(count, XSD.integer)
+            counts.append(count)
+        if f.get("accelerator_count") is not None:
+            yield from self.plain(BG.acceleratorCount, "accelerator_count", XSD.integer)
+        elif counts and all(isinstance(c, int) and not isinstance(c, bool) and c > 0
+                            for c in counts):
+            yield s, BG.acceleratorCount, literal(sum(counts), XSD.integer)
 
     def settings(self, settings: dict) -> Iterator[Triple]:
         for name in sorted(settings):

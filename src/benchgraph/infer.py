@@ -198,8 +198,8 @@ def _close(edges: dict[URIRef, set[URIRef]]) -> None:
 # --- facts a run's own record supports --------------------------------------------------
 
 def derive_local(triples: set[Triple], run: URIRef) -> Iterator[Triple]:
-    """The facts one run record supports on its own: bg:crossesDevices and the comparisons
-    of its measurements. Nothing for a record that is not a run."""
+    """The facts one run record supports on its own: bg:crossesDevices, bg:acceleratorKinds
+    and the comparisons of its measurements. Nothing for a record that is not a run."""
     if (run, RDF_TYPE, BG.BenchmarkRun) not in triples:
         return
     about: dict[Any, dict[Any, list[Any]]] = defaultdict(lambda: defaultdict(list))
@@ -210,6 +210,9 @@ def derive_local(triples: set[Triple], run: URIRef) -> Iterator[Triple]:
     crosses = crosses_devices(about[run])
     if crosses is not None:
         yield run, BG.crossesDevices, Literal(crosses)
+    kinds = len(set(about[run].get(BG.accelerator, ())))
+    if kinds:  # per-accelerator figures compare one kind only where this is 1
+        yield run, BG.acceleratorKinds, Literal(kinds, datatype=XSD.integer)
     yield from comparisons(run, about)
 
 

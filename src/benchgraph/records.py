@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from .errors import CannotRun, Problem
+from .errors import VIOLATION, WARNING, CannotRun, Problem
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
@@ -40,6 +40,7 @@ VALUE = "value"  # a number, true/false or text; a plain scalar that YAML 1.1 an
 # (free keys, TEXT values), a dict (a mapping with exactly those keys), [dict] (a list of
 # such mappings), or ([dict],) (a list whose items are each TEXT or such a mapping).
 LIST, MAP, TEXT_MAP = "list", "map", "text-map"
+ACCELERATOR_COUNT = {"id": TEXT, "count": NUMBER}
 SCALARS = (TEXT, NUMBER, BOOL, DATE, VALUE)
 
 SOURCE = {
@@ -96,7 +97,10 @@ KINDS: dict[str, dict[str, Any]] = {
     "benchmarks": {
         "title": TEXT, "category": TEXT, "status": TEXT, "confidence": NUMBER,
         "metric": TEXT, "value": NUMBER, "unit": TEXT, "model": TEXT,
-        "engine": TEXT, "engine_version": TEXT, "accelerators": LIST,
+        "engine": TEXT, "engine_version": TEXT,
+        # plain ids with accelerator_count (the seed), or {id, count}: the run's total of
+        # each kind, which a run on several kinds needs (check_run_accelerators)
+        "accelerators": ([ACCELERATOR_COUNT],),
         "accelerator_count": NUMBER, "system": TEXT, "interconnect_ids": LIST,
         "fabric_published": BOOL,
         "parallelism": {"tensor": NUMBER, "expert": NUMBER, "pipeline": NUMBER,
@@ -192,7 +196,11 @@ class Record:
                         yield f"{head}.{i}.{tail}", str(item[tail]), kind
             elif isinstance(value, list):
                 for i, item in enumerate(value):
-                    yield f"{head}.{i}", str(item), kind
+                    if isinstance(item, dict):  # a run's {id, count}
+                        if item.get("id") is not None:
+                            yield f"{head}.{i}.id", str(item["id"]), kind
+                    else:
+                        yield f"{head}.{i}", str(item), kind
             elif value is not None:
                 yield head, str(value), kind
         for head, kind in SOFT_REFERENCES.get(self.kind, {}).items():
@@ -421,8 +429,76 @@ def load_record(path: Path, data_dir: Path, display: str | None = None,
                                 "starting with a letter or digit", value=stem,
                                 code="id-pattern"))
     problems += _stated_fields(kind, fields, reader.lines, shown)
+    if kind == "benchmarks":
+        problems += check_run_accelerators(fields, reader.lines, shown)
     record = Record(kind, stem, shown, fields, reader.lines)
     return record, problems
+
+
+def check_run_accelerators(fields: dict[str, Any], lines: dict[str, int],
+                           shown: str) -> list[Problem]:
+    """A run's `accelerators` in one form: plain ids (with accelerator_count, as the seed),
+    or an {id, count} mapping for each kind, the run's total of it across nodes, whose sum
+    accelerator_count, where given, equals. A run on several kinds without a count of each
+    is a warning: a figure per accelerator cannot be told apart by kind."""
+    items = fields.get("accelerators")
+    if not isinstance(items, list) or not items:
+        return []
+    problems: list[Problem] = []
+
+    def bad(dotted: str, message: str, value: Any = "", code: str = "accelerators",
+            severity: str = VIOLATION) -> None:
+        problems.append(Problem(shown, line_of(lines, dotted), dotted, message,
+                                value="" if value is None else _shortened(str(value)),
+                                code=code, severity=severity))
+
+    mappings = [i for i, item in enumerate(items) if isinstance(item, dict)]
+    plain = [i for i, item in enumerate(items) if not isinstance(item, dict)]
+    if mappings and plain:
+        for i in plain:
+            bad(f"accelerators.{i}", "is a plain id in a list of {id, count} mappings: give "
+                "every entry as a mapping (id: and count:, the run's total of that kind)",
+                items[i])
+        return problems
+    seen: dict[str, int] = {}
+    for i, (ident, _) in enumerate((str(x.get("id")) if isinstance(x, dict) else str(x), 0)
+                                   for x in items):
+        if ident in seen and ident != "None":
+            bad(f"accelerators.{i}" + (".id" if mappings else ""),
+                f"is listed twice (also as entry {seen[ident] + 1}): list each kind once"
+                + (" with its total count" if mappings else ""), ident)
+        seen.setdefault(ident, i)
+    if plain:
+        if len(seen) > 1:
+            bad("accelerators", f"lists {len(seen)} kinds of accelerator without a count of "
+                "each: give each as {id, count} (the run's total of that kind), so a figure "
+                "per accelerator is never read as any one kind's", ", ".join(seen),
+                severity=WARNING)
+        return problems
+    total = 0
+    for i in mappings:
+        item = items[i]
+        if item.get("id") is None:
+            bad(f"accelerators.{i}", "has no id: name the accelerator record (id: ...)")
+        count = item.get("count")
+        if count is None:
+            bad(f"accelerators.{i}", "has no count: give the run's total of this kind across "
+                "its nodes (count: ...), or list plain ids with accelerator_count")
+        elif isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            bad(f"accelerators.{i}.count", "must be a whole number above 0: the run's total "
+                "of this kind across its nodes", count)
+        else:
+            total += count
+    stated = fields.get("accelerator_count")
+    counted = all(isinstance(items[i].get("count"), int) and items[i]["count"] > 0
+                  for i in mappings)
+    if counted and isinstance(stated, int) and not isinstance(stated, bool) \
+            and stated != total:
+        parts = " + ".join(f"{items[i]['count']} {items[i].get('id')}" for i in mappings)
+        bad("accelerator_count", f"is not the sum of the accelerators' counts, {total} "
+            f"({parts}): make them agree, or leave accelerator_count out", stated,
+            code="accelerator-count-mismatch")
+    return problems
 
 
 def _stated_fields(kind: str, fields: dict[str, Any], lines: dict[str, int],

@@ -48,6 +48,7 @@ NESTED = [
     (re.compile(r"revision-(\d+)"), lambda m, f: f"history.{int(m[1]) - 1}."),
     (re.compile(r"same-as-(\d+)"), lambda m, f: f"same_as.{int(m[1]) - 1}."),
     (re.compile(r"accelerators-(\d+)"), lambda m, f: f"accelerators.{int(m[1]) - 1}."),
+    (re.compile(r"accelerator-use-(\d+)"), lambda m, f: f"accelerators.{int(m[1]) - 1}."),
     (re.compile(r"setting-(.+)"), lambda m, f: f"settings.{unquote(m[1])}"),
     (re.compile(r"interconnect-raw-(\d+)"), lambda m, f: "interconnect_raw." + (
         sorted(f.get("interconnect_raw") or {}) or [""])[int(m[1]) - 1]),
@@ -498,7 +499,7 @@ def _source_of(data: _Dataset, rec: RecordFacts, field: str | None) -> str:
                      if field is None or field in v.get("states", ())),
                     key=lambda k: int(k.rsplit("-", 1)[1]))
     if not chosen:
-        return "no source states it"
+        return "no source given" if field is None else "no source that states it"
     where = sorted(sources[chosen[0]].get("url", ())) or [
         f"source {chosen[0].rsplit('-', 1)[1]} of {rec.path}"]
     return where[0]
@@ -589,7 +590,7 @@ def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
     shape: it compares records that do not link to each other, so it runs over every
     system's facts (kept by the across-record pass) on each build that changed something."""
     rows = cache.db.execute("SELECT path, kind, facts FROM validate_across WHERE kind IN "
-                            "('systems', 'accelerators')").fetchall()
+                            "('systems', 'accelerators', 'interconnects')").fetchall()
     recs = []
     for path, kind, text in rows:
         if path not in entries:
@@ -609,6 +610,7 @@ def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
                                f"interconnect_raw.{field}",
                                f"is byte for byte the text of systems/{sibling}, whose parts "
                                "have another fabric: check which system it was copied from",
+                               value=next(iter(_fabric_texts(data, rec).values()), ""),
                                code="copied-fabric-text", severity=WARNING))
     return sorted(out)
 

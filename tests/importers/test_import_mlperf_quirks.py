@@ -200,7 +200,29 @@ def test_mixed_system_lists_each_part_and_counts_all_of_them(imported):
     assert system["nodes"] == 6 and "32 x amd-instinct-mi300x" in system["notes"]
     run = _record(out, "benchmarks", "v5.1", f"{sid}-llama2-70b-99-offline")
     assert run["accelerator_count"] == 48
-    assert run["accelerators"] == ["amd-instinct-mi300x", "amd-instinct-mi325x"]
+    # the run's total of each kind (the source's own totals), not the system's per node
+    assert run["accelerators"] == [{"id": "amd-instinct-mi300x", "count": 32},
+                                   {"id": "amd-instinct-mi325x", "count": 16}]
+
+
+@pytest.mark.parametrize("sid", [
+    "mlperf-v5.1-closed-mangoboost-32xmi300x-2xepyc-9534-16xmi325x-2xepyc-9655",
+    "mlperf-v5.1-closed-supermicro-mangoboost-16xmi325x-8xmi300x-2xepyc-9575f"])
+def test_a_run_on_several_kinds_has_no_figure_per_accelerator(sid, imported):
+    """Its total over 48 accelerators of two kinds is no MI300X figure nor an MI325X one."""
+    out, _ = imported("v5.1")
+    runs = sorted((out / "benchmarks" / "mlperf-v5.1").glob(f"{sid}-*.yaml"))
+    assert len(runs) == 4
+    for path in runs:
+        run = _record(out, "benchmarks", "v5.1", path.stem)
+        assert len(run["accelerators"]) == 2
+        assert not any(m["metric"].endswith("-per-accelerator")
+                       for m in run.get("measurements", [])), path.name
+        assert "no figure per accelerator" in run["notes"]
+    single = _record(out, "benchmarks", "v5.1",
+                     "mlperf-v5.1-closed-mangoboost-8xmi325x-2xepyc-9655-llama2-70b-99-server")
+    assert single["accelerators"] == ["amd-instinct-mi325x"]
+    assert any(m["metric"] == "throughput-tok-s-per-accelerator" for m in single["measurements"])
 
 
 # --- status, provenance, who measured ----------------------------------------------------------

@@ -23,6 +23,9 @@ EXPECTED = {
     "h100-8x-dp8": ("ScaleUpFabricPresent", "false"),  # replicas do not cross
     "h100-8x-unstated": ("ScaleUpFabricPresent", None),  # unknown, not guessed
     "cpu-only": (None, None),
+    # two kinds, one with a scale-up fabric (the run-level status, as derived today)
+    "mixed-2node": ("ScaleUpFabricPresent", None),
+    "h100-8x-acc999": ("ScaleUpFabricPresent", None),
 }
 
 
@@ -56,10 +59,16 @@ def test_interconnect_union_adds_only_what_the_run_did_not_state(fixture_store):
         ("benchmarks/h100-2node-tp8-pp2", "interconnects/infiniband-ndr"),
         ("benchmarks/h100-2node-tp8-pp2", "interconnects/nvlink-4"),
         ("benchmarks/h100-2node-tp8-pp2", "interconnects/nvswitch-4"),
+        ("benchmarks/h100-8x-acc999", "interconnects/nvlink-4"),
+        ("benchmarks/h100-8x-acc999", "interconnects/nvswitch-4"),
         ("benchmarks/h100-8x-dp8", "interconnects/nvlink-4"),
         ("benchmarks/h100-8x-dp8", "interconnects/nvswitch-4"),
         ("benchmarks/h100-8x-unstated", "interconnects/nvlink-4"),
         ("benchmarks/h100-8x-unstated", "interconnects/nvswitch-4"),
+        # both kinds' interconnects (the run's, not its accelerator-use nodes')
+        ("benchmarks/mixed-2node", "interconnects/nvlink-4"),
+        ("benchmarks/mixed-2node", "interconnects/nvswitch-4"),
+        ("benchmarks/mixed-2node", "interconnects/pcie"),
     ]  # pcie-8x-tp8 states [pcie] itself; unpublished-ib keeps only its InfiniBand
 
 
@@ -126,3 +135,13 @@ def _run(**values) -> dict:
 ])
 def test_crosses_devices(values, expected):
     assert crosses_devices(_run(**values)) is expected
+
+
+def test_each_run_says_how_many_kinds_of_accelerator_it_used(fixture_store):
+    """bg:acceleratorKinds: 1 where a figure per accelerator is one kind's; none when
+    CPU-only."""
+    kinds = dict(select(fixture_store, "SELECT ?r ?k WHERE { ?r bg:acceleratorKinds ?k }"))
+    assert kinds.pop("benchmarks/mixed-2node") == "2"
+    assert set(kinds.values()) == {"1"}
+    assert set(kinds) == {f"benchmarks/{r}" for r in EXPECTED} - {
+        "benchmarks/mixed-2node", "benchmarks/cpu-only"}

@@ -16,8 +16,9 @@ from benchgraph.queries import run
 from .reasoning_support import INFERRED, REASONING, build_store, select
 
 # What the build derives that is not OWL: the project's own rules (infer.derive_local, rules.py).
-PROJECT = {BG.fabricStatus, BG.crossesDevices, BG.comparison, BG.compared, BG.baseline,
-           BG.relativeChange, BG.outperformsBaseline, BG.fabricStatusBasis}
+PROJECT = {BG.fabricStatus, BG.crossesDevices, BG.acceleratorKinds, BG.comparison,
+           BG.compared, BG.baseline, BG.relativeChange, BG.outperformsBaseline,
+           BG.fabricStatusBasis}
 
 
 def _rdflib(term):
@@ -118,7 +119,7 @@ def test_queries_need_no_class_or_property_paths(fixture_store):
     """A run is found as an mls:Run / prov:Activity, a TP or PP size as a model-parallel size,
     without rdfs:subClassOf* or rdfs:subPropertyOf* in the query."""
     runs = select(fixture_store, "SELECT ?r WHERE { ?r a mls:Run , prov:Activity }")
-    assert len(runs) == 9
+    assert len(runs) == 11
     sizes = select(fixture_store, """SELECT ?size WHERE {
         <https://w3id.org/benchgraph/id/benchmarks/h100-2node-tp8-pp2>
             bg:modelParallelSize ?size } ORDER BY ?size""")
@@ -151,4 +152,4 @@ def test_rules_predicates_live_only_in_the_inferred_graph(fixture_store, predica
 
 def test_the_fixture_builds_cleanly(tmp_path):
     store = build_store(REASONING, tmp_path / "cache")
-    assert select(store, "SELECT (COUNT(*) AS ?n) WHERE { ?r a bg:BenchmarkRun }") == [("9",)]
+    assert select(store, "SELECT (COUNT(*) AS ?n) WHERE { ?r a bg:BenchmarkRun }") == [("11",)]

@@ -75,7 +75,8 @@ def test_fields_named_by_shapes_are_fields_of_the_record_format():
     g = validate.shapes_graph()
     nested = {BG.Source: records.SOURCE, BG.Revision: records.HISTORY,
               BG.Measurement: records.MEASUREMENT,
-              BG.AcceleratorConfig: {"id": 0, "count": 0}, BG.Mapping: records.SAME_AS}
+              BG.AcceleratorConfig: {"id": 0, "count": 0}, BG.Mapping: records.SAME_AS,
+              BG.AcceleratorUse: records.ACCELERATOR_COUNT}
     kinds = {cls: kind for kind, cls in CLASSES.items()}
     for shape in shapes():
         field = str(g.value(shape, SH.name) or g.value(shape, BG.recordField) or "")

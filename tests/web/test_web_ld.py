@@ -153,6 +153,18 @@ def test_ontology_serves_the_ontology(client):
     assert "/ontology#memoryGB" in record.links
 
 
+def test_a_runs_fabric_status_shows_what_it_rests_on(client):
+    """The run's page has the basis of its derived fabric status: per kind of accelerator,
+    the rule applied and the record whose fact decided, linked."""
+    text, parsed = page(client, f"/id/{RUN}")
+    basis = "fabric-basis-nvidia-rtx-pro-6000-blackwell"
+    assert f'id="{basis}"' in text
+    derived = [r for r, d in parsed.rows if d]
+    assert any(r.startswith("rule only host links are stated") for r in derived), derived
+    assert any(r.startswith("rests on") for r in derived), derived
+    assert f"/id/{RTX}" in parsed.links
+
+
 def test_ontology_page_shows_each_term_used_in_the_data(client):
     """Every class and property with an example drawn from the data, linked to its page."""
     text, _parsed = page(client, "/ontology")

@@ -105,8 +105,8 @@ def test_check_services_refuses_all_but_the_allowed():
         check_services(inspect_query("SELECT * { SERVICE ?x { } }", BASE), [LISTENER])
 
 
-def test_a_query_rdflib_cannot_parse_is_refused_with_its_position():
+def test_a_query_that_does_not_parse_is_refused_with_the_engines_position():
     with pytest.raises(Refused) as refused:
         inspect_query("SELECT * WHERE {\n  ?s ?p\n}", BASE)
     assert refused.value.status == 400
-    assert refused.value.position == {"line": 2, "column": 3}
+    assert refused.value.position == {"line": 3, "column": 2}

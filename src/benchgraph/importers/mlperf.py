@@ -375,7 +375,8 @@ class _Context:
                 self.report.fail(where, f"a# {row.get('a#')!r} or Nodes {row.get('Nodes')!r} "
                                  "is not a count for a system with accelerators")
                 return None
-            accelerators, count = [p.id for p in system.parts], a_count * n_nodes
+            count = a_count * n_nodes
+            accelerators = _run_accelerators(system.parts, count)
             if a_count != system.per_node:
                 self.report.warnings.append(f"{where}: a# {a_count} differs from "
                                             f"accelerators_per_node {system.per_node} of "
@@ -384,6 +385,7 @@ class _Context:
             if totals and sum(totals) != count:
                 self.report.warnings.append(f"{where}: a# x Nodes = {count} but the "
                                             f"accelerator name totals {sum(totals)}")
+        notes += _mixed_note(accelerators)
         inferred = bool(row.get("inferred"))
         if inferred:
             notes.append("MLCommons marks this result inferred: the submission checker "
@@ -405,7 +407,7 @@ class _Context:
                          f"benchmark with the model {used!r}.")
         status = self.status(division=division, availability=row.get("Availability"),
                              inferred=inferred)
-        measurements = self.per_accelerator(metric_id, value, unit, count)
+        measurements = self.per_accelerator(metric_id, value, unit, count, accelerators)
         power_unit = row.get("Power_Units")
         if row.get("has_power") and power_unit:
             spec = (self.rules.get("power_units") or {}).get(power_unit)
@@ -455,9 +457,15 @@ class _Context:
             return None
         return fix["metric"], fix["unit"]
 
-    def per_accelerator(self, metric: str, value: Any, unit: str, count: int) -> list[dict]:
+    def per_accelerator(self, metric: str, value: Any, unit: str, count: int,
+                        accelerators: list) -> list[dict]:
+        """The headline divided by the accelerator count, for a run on one kind only: on a
+        run of several kinds (MangoBoost's 32 MI300X and 16 MI325X) it would be an average
+        over both, which a query per accelerator kind would read as either's figure."""
         derived = (self.rules.get("per_accelerator") or {}).get(metric)
         if not derived or not count or not isinstance(value, (int, float)):
+            return []
+        if len(accelerators) != 1:
             return []
         return [{
             "metric": derived,
@@ -516,8 +524,8 @@ class _Context:
             self.report.fail(rel, f"number_of_nodes of {system.path} is not a count")
             return None
         count = system.per_node * system.nodes if system.per_node and system.nodes else 0
-        accelerators = [p.id for p in system.parts] if count else []
-        measurements = self.per_accelerator(metric_id, value, unit, count)
+        accelerators = _run_accelerators(system.parts, count) if count else []
+        measurements = self.per_accelerator(metric_id, value, unit, count, accelerators)
         for name in result:
             spec = fields[name]
             if name == headline[3]:
@@ -528,7 +536,7 @@ class _Context:
             if spec.get("note"):
                 item["note"] = spec["note"]
             measurements.append(item)
-        notes = []
+        notes = _mixed_note(accelerators)
         if said != scen[0]:
             notes.append(f"The log names the scenario {said!r}: MLPerf's {scen[0]} scenario "
                          f"runs as LoadGen's {said} scenario.")
@@ -546,7 +554,7 @@ class _Context:
     def run_record(self, system: Any, bench_dir: str, scen_dir: str, scen: tuple,
                    division: str, submitter: str, model: tuple, status: dict[str, Any], *,
                    metric_id: str, value: Any, unit: str, engine: Any, version: Any,
-                   accelerators: list[str], count: int, availability: Any, software: Any,
+                   accelerators: list, count: int, availability: Any, software: Any,
                    settings: dict[str, Any] | None, who: str, measurements: list,
                    notes: list[str], source: Any) -> dict[str, Any]:
         """One run record, from summary_results.json or from the logs (the same fields)."""
@@ -605,6 +613,25 @@ class _Context:
 
 
 NOT_PUBLISHED_COUNT = "not published"
+
+
+def _run_accelerators(parts: list[Part], count: int) -> list:
+    """A run's accelerators: the plain id of its one kind (with accelerator_count), or on a
+    mixed system {id, count} for each kind, the run's total of it, from the source's own
+    totals where they add up to the run's count; otherwise the plain ids (the record then
+    warns that the kinds' counts are not known)."""
+    if len(parts) > 1 and all(p.total for p in parts) and sum(p.total for p in parts) == count:
+        return [{"id": p.id, "count": p.total} for p in parts]
+    return [p.id for p in parts]
+
+
+def _mixed_note(accelerators: list) -> list[str]:
+    if len(accelerators) < 2:
+        return []
+    kinds = " and ".join(f"{a['count']} {a['id']}" if isinstance(a, dict) else a
+                         for a in accelerators)
+    return [f"Run on several kinds of accelerator ({kinds}): no figure per accelerator is "
+            "derived, as it would average over the kinds."]
 
 
 def _scaled(spec: dict[str, Any], value: Any) -> dict[str, Any]:

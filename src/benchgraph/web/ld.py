@@ -116,8 +116,15 @@ def record(kind: str, record_id: str) -> Response:
     own = [q for q in stated if _is_own(q.subject, iri)]
     # what reasoning added about its nodes, and its links to outside entities (which live
     # in the link graph, build.LINK_PREDICATES)
-    derived = [q for subject in {q.subject for q in own} for g in (INFERRED, LINKS)
+    subjects = {q.subject for q in own}
+    derived = [q for subject in subjects for g in (INFERRED, LINKS)
                for q in store.quads_for_pattern(subject, None, None, g)]
+    # nodes below the record that only the build made (a fabric status's basis, a
+    # comparison): shown with what they hold, so a derived fact says what it rests on
+    below = {q.object for q in derived if isinstance(q.object, ox.NamedNode)
+             and q.object not in subjects and _is_own(q.object, iri)}
+    derived += [q for node in sorted(below, key=lambda n: n.value)
+                for q in store.quads_for_pattern(node, None, None, INFERRED)]
     if fmt is not HTML:
         return _rdf(stated + derived, fmt, etag)
     page = RecordPage(store, iri, graph, site().link_limit)

@@ -14,7 +14,6 @@ import ctypes
 import gzip
 import json
 import os
-import re
 import resource
 import shutil
 import signal
@@ -28,12 +27,12 @@ import pyoxigraph as ox
 
 from .. import bigstack, export
 from ..namespaces import PREFIXES
+from ..querysyntax import from_engine
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, GRAPH, Format, NotAcceptable, choose
 from .queryinfo import Refused, check_services, inspect_query
 
 PREFIX_ITEMS = tuple(sorted(PREFIXES.items()))
-POSITION = re.compile(r"error at (\d+):(\d+)")
 
 
 @dataclass(frozen=True)
@@ -93,10 +92,9 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
         return _error(exc.status, exc.title, exc.detail, exc.position), b""
     except NotAcceptable as exc:
         return _error(406, "not acceptable", f"this query's answer: {exc}"), b""
-    except SyntaxError as exc:
-        found = POSITION.search(str(exc))
-        position = {"line": int(found[1]), "column": int(found[2])} if found else None
-        return _error(400, "malformed query", str(exc), position), b""
+    except SyntaxError as exc:  # rdflib read it, Oxigraph does not: the engine's words
+        refused = from_engine(exc)
+        return _error(400, "malformed query", str(refused), refused.position), b""
     except TooLarge:
         return _error(422, "result too large",
                       f"the result passes this server's cap of {settings.max_bytes:,} bytes "

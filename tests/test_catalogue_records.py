@@ -1,0 +1,118 @@
+"""The accelerator catalogue's record format (issue 16): part facts, per-source `states`,
+vendor records named by id (or kept as a plain name), and `same_as` mappings.
+
+Fixtures: tests/data/catalogue/ (README there: every file is made up for these tests).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rdflib import Literal, URIRef
+from rdflib.namespace import OWL, SKOS, XSD
+
+from benchgraph.build import build
+from benchgraph.convert import record_triples
+from benchgraph.errors import RecordsInvalid
+from benchgraph.namespaces import BG, SCHEMA, record_iri
+from benchgraph.records import load_record
+from paths import TEST_DATA
+
+CATALOGUE = TEST_DATA / "catalogue"
+
+
+def _read(kind: str, text: str, name: str = "x"):
+    return load_record(Path("/d") / kind / f"{name}.yaml", Path("/d"), text=f"id: {name}\n{text}")
+
+
+def _triples(kind: str, text: str) -> set:
+    record, problems = _read(kind, text)
+    assert record is not None and problems == [], problems
+    return set(record_triples(record))
+
+
+def test_part_facts_become_their_terms():
+    triples = _triples("accelerators", (CATALOGUE / "accelerators/pcie-only.yaml")
+                       .read_text().split("\n", 1)[1])
+    me = record_iri("accelerators", "x")
+    assert (me, BG.formFactor, BG.PcieCard) in triples
+    assert (me, BG.peerFabric, BG.NoPeerFabric) in triples
+    assert (me, BG.countedAs, BG.CountedGpu) in triples
+    assert (me, BG.hostInterface, record_iri("interconnects", "pcie-gen4")) in triples
+    assert (me, BG.madeBy, record_iri("vendors", "maker")) in triples
+    # the host interface is not an interconnect of the part: the chain would carry it to runs
+    assert not any(p == BG.interconnect for _, p, _ in triples)
+    source = URIRef(f"{me}#source-1")
+    assert {(source, BG.states, BG.formFactor), (source, BG.states, BG.peerFabric)} <= triples
+
+
+def test_an_optional_fabric_is_not_an_interconnect_of_the_part():
+    triples = _triples("accelerators", "name: n\nvendor: v\nfabric: optional\n"
+                       "fabric_interconnect: nvlink-4\n")
+    me = record_iri("accelerators", "x")
+    assert (me, BG.fabricInterconnect, record_iri("interconnects", "nvlink-4")) in triples
+    assert (me, BG.interconnect, record_iri("interconnects", "nvlink-4")) not in triples
+
+
+def test_released_keeps_its_precision():
+    for text, datatype in (("2023", XSD.gYear), ("2023-10", XSD.gYearMonth),
+                           ("2023-10-12", XSD.date), ('"2023"', XSD.gYear)):
+        triples = _triples("accelerators", f"name: n\nvendor: v\nreleased: {text}\n")
+        found = [o for s, p, o in triples if p == BG.released]
+        assert found == [Literal(text.strip('"'), datatype=datatype)], text
+    bad = _triples("accelerators", "name: n\nvendor: v\nreleased: '2023-02-30'\n")
+    assert [o.datatype for s, p, o in bad if p == BG.released] == [None]
+
+
+def test_a_states_name_of_no_field_is_an_error_naming_it():
+    record, problems = _read("accelerators", "name: n\nvendor: v\nsource:\n"
+                             "- title: t\n  states: [form_factor, tdp]\n")
+    assert [(p.line, p.field, p.value, p.code) for p in problems] == [
+        (6, "source.0.states.1", "tdp", "unknown-stated-field")]
+    assert "tdp_w" in problems[0].message  # the fields it could have meant are listed
+
+
+def test_same_as_takes_a_bare_iri_or_a_mapping_and_never_owl_same_as():
+    triples = _triples("vendors", (CATALOGUE / "vendors/maker.yaml").read_text()
+                       .split("\n", 1)[1])
+    me = record_iri("vendors", "x")
+    exact, close = URIRef("https://example.org/maker"), URIRef("https://example.org/maker-group")
+    assert {(me, SKOS.exactMatch, exact), (me, SCHEMA.sameAs, exact),
+            (me, SKOS.closeMatch, close), (me, SCHEMA.sameAs, close)} <= triples
+    assert (me, SKOS.exactMatch, close) not in triples
+    assert not any(p == OWL.sameAs for _, p, _ in triples)
+    node = URIRef(f"{me}#same-as-2")
+    assert {(me, BG.mapping, node), (node, BG.mappedTo, close),
+            (node, BG.matchKind, SKOS.closeMatch),
+            (node, BG.mappingJustification, Literal("semapv:ManualMappingCuration"))} <= triples
+    assert (me, BG.mapping, URIRef(f"{me}#same-as-1")) not in triples  # a bare IRI: no node
+
+
+def test_vendor_names_a_vendor_record_or_stays_a_plain_name(tmp_path, copy_data):
+    data = copy_data(CATALOGUE)
+    result = build(data)
+    infos = [(Path(p.file).name, p.field, p.value, p.code) for p in result.problems
+             if p.severity == "info" and p.code == "vendor-name"]
+    # `nobody-yet` names no record: kept as a name, an info; `maker` does; `Example Corp`
+    # is not an id at all
+    assert infos == [("named-vendor.yaml", "vendor", "nobody-yet", "vendor-name")]
+    assert result.conforms
+    store = result.open()
+    rows = {(r["p"].value.rsplit("/", 1)[1], r["n"].value) for r in store.query(
+        "SELECT ?p ?n WHERE { ?p <https://w3id.org/benchgraph/ontology#madeBy> ?v . "
+        "?v <http://www.w3.org/2000/01/rdf-schema#label> ?n }",
+        use_default_graph_as_union=True)}
+    assert ("pcie-only", "Example Maker") in rows
+
+
+def test_an_invalid_vendor_record_leaves_its_parts_in(tmp_path, copy_data):
+    data = copy_data(CATALOGUE)
+    (data / "vendors/maker.yaml").write_text("id: maker\nname: Example Maker\n"
+                                              "same_as: [not an iri]\n")
+    try:
+        build(data)
+    except RecordsInvalid as refused:
+        assert {Path(p.file).name for p in refused.problems if p.severity == "violation"} == {
+            "maker.yaml"}
+    result = build(data, skip_invalid=True)
+    assert [Path(p).name for p in result.left_out] == ["maker.yaml"]

@@ -1,0 +1,151 @@
+"""Fabric answers from the parts (issue 16): bg:fabricStatus per kind of accelerator, the
+contradictions it does not believe, and the basis every status links to.
+
+Fixtures: tests/data/catalogue/ (every file made up for these tests; see its README).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from benchgraph.build import build
+from benchgraph.cli import main
+from paths import TEST_DATA
+
+CATALOGUE = TEST_DATA / "catalogue"
+ID = "https://w3id.org/benchgraph/id/"
+BG = "https://w3id.org/benchgraph/ontology#"
+
+# The status each fixture run must get, with the rule of each kind of accelerator in it.
+EXPECTED = {
+    "run-pcie-claim": ("NoScaleUpFabric", {"pcie-only": "PartHasNoPeerFabric"}),
+    "run-bridged": ("ScaleUpFabricPresent", {"bridged": "StatedFabric"}),
+    "run-bridged-na": ("FabricNotPublished", {"bridged": "NothingPublished"}),
+    "run-bridged-pcie": ("NoScaleUpFabric", {"bridged": "StatedHostLinksOnly"}),
+    "run-bridged-single": ("ScaleUpFabricPresent", {"bridged": "StatedFabric"}),
+    "run-baseboard-na": ("ScaleUpFabricPresent", {"baseboard": "PartFabricBuiltIn"}),
+    "run-unstated-ib": ("FabricNotPublished", {"unstated": "NothingPublished"}),
+    "run-mixed-present": ("ScaleUpFabricPresent", {"pcie-only": "PartHasNoPeerFabric",
+                                                   "baseboard": "PartFabricBuiltIn"}),
+    "run-mixed-none": ("NoScaleUpFabric", {"pcie-only": "PartHasNoPeerFabric",
+                                           "bridged": "StatedHostLinksOnly"}),
+    "run-mixed-unpublished": ("FabricNotPublished", {"pcie-only": "PartHasNoPeerFabric",
+                                                     "unstated": "NothingPublished"}),
+    "run-own-claim": ("NoScaleUpFabric", {"pcie-only": "PartHasNoPeerFabric"}),
+    "run-host-interface-only": ("FabricNotPublished", {"bridged": "NothingPublished"}),
+}
+
+
+def _short(value: str) -> str:
+    return value.rsplit("/", 1)[1] if value.startswith(ID) else value.removeprefix(BG)
+
+
+def _statuses(store) -> dict:
+    out: dict = {}
+    for row in store.query(f"""SELECT ?run ?status ?part ?rule WHERE {{
+            ?run <{BG}fabricStatus> ?status ; <{BG}fabricStatusBasis> ?b .
+            ?b <{BG}basisAccelerator> ?part ; <{BG}basisRule> ?rule }}""",
+                           use_default_graph_as_union=True):
+        run, status = _short(row["run"].value), _short(row["status"].value)
+        entry = out.setdefault(run, (status, {}))
+        entry[1][_short(row["part"].value)] = _short(row["rule"].value)
+    return out
+
+
+@pytest.fixture
+def built(tmp_path, copy_data, monkeypatch):
+    monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "cache"))
+    data = copy_data(CATALOGUE)
+    return data, build(data)
+
+
+def test_each_kind_is_decided_by_its_part_then_by_the_statements(built):
+    _data, result = built
+    assert _statuses(result.open()) == EXPECTED
+
+
+def test_a_status_rests_on_the_part_or_the_statement_that_decided(built):
+    _data, result = built
+    rests = {(_short(r["run"].value), _short(r["on"].value)) for r in result.open().query(
+        f"SELECT ?run ?on WHERE {{ ?run <{BG}fabricStatusBasis>/<{BG}restsOn> ?on }}",
+        use_default_graph_as_union=True)}
+    assert ("run-pcie-claim", "pcie-only") in rests  # the part, not the system's NVLink
+    assert ("run-pcie-claim", "pcie-box-nvlink") not in rests
+    assert ("run-bridged", "bridged-box") in rests
+    assert ("run-bridged-pcie", "bridged-box-pcie") in rests
+
+
+def test_contradictions_name_both_records_and_sources_and_are_not_believed(built):
+    _data, result = built
+    found = [p for p in result.problems if "contradiction" in p.code]
+    assert sorted((p.file.rsplit("/", 1)[1], p.value) for p in found) == [
+        ("pcie-box-nvlink.yaml", "nvlink-4"), ("run-own-claim.yaml", "nvlink-4")]
+    system = next(p for p in found if p.file.endswith("pcie-box-nvlink.yaml"))
+    assert "pcie-only" in system.message and "accelerators/pcie-only.yaml" in system.message
+    assert "https://example.org/pcie-only-datasheet" in system.message
+    assert "https://example.org/systems/pcie-box-nvlink.json" in system.message
+    assert all(p.severity == "warning" for p in found)  # the records keep their statements
+    assert _statuses(result.open())["run-pcie-claim"][0] == "NoScaleUpFabric"
+
+
+def test_implausible_fabric_statements_are_flagged(built):
+    _data, result = built
+    flagged = sorted((p.file.rsplit("/", 1)[1], p.code) for p in result.problems
+                     if p.code in ("bg:SystemShape-single-accelerator-fabric",
+                                   "copied-fabric-text"))
+    assert flagged == [("bridged-box.yaml", "copied-fabric-text"),
+                       ("bridged-single.yaml", "bg:SystemShape-single-accelerator-fabric"),
+                       ("pcie-box-nvlink.yaml", "copied-fabric-text")]
+
+
+def _query(data, name: str, capsys, values: str | None = None) -> list[dict]:
+    if values is None:
+        args = ["query", "--data", str(data), "--format", "json", "--example", name]
+    else:
+        from benchgraph.queries import saved_queries
+
+        text = saved_queries()[name].text
+        text = re.sub(r"VALUES \?run \{[^}]*\}", values, text)
+        args = ["query", "--data", str(data), "--format", "json", text]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    return [{k: v["value"] for k, v in b.items()} for b in out["results"]["bindings"]]
+
+
+def test_the_saved_query_lists_every_contradiction(built, capsys):
+    data, _result = built
+    rows = _query(data, "fabric-contradictions", capsys)
+    assert sorted((_short(r["record"]), _short(r["accelerator"]), r.get("claimSource"),
+                   r.get("partSource")) for r in rows) == [
+        ("pcie-box-nvlink", "pcie-only", "https://example.org/systems/pcie-box-nvlink.json",
+         "https://example.org/pcie-only-datasheet"),
+        ("run-own-claim", "pcie-only", None, "https://example.org/pcie-only-datasheet")]
+
+
+def test_the_why_query_says_why_a_run_is_none(built, capsys):
+    data, _result = built
+    rows = _query(data, "why-fabric-status", capsys,
+                  f"VALUES ?run {{ <{ID}benchmarks/run-pcie-claim> }}")
+    assert [(_short(r["status"]), _short(r["accelerator"]), _short(r["partFabric"]),
+             _short(r["rule"]), _short(r["restsOn"]), r.get("source")) for r in rows] == [
+        ("NoScaleUpFabric", "pcie-only", "NoPeerFabric", "PartHasNoPeerFabric", "pcie-only",
+         "https://example.org/pcie-only-datasheet")]
+
+
+def _quads(store) -> set:
+    return {q for q in store if not any(t.__class__.__name__ == "BlankNode"
+                                        for t in (q.subject, q.object))}
+
+
+def test_editing_a_parts_fabric_rederives_as_a_fresh_build(built, tmp_path, monkeypatch):
+    data, _result = built
+    path = data / "accelerators" / "pcie-only.yaml"
+    path.write_text(path.read_text().replace("fabric: none", "fabric: built-in"))
+    incremental = build(data).open()
+    assert _statuses(incremental)["run-pcie-claim"] == ("ScaleUpFabricPresent",
+                                                        {"pcie-only": "PartFabricBuiltIn"})
+    monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "fresh"))
+    assert _quads(incremental) ^ _quads(build(data).open()) == set()
