@@ -666,27 +666,23 @@ class _Reader:
             "source"
         ):
             return [self.mapping(node, spec[0], f"{dotted}.0.")]
-        if isinstance(spec, tuple):  # items: text or a mapping of spec[0][0]'s keys
-            return self.mixed(node, spec[0][0], dotted)
-        if spec == LIST or isinstance(spec, list):
-            if isinstance(node, yaml.ScalarNode) and node.tag == NULL_TAG:
-                return []
-            if not isinstance(node, yaml.SequenceNode):
-                self.problem(node, dotted, "must be a list", value=_show(node))
-                return []
-            if not self.first_time(node, dotted):
-                return []
-            items = []
-            for i, item in enumerate(node.value):
+        if spec == LIST or isinstance(spec, (list, tuple)):
+            # items: texts (LIST), mappings of spec[0]'s keys ([dict]), or either, each a text
+            # or a mapping of spec[0][0]'s keys ((dict,): `same_as`, an IRI or a link)
+            keys = spec[0][0] if isinstance(spec, tuple) else (
+                spec[0] if isinstance(spec, list) else None)
+            texts = not isinstance(spec, list)
+            items: list = []
+            for i, item in enumerate(self.sequence(node, dotted)):
                 here = f"{dotted}.{i}"
                 self.lines[here] = item.start_mark.line + 1
-                if spec == LIST:
-                    items.append(self.scalar(item, TEXT, here))
-                elif isinstance(item, yaml.MappingNode):
+                if keys is not None and isinstance(item, yaml.MappingNode):
                     if id(item) in self.seen:  # an alias: not an item
                         self.first_time(item, here)
                         continue
-                    items.append(self.mapping(item, spec[0], here + "."))
+                    items.append(self.mapping(item, keys, here + "."))
+                elif texts:
+                    items.append(self.scalar(item, TEXT, here))
                 else:
                     self.problem(item, here, "must be a mapping", value=_show(item))
             return items
@@ -695,8 +691,9 @@ class _Reader:
             return {}
         return self.mapping(node, spec, dotted + ".")
 
-    def mixed(self, node: yaml.Node, spec: dict, dotted: str) -> list:
-        """A list whose items are each a text or a mapping (`same_as`: an IRI or a link)."""
+    def sequence(self, node: yaml.Node, dotted: str) -> list[yaml.Node]:
+        """The items of a list field: none for an empty value, and none (with the problem
+        reported) for a value that is no list or an alias of one read before."""
         if isinstance(node, yaml.ScalarNode) and node.tag == NULL_TAG:
             return []
         if not isinstance(node, yaml.SequenceNode):
@@ -704,18 +701,7 @@ class _Reader:
             return []
         if not self.first_time(node, dotted):
             return []
-        items: list = []
-        for i, item in enumerate(node.value):
-            here = f"{dotted}.{i}"
-            self.lines[here] = item.start_mark.line + 1
-            if isinstance(item, yaml.MappingNode):
-                if id(item) in self.seen:
-                    self.first_time(item, here)
-                    continue
-                items.append(self.mapping(item, spec, here + "."))
-            else:
-                items.append(self.scalar(item, TEXT, here))
-        return items
+        return node.value
 
     def scalar(self, node: yaml.Node, kind: str, dotted: str) -> Any:
         """The value of a scalar in a field of this kind (TEXT, NUMBER, ...)."""

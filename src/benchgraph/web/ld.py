@@ -98,13 +98,10 @@ def record(kind: str, record_id: str) -> Response:
     if kind not in CLASSES:
         abort(404, f"there is no kind of record called {shorten(kind)!r}; kinds: "
                    + ", ".join(sorted(CLASSES)))
-    try:
-        fmt = _format()
-    except NotAcceptable as exc:
-        return error_response(406, "not acceptable", str(exc))
-    etag = site().etag("ld", request.path, fmt.name)
-    if request.if_none_match.contains_weak(etag):
-        return not_modified(etag)
+    answer = _negotiated("ld", request.path)
+    if isinstance(answer, Response):
+        return answer
+    fmt, etag = answer
     iri, graph = str(record_iri(kind, record_id)), str(graph_iri(kind, record_id))
     store = site().store()
     try:
@@ -141,13 +138,10 @@ def record_graph(kind: str, record_id: str) -> Response:
 @bp.route("/.well-known/void")
 def void() -> Response:
     """The dataset's VoID and DCAT description (description.py): RDF, or a page of it."""
-    try:
-        fmt = _format()
-    except NotAcceptable as exc:
-        return error_response(406, "not acceptable", str(exc))
-    etag = site().etag("void", fmt.name, request.url_root)
-    if request.if_none_match.contains_weak(etag):
-        return not_modified(etag)
+    answer = _negotiated("void", request.url_root)
+    if isinstance(answer, Response):
+        return answer
+    fmt, etag = answer
     quads = list(site().store().quads_for_pattern(None, None, None, DESCRIPTION))
     here = request.url_root + "sparql"
     if quads and here != ENDPOINT.value:  # served elsewhere than its public IRI: say so too
@@ -168,13 +162,10 @@ def dataset() -> Response:
 @bp.route("/ontology")
 def ontology() -> Response:
     """The ontology: its terms as a page, or its graph as RDF."""
-    try:
-        fmt = _format()
-    except NotAcceptable as exc:
-        return error_response(406, "not acceptable", str(exc))
-    etag = site().etag("ontology", fmt.name)
-    if request.if_none_match.contains_weak(etag):
-        return not_modified(etag)
+    answer = _negotiated("ontology")
+    if isinstance(answer, Response):
+        return answer
+    fmt, etag = answer
     store = site().store()
     quads = list(store.quads_for_pattern(None, None, None, ONTOLOGY))
     if fmt is not HTML:
@@ -308,6 +299,19 @@ RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 
 
 # --- helpers -------------------------------------------------------------------------------
+def _negotiated(*key: str) -> tuple[Format, str] | Response:
+    """The format the client asked for and the page's ETag for it; or the answer at once:
+    406 for a format not offered, 304 for a copy the client has."""
+    try:
+        fmt = _format()
+    except NotAcceptable as exc:
+        return error_response(406, "not acceptable", str(exc))
+    etag = site().etag(*key, fmt.name)
+    if request.if_none_match.contains_weak(etag):
+        return not_modified(etag)
+    return fmt, etag
+
+
 def _format() -> Format:
     return choose(OFFERED, request.headers.get("Accept"), request.args.getlist("format"))
 
