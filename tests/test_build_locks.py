@@ -104,12 +104,17 @@ def _kill_at(data: Path, env: dict, since: str, after: float) -> tuple[list[int]
     children: list[psutil.Process] = []
     while build.poll() is None and time.monotonic() < deadline:
         try:
-            children = parent.children(recursive=True) or children
+            now = parent.children(recursive=True)
         except psutil.NoSuchProcess:
             break
-        if mark is None and _workers(parent, children):
+        children = now or children
+        working = _workers(parent, now)
+        if mark is None and working:
             mark = time.monotonic()
-        if mark is not None and time.monotonic() - mark >= after:
+        # a kill "since workers" lands while workers run (on a loaded machine a worker may
+        # be between chunks at the planned moment: the kill waits for the next one)
+        if mark is not None and time.monotonic() - mark >= after and (
+                since == "start" or working):
             break
         time.sleep(0.01)
     try:

@@ -54,8 +54,44 @@ def from_engine(exc: SyntaxError) -> QuerySyntaxError:
     text = str(exc)
     found = ENGINE_POSITION.match(text)
     if not found:
-        return QuerySyntaxError(text, None, None)
-    return QuerySyntaxError(text[found.end():], int(found[1]), int(found[2]))
+        return QuerySyntaxError(readable(text), None, None)
+    return QuerySyntaxError(readable(text[found.end():]), int(found[1]), int(found[2]))
+
+
+def readable(message: str) -> str:
+    """Oxigraph's "expected one of ..." with its character classes left out (a prefixed
+    name's gave 600 characters of `'\\u{00C0}'..='\\u{00D6}'` ranges) and an undeclared
+    prefix said first, in words."""
+    if not message.startswith(EXPECTED):
+        return message
+    items = _alternatives(message[len(EXPECTED):])
+    words = [i for i in items if not i.startswith(("[", "'"))]
+    if "Prefix not found" in words:
+        return "the prefix is not declared: add a PREFIX line for it"
+    if not words:
+        return "unexpected character"
+    rest = " or another character" if len(words) < len(items) else ""
+    return EXPECTED + ", ".join(words) + rest
+
+
+EXPECTED = "expected one of "
+
+
+def _alternatives(text: str) -> list[str]:
+    """The comma-separated items of Oxigraph's list, commas inside [...] and quotes kept."""
+    items, depth, quoted, start = [], 0, False, 0
+    for i, c in enumerate(text):
+        if c == "'" and (i == 0 or text[i - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted and c == "[":
+            depth += 1
+        elif not quoted and c == "]":
+            depth -= 1
+        elif not quoted and depth == 0 and c == ",":
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return [i for i in items if i]
 
 
 def engine_error(text: str, base_iri: str | None = None,

@@ -96,3 +96,13 @@ def _quietly(text: str) -> None:
         ox.Store().query(text)
     except OSError:
         pass
+
+
+def test_an_undeclared_prefix_is_said_in_words(client):
+    """Oxigraph lists 600 characters of character ranges for it; the answer names the fault."""
+    response = client.get("/sparql", query_string={
+        "query": "SELECT * WHERE { ?s undeclared:p ?o }"})
+    assert response.status_code == 400
+    error = response.get_json()["error"]
+    assert re.search(r"line 1, column \d+: the prefix is not declared", error)
+    assert "\\u{" not in error and len(error) < 200

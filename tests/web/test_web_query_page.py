@@ -253,19 +253,22 @@ def test_an_error_is_wrapped_text_with_nothing_to_download(live_server, browser,
     from selenium.webdriver.common.by import By
 
     narrow(browser)
-    # A prefix nobody declared: the parser's message lists every character it expected.
-    query = "SELECT * WHERE { ?s undeclared:p ?o }"
+    # A call the parser does not know of: its message lists every function it expected
+    query = "SELECT * WHERE { ?s ?p ?o FILTER(?o = ) }"
     browser.get(link(live_server, query, "table"))
     message = wait_for(browser, "return document.querySelector('.bg-error-message')")
     box = browser.find_element(By.CSS_SELECTOR, ".bg-error")
     assert "malformed query (400)" in box.text
-    assert "Prefix not found" in message.text and re.search(r"\b1:\d+", message.text)
+    assert "expected one of" in message.text and re.search(r"line 1, column \d+", message.text)
     assert '"ok"' not in message.text  # the message, not the JSON it came in
     assert message.value_of_css_property("white-space") == "pre-wrap"
     # wrapped: as wide as its box, over more than one line
     assert browser.execute_script("var m = arguments[0]; return m.scrollWidth <= m.clientWidth",
                                   message)
-    assert message.size["height"] > 100
+    lines = browser.execute_script(
+        "var m = arguments[0]; return m.getBoundingClientRect().height"
+        " / parseFloat(getComputedStyle(m).lineHeight)", message)
+    assert lines >= 2
     assert not browser.find_element(By.ID, "downloads").is_displayed()
     assert browser.execute_script("return document.documentElement.scrollWidth") <= 800
     box.screenshot(str(shots / "view-error.png"))
