@@ -165,3 +165,36 @@ def test_remote_store_reads_as_the_build(store_env, records):
         local.quads_for_pattern(run, None, None, inferred))
     assert set(remote.quads_for_pattern(None, None, run, None)) == set(
         local.quads_for_pattern(None, None, run, None))
+
+
+def test_every_removal_ends_before_any_graph_is_sent(monkeypatch):
+    """A DELETE and a PUT of one graph in flight at once may land in either order: a --full
+    push removed every graph while sending them again, and lost the graph whose DELETE came
+    last (seen on Virtuoso). No server needed: a client that records what it is asked."""
+    import io
+    import threading
+    import time
+
+    from benchgraph.store.push import Graph, Plan, Progress, Pusher
+
+    asked, lock = [], threading.Lock()
+
+    class Answer:
+        status = 204
+
+    class Recorder:
+        def request(self, method, url, body=None, headers=None, params=()):
+            name = dict(params)["graph"]
+            if method == "DELETE":
+                time.sleep(0.02)  # a slow removal: the sends would overtake it
+            with lock:
+                asked.append((method, name))
+            return Answer()
+
+    graphs = [Graph(f"https://w3id.org/benchgraph/graph/x/{i}", b"", 0) for i in range(12)]
+    plan = Plan(send=graphs, remove=[f"https://w3id.org/benchgraph/graph/old/{i}"
+                                     for i in range(12)])
+    Pusher("http://127.0.0.1:1/store", Recorder(), {}, "key").run(
+        plan, Progress(24, io.StringIO()))
+    methods = [m for m, name in asked if not name.endswith("/manifest")]
+    assert methods == ["DELETE"] * 12 + ["PUT"] * 12

@@ -178,28 +178,31 @@ class Pusher:
         """Remove, then send; the manifest written every CHECKPOINT graphs (or
         CHECKPOINT_SECONDS), at the end, and when the push stops on a failure or Ctrl-C (with
         what was done by then)."""
-        work: list[Callable[[], None]] = [lambda n=n: self._remove(n) for n in p.remove]
-        work += [lambda g=g: self._send(g) for g in p.send]
+        removals: list[Callable[[], None]] = [lambda n=n: self._remove(n) for n in p.remove]
+        sends: list[Callable[[], None]] = [lambda g=g: self._send(g) for g in p.send]
         since, last = 0, time.monotonic()
         with ThreadPoolExecutor(SENDERS) as pool:
-            futures = [pool.submit(w) for w in work]
-            try:
-                for f in futures:
-                    f.result()
-                    progress.step()
-                    since += 1
-                    if since >= CHECKPOINT or time.monotonic() - last > CHECKPOINT_SECONDS:
-                        self._write_manifest(final=False)
-                        since, last = 0, time.monotonic()
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                pool.shutdown(wait=True)  # the requests under way end, whole or refused
+            # the removals end before any send starts: a graph's DELETE and PUT in flight at
+            # once may land in either order
+            for work in (removals, sends):
+                futures = [pool.submit(w) for w in work]
                 try:
-                    self._write_manifest(final=False)
-                except Exception:  # noqa: BLE001 - the first failure is the one to report
-                    pass
-                raise
+                    for f in futures:
+                        f.result()
+                        progress.step()
+                        since += 1
+                        if since >= CHECKPOINT or time.monotonic() - last > CHECKPOINT_SECONDS:
+                            self._write_manifest(final=False)
+                            since, last = 0, time.monotonic()
+                except BaseException:
+                    for f in futures:
+                        f.cancel()
+                    pool.shutdown(wait=True)  # the requests under way end, whole or refused
+                    try:
+                        self._write_manifest(final=False)
+                    except Exception:  # noqa: BLE001 - the first failure is the one to report
+                        pass
+                    raise
         self._write_manifest(final=True)
 
     def _send(self, graph: Graph) -> None:
@@ -267,8 +270,11 @@ def push(store: ox.Store, key: str, query_url: str, graph_store: str, *, dry_run
     present = present_graphs(remote)
     manifest = {} if full else remote.manifest()
     if full:  # start over: what is there goes, everything is sent
+        # a graph sent is replaced whole (PUT): only those the build no longer has are
+        # removed (removing one that is also sent raced its PUT and could win: a lost graph)
         p = Plan(send=sorted(local.values(), key=lambda g: g.name),
-                 remove=sorted(present - {MANIFEST}), new=len(set(local) - present))
+                 remove=sorted(present - {MANIFEST} - set(local)),
+                 new=len(set(local) - present))
     else:
         p = plan(local, manifest, present)
     print(f"push{' (dry run, nothing sent)' if dry_run else ''}: {p.summary()}", file=out)
