@@ -124,10 +124,9 @@ def _endpoint_service(out: _Out) -> None:
             ox.NamedNode("https://www.w3.org/TR/sparql11-protocol/"))
 
 
-def _graph_kinds(out: _Out, graphs: dict[str, int]) -> None:
-    """A subset per kind of graph: the records of each kind (one graph each, counted, not
-    listed: 100k records would be 100k entries), the inferred graph, the ontology, the links
-    and any graph loaded beside them."""
+def by_kind(graphs: dict[str, int]) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """Graph sizes split into the record graphs' (`graph/<kind>/<id>`), listed per kind, and
+    every other graph's by name (the service description counts them the same way)."""
     kinds: dict[str, list[int]] = defaultdict(list)
     others: dict[str, int] = {}
     for name, count in graphs.items():
@@ -136,6 +135,14 @@ def _graph_kinds(out: _Out, graphs: dict[str, int]) -> None:
             kinds[rest.partition("/")[0]].append(count)
         else:
             others[name] = count
+    return dict(kinds), others
+
+
+def _graph_kinds(out: _Out, graphs: dict[str, int]) -> None:
+    """A subset per kind of graph: the records of each kind (one graph each, counted, not
+    listed: 100k records would be 100k entries), the inferred graph, the ontology, the links
+    and any graph loaded beside them."""
+    kinds, others = by_kind(graphs)
     for kind, counts in sorted(kinds.items()):
         part = _iri("records", kind)
         out.add(DATASET, _n(VOID + "subset"), part)

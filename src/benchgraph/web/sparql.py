@@ -19,6 +19,7 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.datastructures import MultiDict
 
+from ..description import by_kind
 from ..namespaces import GRAPH as GRAPH_NS
 from .errors import error_response
 from .hooks import not_modified
@@ -269,14 +270,7 @@ def describe_service(s: Site, endpoint_iri: str) -> list[ox.Triple]:
     ]
     # Record graphs are counted per kind, not listed: one a record made this 1.7 MB of
     # Turtle at 6k records (about 30 MB at 100k). The other graphs are named one by one.
-    kinds: dict[str, list[int]] = {}
-    others = {}
-    for name, count in per_graph.items():
-        rest = name[len(str(GRAPH_NS)):] if name.startswith(str(GRAPH_NS)) else ""
-        if "/" in rest:
-            kinds.setdefault(rest.partition("/")[0], []).append(count)
-        else:
-            others[name] = count
+    kinds, others = by_kind(per_graph)
     for i, (name, count) in enumerate(sorted(others.items())):
         named, graph = ox.BlankNode(f"named{i}"), ox.BlankNode(f"graph{i}")
         out += [
