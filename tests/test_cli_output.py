@@ -101,3 +101,14 @@ def test_a_table_cuts_long_literals_and_keeps_iris_whole(copy_data):
     whole = subprocess.run(_command(data, "--format", "csv", query), capture_output=True,
                            text=True, timeout=300)
     assert long_text in whole.stdout  # csv keeps it
+
+
+def test_a_query_the_engine_cannot_answer_is_a_message_not_a_traceback(copy_data):
+    """A SERVICE the engine cannot call (port 9 is refused before any connection) fails the
+    command with exit 2 and the engine's reason: it printed a traceback and exited 1."""
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    query = "SELECT * WHERE { SERVICE <http://127.0.0.1:9/x> { ?s ?p ?o } }"
+    done = subprocess.run(_command(data, query), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "the query could not be answered: " in done.stderr
+    assert "Traceback" not in done.stderr and "unsendable" not in done.stderr

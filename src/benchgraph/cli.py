@@ -254,12 +254,23 @@ def cmd_query(args) -> int:
         raise CannotRun(f"the query is refused: {exc}") from None
     except ValueError as exc:  # BENCHGRAPH_QUERY_MAX_DEPTH is not a number
         raise CannotRun(str(exc)) from None
+    def answer() -> tuple[str | None, str | None]:
+        """The rendered answer, or why the engine could not give one (a SERVICE it could not
+        reach, a remote store's refusal): told as text, so that no traceback carries the
+        engine's result, which may only be dropped in the thread that made it."""
+        try:
+            return render(run(store, text), args.format), None
+        except OSError as exc:
+            return None, str(exc)
+
     with _reading(args) as store:
         try:
             # on a deep stack: Oxigraph recurses along long chains of patterns and operators
-            shown = bigstack.call(lambda: render(run(store, text), args.format))
+            shown, failed = bigstack.call(answer)
         except SyntaxError as exc:  # the engine's line and column, as the endpoint gives them
             raise CannotRun(f"the query does not parse: {from_engine(exc)}") from exc
+    if failed is not None:
+        raise CannotRun(f"the query could not be answered: {failed}")
     sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own
     return EXIT_OK
 
