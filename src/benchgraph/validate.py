@@ -276,7 +276,7 @@ class RecordFacts:
 
 
 _NEEDLES = [(f"> <{p}> ", fact) for p, fact in FACT_PREDICATES.items()]
-_FACTS = {URIRef(p): fact for p, fact in FACT_PREDICATES.items()}
+_FACT_OF = {URIRef(p): fact for p, fact in FACT_PREDICATES.items()}
 _TYPE_NEEDLE = f"> <{RDF.type}> "
 
 
@@ -312,7 +312,7 @@ def triple_facts(kind: str, triples: list, own: str) -> list[tuple[str, str, str
     out: set[tuple[str, str, str]] = set()
     hard: list[str] = []
     for s, p, o in triples:
-        fact = _FACTS.get(p)
+        fact = _FACT_OF.get(p)
         if fact is None or (fact == "type" and kind != "interconnects"):
             continue
         subject = str(s)
