@@ -200,7 +200,7 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
                   record.lines, facts=triple_facts(record.kind, kept, own),
                   # nothing links to a run: what others read of it is never asked
                   outward=outward(stated, own) if record.kind != "benchmarks" else "")
-    return entry.pack()
+    return entry.pack(loading=True)
 
 
 def split_links(triples: list, own: str) -> tuple[list, list]:
