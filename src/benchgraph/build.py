@@ -197,7 +197,9 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
         problems.append(refused)
     entry = Entry(shown, digest, record.kind, record.id, stated,
                   inferred_nq, problems, list(record.references()),
-                  record.lines, facts=triple_facts(record.kind, kept, own),
+                  # as the cache keeps it: made here, not in the build's thread, and a text
+                  # is sent for less than a mapping
+                  json.dumps(record.lines), facts=triple_facts(record.kind, kept, own),
                   # nothing links to a run: what others read of it is never asked
                   outward=outward(stated, own) if record.kind != "benchmarks" else "")
     return entry.pack(loading=True)

@@ -190,7 +190,9 @@ class Cache:
                              for _dotted, target, kind in e.refs])
         self.db.executemany(
             "INSERT OR REPLACE INTO body VALUES (?,?,?,?)",
-            [(e.path, *(e.packed or e.pack().packed), json.dumps(e.lines)) for e in entries])
+            [(e.path, *(e.packed or e.pack().packed),
+              e.line_map if isinstance(e.line_map, str) else json.dumps(e.lines))
+             for e in entries])
 
     def index(self) -> Entries:
         """Every entry without its quads, links and line map (each read when asked)."""
