@@ -25,6 +25,7 @@ from .common import (
     check_references,
     clean,
     header,
+    key,
     load_mapping,
     slug,
     source_entry,
@@ -53,6 +54,8 @@ class _Measurement:
     raw: dict[str, str]
     sources: list[tuple[str, int]] = field(default_factory=list)
     parallelism: dict[str, int] = field(default_factory=dict)
+    # the mapping's `derived_parts` entry that named the part, if one did
+    derived: dict[str, Any] | None = None
 
 
 def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
@@ -73,7 +76,9 @@ def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
         runs = _runs(found, rules, commit, report)
         check_ids(runs, report, "runs")
         out = Path(out_dir) if out_dir is not None else None
-        check_references(report, out, norm.wanted())
+        wanted = norm.wanted()
+        wanted["accelerators"] |= {d["accelerator"] for d in rules.get("derived_parts") or []}
+        check_references(report, out, wanted)
         report.records.update({"runs": len(runs)})
         if write and out is not None and report.ok:
             origin = rules["repository"] + (f" at {commit}" if commit else "")
@@ -103,6 +108,7 @@ def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
                  report: ImportReport) -> dict[tuple[str, ...], _Measurement]:
     units = rules["units"]
     tolerance = float(units.get("tolerance", 0.005))
+    derived = _derived_parts(rules)
     seen_hashes: dict[str, str] = {}
     found: dict[tuple[str, ...], _Measurement] = {}
     for table in rules.get("tables") or []:
@@ -137,6 +143,9 @@ def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
             m = _measure(row, where, par_col, units, tolerance, norm, report)
             if m is None:
                 continue
+            m.derived = derived.get((key(row["Hardware"]), key(row["Framework"])))
+            if m.derived is not None:
+                m.accelerator = m.derived["accelerator"]
             existing = found.setdefault(m.values, m)
             existing.sources.append((rel, line))
             if par_col:
@@ -149,6 +158,15 @@ def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
                                     f"{existing.parallelism[k]} of an identical row")
                     existing.parallelism[k] = v
     return found
+
+
+def _derived_parts(rules: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The mapping's `derived_parts`, by (Hardware, Framework): the rows of one framework
+    whose part the tables name by family only, and other files of the repository, read
+    with a vendor's specification, identify. The part is derived, so each entry's sources
+    become sources of its runs with `derives: [accelerators]`."""
+    return {(key(d["hardware"]), key(d["framework"])): d
+            for d in rules.get("derived_parts") or []}
 
 
 def _measure(row: dict[str, str], where: str, par_col: str | None, units: dict[str, Any],
@@ -227,6 +245,9 @@ def _record(run_id: str, m: _Measurement, rules: dict[str, Any], commit: str | N
         repository=repo, commit=commit, path=path, row=str(line), licence=rules["licence"],
     ) for path, line in m.sources]
     notes = []
+    if m.derived is not None:
+        sources += [source_entry(**src) for src in m.derived["sources"]]
+        notes.append(m.derived["note"])
     if repeated > 1:
         notes.append(f"The tables hold {repeated} different measurements of this "
                      "configuration; each is a run.")
