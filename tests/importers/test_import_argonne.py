@@ -88,7 +88,7 @@ def test_tables_without_documented_units_are_left_out_with_the_reason(imported):
 
 
 def test_a_part_derived_for_one_framework_cites_what_it_rests_on(imported):
-    """The mapping's derived_parts names the H100 SXM for the llama.cpp rows only (the node
+    """The mapping's derived_hardware names the H100 SXM for the llama.cpp rows only (the node
     whose nvidia-smi the repository shows); the runs say the part is derived and cite every
     source of the derivation with `derives`, and the other frameworks stay on the family."""
     out, report = imported("argonne")
@@ -108,3 +108,16 @@ def test_a_part_derived_for_one_framework_cites_what_it_rests_on(imported):
     assert run["notes"].startswith("The part is derived")
     # the table rows themselves are still cited as the run's source, not as deriving
     assert run["source"][0]["path"] == "Plots/All_results.csv" and "derives" not in run["source"][0]
+
+
+def test_a_system_derived_for_one_framework_is_linked_and_cited(imported):
+    """derived_hardware names ALCF Polaris for the vLLM A100 rows only (their job scripts
+    target a Polaris queue); the part stays the family, and the other frameworks' A100 rows
+    have no system."""
+    out, _ = imported("argonne")
+    a100 = [r for r in _runs(out).values() if r["accelerators"] == ["nvidia-a100"]]
+    assert {r["engine"] for r in a100 if r.get("system") == "alcf-polaris"} == {"vllm"}
+    assert all("system" not in r for r in a100 if r["engine"] != "vllm")
+    run = next(r for r in a100 if r.get("system") == "alcf-polaris")
+    assert {tuple(s["derives"]) for s in run["source"] if "derives" in s} == {("system",)}
+    assert run["notes"].startswith("The system is derived")
