@@ -55,7 +55,7 @@ FIELD_PROPERTIES = {
     "released": BG.released, "fabric": BG.peerFabric,
     "fabric_interconnect": BG.fabricInterconnect,
     "fabric_bandwidth_gb_s": BG.fabricBandwidthGBps, "family": SKOS.broader,
-    "interconnect_ids": BG.interconnect,
+    "interconnect_ids": BG.interconnect, "accelerators": BG.accelerator, "system": BG.system,
 }
 RELEASED = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 
