@@ -512,14 +512,14 @@ def _stated_fields(kind: str, fields: dict[str, Any], lines: dict[str, int],
     for i, src in enumerate(fields.get("source") or []):
         if not isinstance(src, dict):
             continue
-        for key, j, name in ((key, j, name) for key in ("states", "derives")
-                             for j, name in enumerate(src.get(key) or [])):
-            if name not in known:
-                dotted = f"source.{i}.{key}.{j}"
-                out.append(Problem(shown, line_of(lines, dotted), dotted,
-                                   f"names no field of {kind} records (fields: "
-                                   f"{', '.join(known)})", value=str(name),
-                                   code="unknown-stated-field"))
+        for listed in ("states", "derives"):
+            for j, name in enumerate(src.get(listed) or []):
+                if name not in known:
+                    dotted = f"source.{i}.{listed}.{j}"
+                    out.append(Problem(shown, line_of(lines, dotted), dotted,
+                                       f"names no field of {kind} records (fields: "
+                                       f"{', '.join(known)})", value=str(name),
+                                       code="unknown-stated-field"))
     return out
 
 
