@@ -96,11 +96,13 @@ def run_rules(store: ox.Store, runs: list[str] | None = None,
     else:
         judged = runs if judged is None else judged
         read = _Scope(store, graph, [Node(r) for r in runs], predicates,
-                      sorted({p for _, path in chains for p in path} | {SYSTEM, ACCELERATOR},
-                             key=lambda n: n.value))
+                      sorted({q for prop, path in chains for q in [prop, *path]}
+                             | {SYSTEM, ACCELERATOR}, key=lambda n: n.value))
         before = read.before | _derived_before(store, graph, read, judged, predicates)
     scope = None if runs is None else {Node(r) for r in runs}
-    edges = _Edges(store, full=scope is None, skip=before, read=read)
+    # with the scope read, no edge left to load can be one derived before (`before` is about
+    # the scope and the nodes below it)
+    edges = _Edges(store, full=scope is None, skip=before if read is None else set(), read=read)
     statuses = _fabric_status(store, edges, scope, read)  # before the chains add to the edges
     derived = _chains(edges, chains, scope)
     quads = {ox.Quad(s, p, o, graph) for (s, q), objects in derived.items()
@@ -355,7 +357,8 @@ class _Scope:
     lookup (about 20 us: one for each subject and pattern) and per term handed to Python
     (about 2.5 us: each IRI is read from the store's string table). One lookup a subject for
     every predicate the rules read, rather than one a subject and predicate, and the
-    types' objects left in the store, read a third of the terms in a third of the lookups."""
+    types' objects and the subjects left in the store (a subject comes back as its place in
+    the query), read a fifth of the terms in a third of the lookups."""
 
     CHUNK = 500
 
@@ -374,14 +377,13 @@ class _Scope:
         is_derived = [p in derived for p in wanted]
         is_input = [p in self.edges for p in wanted]
         order = sorted(subjects, key=lambda n: n.value)
-        for i in range(0, len(order), self.CHUNK):
-            values = " ".join(str(s) for s in order[i:i + self.CHUNK])
-            for s, k, o, inferred in store.query(
-                    f"SELECT ?s ?k ?o ?i WHERE {{ VALUES ?s {{ {values} }} GRAPH ?g {{ ?s ?p ?o }}"
-                    f" FILTER(?p IN ({', '.join(map(str, wanted))})"
+        for chunk, values in _numbered(order):
+            for j, k, o, inferred in store.query(
+                    f"SELECT ?j ?k ?v ?i WHERE {{ VALUES (?s ?j) {{ {values} }}"
+                    f" GRAPH ?g {{ ?s ?p ?o }} FILTER(?p IN ({', '.join(map(str, wanted))})"
                     f" || (?p = {RDF_TYPE} && ?o = {run_class}))"
-                    f" BIND({code} AS ?k) BIND(?g = {graph} AS ?i) }}"):
-                n, mine = int(k.value), inferred.value == "true"
+                    f" BIND({code} AS ?k) BIND(IF(?k < 0, 0, ?o) AS ?v) BIND(?g = {graph} AS ?i) }}"):
+                s, n, mine = chunk[int(j.value)], int(k.value), inferred.value == "true"
                 if n < 0:
                     self.runs.add(s)
                     continue
@@ -422,9 +424,18 @@ def _whole(store: ox.Store, graph: Node, nodes: list[Node]) -> Iterator[ox.Quad]
     code = "?p"
     for i, p in reversed(list(enumerate(BASIS_PREDICATES))):
         code = f"IF(?p = {p}, {i}, {code})"
-    for i in range(0, len(nodes), _Scope.CHUNK):
-        values = " ".join(str(n) for n in nodes[i:i + _Scope.CHUNK])
-        for n, k, o in store.query(f"SELECT ?n ?k ?o WHERE {{ VALUES ?n {{ {values} }} "
+    for chunk, values in _numbered(nodes):
+        for j, k, o in store.query(f"SELECT ?j ?k ?o WHERE {{ VALUES (?n ?j) {{ {values} }} "
                                    f"GRAPH {graph} {{ ?n ?p ?o }} BIND({code} AS ?k) }}"):
-            yield ox.Quad(n, BASIS_PREDICATES[int(k.value)] if isinstance(k, ox.Literal) else k,
+            yield ox.Quad(chunk[int(j.value)],
+                          BASIS_PREDICATES[int(k.value)] if isinstance(k, ox.Literal) else k,
                           o, graph)
+
+
+def _numbered(nodes: list[Node]) -> Iterator[tuple[list[Node], str]]:
+    """The nodes a few hundred at a time, each with a VALUES block pairing each node with
+    its place: a query hands the number back, not the node's IRI (read from the store's
+    string table for every row)."""
+    for i in range(0, len(nodes), _Scope.CHUNK):
+        chunk = nodes[i:i + _Scope.CHUNK]
+        yield chunk, " ".join(f"({n} {j})" for j, n in enumerate(chunk))
