@@ -580,7 +580,7 @@ def _copied_fabric(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, str]
     H200 systems rightly share a text)."""
     if rec.kind != "systems" or not _claimed(data, rec) or not _parts(rec):
         return
-    texts = _fabric_texts(data, rec)
+    texts = {f: t for f, t in _fabric_texts(data, rec).items() if _telling(t)}
     mine = _parts(rec)
     kinds = _part_fabrics(data, mine)
     if not texts or kinds is None:
@@ -625,6 +625,14 @@ def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
                                value=next(iter(_fabric_texts(data, rec).values()), ""),
                                code="copied-fabric-text", severity=WARNING))
     return sorted(out)
+
+
+def _telling(text: str) -> bool:
+    """A fabric text specific enough for a byte-identical sibling to suggest copying: one
+    with a count, generation or bandwidth ("18x 4th Gen NVLink, 900GB/s"). A bare name
+    ("NVLINK") is what any two systems with that fabric write, and on the shipped data it
+    paired an H100 SXM system with an H200 NVL one for no reason."""
+    return any(c.isdigit() for c in text)
 
 
 def _part_fabrics(data: _Dataset, parts: set[str]) -> frozenset | None:
