@@ -46,6 +46,15 @@ PLAIN = re.compile("[^" + re.escape("".join(sorted(OPERATORS)) + "#\"'"
                                     + "".join(AMBIGUOUS_BREAKS)) + "]+")
 
 
+# What a query begins with, where a `<` can only open an IRI: white space (SPARQL's), comments
+# and BASE and PREFIX declarations. Possessive: read once, however long.
+_IRI = IRIREF.pattern
+PROLOGUE = re.compile(rf"(?:[ \t\r\n]++|#[^\r\n]*+|(?i:BASE)[ \t\r\n]*+{_IRI}"
+                      rf"|(?i:PREFIX)[ \t\r\n]*+(?:[A-Za-z][\w.-]*+)?:[ \t\r\n]*+{_IRI})*+")
+# Where code may stop being code: a comment, a string, an IRI, an escape.
+CODE_BREAKS = re.compile(r"[#\"'<\\]")
+
+
 @dataclass
 class QueryTextError(ValueError):
     """Query text refused before any parser reads it, with where (1-based line and column)."""
@@ -181,6 +190,44 @@ def _scan(text: str, limit: int, ambiguity: bool) -> tuple[int, int]:
             raise _ambiguous_break(text, i)
         i += 1
     return deepest, operators
+
+
+def code_outside(text: str) -> str | None:
+    """The query's code as Oxigraph reads it: its text after the prologue (see PROLOGUE),
+    each comment and string literal made a space. None where the split may not be
+    Oxigraph's: a backslash outside strings (a local name's `\\#` or `\\'`, an escape), or,
+    after the prologue, a `<...>` holding `#`, `'` or a backslash, which Oxigraph may read
+    as an IRI or as a less-than (`FILTER(?a<?b&&'>'=?c)`), so that a comment or string
+    would start in one reading only. Refuse with check_text first: a bare CR ends a
+    comment here as it does in Oxigraph."""
+    i = PROLOGUE.match(text).end()
+    parts: list[str] = []
+    n = len(text)
+    while i < n:
+        found = CODE_BREAKS.search(text, i)
+        if found is None:
+            parts.append(text[i:])
+            break
+        j = found.start()
+        parts.append(text[i:j])
+        c = text[j]
+        if c == "\\":
+            return None
+        if c == "<":
+            iri = IRIREF.match(text, j)
+            if iri is None:  # a less-than, or the first of <<
+                parts.append(c)
+                i = j + 1
+                continue
+            inside = iri[0]
+            if "#" in inside or "'" in inside or "\\" in inside:
+                return None
+            parts.append(inside)
+            i = iri.end()
+            continue
+        parts.append(" ")
+        i = _line_end(text, j) if c == "#" else _string_end(text, j)
+    return "".join(parts)
 
 
 def _line_end(text: str, start: int) -> int:
