@@ -35,6 +35,7 @@ BARE_CR = re.compile(r"\r(?!\n)")
 AMBIGUOUS_BREAKS = {"\f": "a form feed", "\v": "a vertical tab", "\x85": "a next-line (U+0085)",
                     "\u2028": "a line separator (U+2028)",
                     "\u2029": "a paragraph separator (U+2029)"}
+BREAKS = re.compile("[" + "".join(AMBIGUOUS_BREAKS) + "]")
 # rdflib expands these everywhere before parsing, case-insensitively, greedily taking 8 hex
 # digits after either letter; Oxigraph expands `\u` + 4 and `\U` + 8, inside strings and IRIs
 # only. Both readings of every escape are checked.
@@ -260,9 +261,9 @@ def _string_end(text: str, start: int) -> int:
 
 
 def _check_breaks(text: str, start: int, end: int) -> None:
-    for i in range(start, end):
-        if text[i] in AMBIGUOUS_BREAKS:
-            raise _ambiguous_break(text, i)
+    found = BREAKS.search(text, start, end)  # a regex: comments are long, Python loops slow
+    if found:
+        raise _ambiguous_break(text, found.start())
 
 
 def _check_escapes(text: str) -> None:
