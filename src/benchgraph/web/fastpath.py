@@ -100,6 +100,8 @@ class FastSparql:
             except PoolError as exc:
                 environ[ANSWERED] = (exc, time.perf_counter() - start)
                 return None
+            except Exception:  # a fault of the pool itself: Flask's view meets it and says so
+                return None
             elapsed = time.perf_counter() - start
             if header["status"] != 200:
                 environ[ANSWERED] = ((header, body), elapsed)
