@@ -16,6 +16,7 @@ from benchgraph.convert import record_triples
 from benchgraph.errors import RecordsInvalid
 from benchgraph.namespaces import BG, SCHEMA, record_iri
 from benchgraph.records import load_record
+from benchgraph.validate import check_record
 from paths import TEST_DATA
 
 CATALOGUE = TEST_DATA / "catalogue"
@@ -70,6 +71,31 @@ def test_a_states_name_of_no_field_is_an_error_naming_it():
     assert [(p.line, p.field, p.value, p.code) for p in problems] == [
         (6, "source.0.states.1", "tdp", "unknown-stated-field")]
     assert "tdp_w" in problems[0].message  # the fields it could have meant are listed
+
+
+def test_a_derived_fact_is_marked_derived_and_counts_as_sourced():
+    """`derives` marks a fact the record derives from a source (with others) that does not
+    state it about the part: a query tells it from a stated one, and it is not unsourced."""
+    def read(key):
+        return _read("accelerators", "name: n\nvendor: v\nfabric: none\nsource:\n"
+                     f"- title: the architecture drops NVLink\n  {key}: [fabric]\n")
+    record, problems = read("derives")
+    assert problems == [], problems
+    triples = record_triples(record)
+    source = URIRef(f"{record_iri('accelerators', 'x')}#source-1")
+    assert (source, BG.derives, BG.peerFabric) in triples
+    assert (source, BG.states, BG.peerFabric) not in triples
+    assert [p.field for p in check_record(record, triples)] == []
+    # a source that neither states nor derives the fabric leaves it unsourced
+    record, _ = read("notes")
+    assert [p.field for p in check_record(record, record_triples(record))] == ["source"]
+
+
+def test_a_derives_name_of_no_field_is_an_error_naming_it():
+    record, problems = _read("accelerators", "name: n\nvendor: v\nsource:\n"
+                             "- title: t\n  states: [tdp_w]\n  derives: [fabrik]\n")
+    assert [(p.line, p.field, p.value, p.code) for p in problems] == [
+        (7, "source.0.derives.0", "fabrik", "unknown-stated-field")]
 
 
 def test_same_as_takes_a_bare_iri_or_a_mapping_and_never_owl_same_as():

@@ -135,6 +135,16 @@ def test_the_why_query_says_why_a_run_is_none(built, capsys):
          "https://example.org/pcie-only-datasheet")]
 
 
+def test_the_derived_facts_query_lists_facts_no_source_states(built, capsys):
+    """A fact only derived (derived-none's fabric) is listed with its sources; one that a
+    source also states (stated-and-derived) is not."""
+    data, _result = built
+    rows = _query(data, "derived-facts", capsys)
+    assert [(_short(r["record"]), _short(r["field"]), r["sources"]) for r in rows] == [
+        ("derived-none", "peerFabric",
+         "https://example.org/arch-drops-link https://example.org/derived-none")]
+
+
 def _quads(store) -> set:
     return {q for q in store if not any(t.__class__.__name__ == "BlankNode"
                                         for t in (q.subject, q.object))}

@@ -55,7 +55,7 @@ FIELD_PROPERTIES = {
     "released": BG.released, "fabric": BG.peerFabric,
     "fabric_interconnect": BG.fabricInterconnect,
     "fabric_bandwidth_gb_s": BG.fabricBandwidthGBps, "family": SKOS.broader,
-    "interconnect_ids": BG.interconnect,
+    "interconnect_ids": BG.interconnect, "accelerators": BG.accelerator, "system": BG.system,
 }
 RELEASED = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 
@@ -89,9 +89,9 @@ DOCUMENTATION = frozenset(f"<{p}>" for p in (
     DCTERMS.source, SKOS.note, SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs, BG.revision,
     BG.mapping))
 # What the across-record checks read of a record's sources: which source states a fact (a
-# contradiction names the source that states the part's fabric). Its address is not: an
+# contradiction names the source that states or derives the part's fabric). Its address is not: an
 # edit of that alone leaves a reader's message naming the old one until it is checked again.
-SOURCE_READ = frozenset(f"<{p}>" for p in (BG.states,))
+SOURCE_READ = frozenset(f"<{p}>" for p in (BG.states, BG.derives))
 
 
 def outward(stated: str, own: str) -> str:
@@ -234,10 +234,12 @@ class _Converter:
                     yield node, SCHEMA.url, URIRef(str(value))
                 elif key == "licence" and IRI.match(str(value)):  # else kept as its text
                     yield node, DCTERMS.license, URIRef(str(value))
-                elif key == "states":
-                    for name in value:  # a name of no field is records.py's to report
+                elif key in ("states", "derives"):
+                    # a name of no field is records.py's to report
+                    link = BG.states if key == "states" else BG.derives
+                    for name in value:
                         prop = FIELD_PROPERTIES.get(str(name))
-                        yield node, BG.states, prop if prop is not None else literal(str(name))
+                        yield node, link, prop if prop is not None else literal(str(name))
                 elif key == "secondary":
                     yield node, BG.secondarySource, literal(value)
                 else:

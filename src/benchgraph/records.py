@@ -48,8 +48,10 @@ SOURCE = {
     "repository": TEXT, "commit": TEXT, "path": TEXT, "row": TEXT,
     "round": TEXT, "licence": TEXT, "note": TEXT,
     # the fact fields of the record this source states (checked against the record's kind
-    # below), and whether it is a secondary source (not the vendor's own page)
-    "states": LIST, "secondary": BOOL,
+    # below), those the record derives from it with others (the source states something
+    # else, e.g. of the part's architecture, from which the fact follows), and whether it is
+    # a secondary source (not the vendor's own page)
+    "states": LIST, "derives": LIST, "secondary": BOOL,
 }
 HISTORY = {"date": DATE, "note": TEXT}
 # A link to an outside entity: a bare IRI (an exact match) or this mapping (SSSOM's fields).
@@ -503,19 +505,21 @@ def check_run_accelerators(fields: dict[str, Any], lines: dict[str, int],
 
 def _stated_fields(kind: str, fields: dict[str, Any], lines: dict[str, int],
                    shown: str) -> list[Problem]:
-    """A source's `states` names fields of the record's kind (an error otherwise)."""
+    """A source's `states` and `derives` name fields of the record's kind (an error
+    otherwise)."""
     known = sorted(set(KINDS[kind]) - NOT_STATED)
     out = []
     for i, src in enumerate(fields.get("source") or []):
         if not isinstance(src, dict):
             continue
-        for j, name in enumerate(src.get("states") or []):
-            if name not in known:
-                dotted = f"source.{i}.states.{j}"
-                out.append(Problem(shown, line_of(lines, dotted), dotted,
-                                   f"names no field of {kind} records (fields: "
-                                   f"{', '.join(known)})", value=str(name),
-                                   code="unknown-stated-field"))
+        for listed in ("states", "derives"):
+            for j, name in enumerate(src.get(listed) or []):
+                if name not in known:
+                    dotted = f"source.{i}.{listed}.{j}"
+                    out.append(Problem(shown, line_of(lines, dotted), dotted,
+                                       f"names no field of {kind} records (fields: "
+                                       f"{', '.join(known)})", value=str(name),
+                                       code="unknown-stated-field"))
     return out
 
 

@@ -78,6 +78,7 @@ FACT_PREDICATES = {str(BG.unitCode): "unit", str(QUDT.hasUnit): "known-unit",
                    # what the fabric checks read: a part's own fabric, which source states
                    # it and where each source is, a system's size, submitter and fabric text
                    str(BG.peerFabric): "peer-fabric", str(BG.states): "states",
+                   str(BG.derives): "derives",
                    str(SCHEMA.url): "url", str(BG.countPerNode): "count",
                    str(BG.nodes): "nodes", str(BG.submitter): "submitter",
                    str(BG.sourceField): "raw-field", str(BG.rawValue): "raw"}
@@ -173,12 +174,14 @@ def _parallelism(d: Index, focus: URIRef) -> Iterator[dict]:
 # The fact fields of a part that a source's `states` must name (records.FACT_FIELDS), by
 # the property each becomes; the order of the shape's VALUES.
 _FACTS = [(str(FIELD_PROPERTIES[f]), f) for f in FACT_FIELDS["accelerators"]]
-_SOURCE, _STATES = str(DCTERMS.source), str(BG.states)
+_SOURCE, _STATES, _DERIVES = str(DCTERMS.source), str(BG.states), str(BG.derives)
 
 
 def _unsourced(d: Index, focus: URIRef) -> Iterator[dict]:
-    """bg:UnsourcedFactConstraint."""
-    stated = {str(p) for src in d.objects(focus, _SOURCE) for p in d.objects(src, _STATES)}
+    """bg:UnsourcedFactConstraint: a fact a source states, or one the record derives from
+    a source, is sourced."""
+    stated = {str(p) for src in d.objects(focus, _SOURCE)
+              for link in (_STATES, _DERIVES) for p in d.objects(src, link)}
     for prop, name in _FACTS:
         if prop not in stated and d.objects(focus, prop):
             yield {"path": URIRef(prop), "field": Literal(name)}
@@ -492,12 +495,13 @@ def _claimed(data: _Dataset, rec: RecordFacts) -> list[str]:
 
 
 def _source_of(data: _Dataset, rec: RecordFacts, field: str | None) -> str:
-    """The source of a record that states `field` (its property), or its first: its address,
-    or which entry of the record's source list it is."""
+    """The source of a record that states `field` (its property), else one the record
+    derives it from, or its first: its address, or which entry of the record's source list
+    it is."""
     sources = data.node_facts(rec, "#source-")
-    chosen = sorted((k for k, v in sources.items()
-                     if field is None or field in v.get("states", ())),
-                    key=lambda k: int(k.rsplit("-", 1)[1]))
+    order = sorted(sources, key=lambda k: int(k.rsplit("-", 1)[1]))
+    chosen = [k for k in order if field is None or field in sources[k].get("states", ())] \
+        or [k for k in order if field in sources[k].get("derives", ())]
     if not chosen:
         return "no source given" if field is None else "no source that states it"
     where = sorted(sources[chosen[0]].get("url", ())) or [
@@ -568,7 +572,7 @@ def _copied_fabric(data: _Dataset, rec: RecordFacts) -> Iterator[tuple[str, str]
     H200 systems rightly share a text)."""
     if rec.kind != "systems" or not _claimed(data, rec) or not _parts(rec):
         return
-    texts = _fabric_texts(data, rec)
+    texts = {f: t for f, t in _fabric_texts(data, rec).items() if _telling(t)}
     mine = _parts(rec)
     kinds = _part_fabrics(data, mine)
     if not texts or kinds is None:
@@ -613,6 +617,14 @@ def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
                                value=next(iter(_fabric_texts(data, rec).values()), ""),
                                code="copied-fabric-text", severity=WARNING))
     return sorted(out)
+
+
+def _telling(text: str) -> bool:
+    """A fabric text specific enough for a byte-identical sibling to suggest copying: one
+    with a count, generation or bandwidth ("18x 4th Gen NVLink, 900GB/s"). A bare name
+    ("NVLINK") is what any two systems with that fabric write, and on the shipped data it
+    paired an H100 SXM system with an H200 NVL one for no reason."""
+    return any(c.isdigit() for c in text)
 
 
 def _part_fabrics(data: _Dataset, parts: set[str]) -> frozenset | None:

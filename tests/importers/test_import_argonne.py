@@ -85,3 +85,39 @@ def test_tables_without_documented_units_are_left_out_with_the_reason(imported):
     for table in ("Plots/Fig_21/all_results_TTFT.csv", "Plots/Fig_22/all_results_TTFT_ITL.csv"):
         assert reasons[table].startswith("no published script defines")
     assert report.records["runs"] > 3000
+
+
+def test_a_part_derived_for_one_framework_cites_what_it_rests_on(imported):
+    """The mapping's derived_hardware names the H100 SXM for the llama.cpp rows only (the node
+    whose nvidia-smi the repository shows); the runs say the part is derived and cite every
+    source of the derivation with `derives`, and the other frameworks stay on the family."""
+    out, report = imported("argonne")
+    assert report.ok
+    runs = _runs(out)
+    by_engine: dict[tuple[str, str], int] = {}
+    for run in runs.values():
+        if run["title"].split(" on ", 1)[1].split(" with ")[0].endswith("Nvidia H100 GPU"):
+            pair = (run["engine"], run["accelerators"][0])
+            by_engine[pair] = by_engine.get(pair, 0) + 1
+    assert {e for e, a in by_engine if a == "nvidia-h100-sxm"} == {"llama-cpp"}
+    assert {a for e, a in by_engine if e != "llama-cpp"} == {"nvidia-h100"}
+    run = next(r for r in runs.values() if r["accelerators"] == ["nvidia-h100-sxm"])
+    derived = [s for s in run["source"] if "derives" in s]
+    assert [s["derives"] for s in derived] == [["accelerators"]] * 3
+    assert any(s.get("path") == "llama.cpp/H100/README.MD" for s in derived)
+    assert run["notes"].startswith("The part is derived")
+    # the table rows themselves are still cited as the run's source, not as deriving
+    assert run["source"][0]["path"] == "Plots/All_results.csv" and "derives" not in run["source"][0]
+
+
+def test_a_system_derived_for_one_framework_is_linked_and_cited(imported):
+    """derived_hardware names ALCF Polaris for the vLLM A100 rows only (their job scripts
+    target a Polaris queue); the part stays the family, and the other frameworks' A100 rows
+    have no system."""
+    out, _ = imported("argonne")
+    a100 = [r for r in _runs(out).values() if r["accelerators"] == ["nvidia-a100"]]
+    assert {r["engine"] for r in a100 if r.get("system") == "alcf-polaris"} == {"vllm"}
+    assert all("system" not in r for r in a100 if r["engine"] != "vllm")
+    run = next(r for r in a100 if r.get("system") == "alcf-polaris")
+    assert {tuple(s["derives"]) for s in run["source"] if "derives" in s} == {("system",)}
+    assert run["notes"].startswith("The system is derived")

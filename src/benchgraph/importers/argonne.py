@@ -25,6 +25,7 @@ from .common import (
     check_references,
     clean,
     header,
+    key,
     load_mapping,
     slug,
     source_entry,
@@ -53,6 +54,8 @@ class _Measurement:
     raw: dict[str, str]
     sources: list[tuple[str, int]] = field(default_factory=list)
     parallelism: dict[str, int] = field(default_factory=dict)
+    # the mapping's `derived_hardware` entry that named the part or system, if one did
+    derived: dict[str, Any] | None = None
 
 
 def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
@@ -73,7 +76,11 @@ def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
         runs = _runs(found, rules, commit, report)
         check_ids(runs, report, "runs")
         out = Path(out_dir) if out_dir is not None else None
-        check_references(report, out, norm.wanted())
+        wanted = norm.wanted()
+        derived = rules.get("derived_hardware") or []
+        wanted["accelerators"] |= {d["accelerator"] for d in derived if d.get("accelerator")}
+        wanted["systems"] = {d["system"] for d in derived if d.get("system")}
+        check_references(report, out, wanted)
         report.records.update({"runs": len(runs)})
         if write and out is not None and report.ok:
             origin = rules["repository"] + (f" at {commit}" if commit else "")
@@ -103,6 +110,7 @@ def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
                  report: ImportReport) -> dict[tuple[str, ...], _Measurement]:
     units = rules["units"]
     tolerance = float(units.get("tolerance", 0.005))
+    derived = _derived_hardware(rules)
     seen_hashes: dict[str, str] = {}
     found: dict[tuple[str, ...], _Measurement] = {}
     for table in rules.get("tables") or []:
@@ -137,6 +145,9 @@ def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
             m = _measure(row, where, par_col, units, tolerance, norm, report)
             if m is None:
                 continue
+            m.derived = derived.get((key(row["Hardware"]), key(row["Framework"])))
+            if m.derived is not None and m.derived.get("accelerator"):
+                m.accelerator = m.derived["accelerator"]
             existing = found.setdefault(m.values, m)
             existing.sources.append((rel, line))
             if par_col:
@@ -149,6 +160,16 @@ def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
                                     f"{existing.parallelism[k]} of an identical row")
                     existing.parallelism[k] = v
     return found
+
+
+def _derived_hardware(rules: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The mapping's `derived_hardware`, by (Hardware, Framework): the rows of one framework
+    whose part (`accelerator`) or machine (`system`) the tables do not name, and other
+    files of the repository, read with a vendor's or operator's pages, identify. It is
+    derived, so each entry's sources become sources of its runs, saying what they derive
+    (`derives: [accelerators]`, `[system]`)."""
+    return {(key(d["hardware"]), key(d["framework"])): d
+            for d in rules.get("derived_hardware") or []}
 
 
 def _measure(row: dict[str, str], where: str, par_col: str | None, units: dict[str, Any],
@@ -227,6 +248,9 @@ def _record(run_id: str, m: _Measurement, rules: dict[str, Any], commit: str | N
         repository=repo, commit=commit, path=path, row=str(line), licence=rules["licence"],
     ) for path, line in m.sources]
     notes = []
+    if m.derived is not None:
+        sources += [source_entry(**src) for src in m.derived["sources"]]
+        notes.append(m.derived["note"])
     if repeated > 1:
         notes.append(f"The tables hold {repeated} different measurements of this "
                      "configuration; each is a run.")
@@ -251,6 +275,7 @@ def _record(run_id: str, m: _Measurement, rules: dict[str, Any], commit: str | N
         "engine": m.engine,
         "accelerators": [m.accelerator],
         "accelerator_count": m.count,
+        "system": (m.derived or {}).get("system"),
         "parallelism": dict(sorted(m.parallelism.items())) or None,
         "workload": {"input_tokens": m.length, "output_tokens": m.length,
                      "batch_size": m.batch},
