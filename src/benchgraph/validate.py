@@ -26,6 +26,7 @@ from urllib.parse import unquote
 import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, SKOS, XSD
+from rdflib.collection import Collection
 
 from .convert import CLASSES, FIELD_PROPERTIES
 from .errors import INFO, VIOLATION, WARNING, Problem
@@ -122,8 +123,10 @@ def _across(g: Graph, shape: URIRef) -> bool:
 def local_shapes() -> Shapes:
     """The shapes compiled for one record alone: constraints needing other records left out."""
     g = shapes_graph()
+    # an sh:or of an across-records shape holds an sh:class too (host_interface: a record or
+    # the on-chip code): it needs the other records as well
     return Shapes(g, LOCAL_TWINS,
-                  skip=lambda s, p: _across(g, s) and p in (SH["class"], SH.sparql))
+                  skip=lambda s, p: _across(g, s) and p in (SH["class"], SH.sparql, SH["or"]))
 
 
 @dataclass(frozen=True)
@@ -366,7 +369,12 @@ def across_checks() -> tuple[dict[tuple[str, str], list[_ClassCheck]], list[_Twi
         severity = g.value(shape, SH.severity) or SH.Violation
         message = str(g.value(shape, SH.message) or "")
         path = g.value(shape, SH.path)
-        for cls in g.objects(shape, SH["class"]):
+        # sh:class on the shape, or on a member of its sh:or: host_interface is a record of
+        # that class or a code, and records.py leaves the code out of the references checked
+        classes = list(g.objects(shape, SH["class"])) + [
+            c for alts in g.objects(shape, SH["or"]) for m in Collection(g, alts)
+            for c in g.objects(m, SH["class"])]
+        for cls in classes:
             for (kind, spec), links in LINKS.items():
                 for suffix, predicate in links:
                     focus = node_class[suffix[:suffix.find("{")] if suffix else ""]
