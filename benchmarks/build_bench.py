@@ -68,6 +68,12 @@ def toggle_pcie(record: dict) -> None:
                                   else [*links, "pcie-gen5"])
 
 
+def toggle_fabric(record: dict) -> None:
+    """Make a built-in fabric optional, or any other built in: the part's fabric decides each
+    run's bg:fabricStatus basis (rules.py), so every run on it is derived again."""
+    record["fabric"] = "optional" if record.get("fabric") == "built-in" else "built-in"
+
+
 def edit(path: Path, change) -> None:
     record = yaml.safe_load(path.read_text(encoding="utf-8"))
     change(record)
@@ -110,15 +116,20 @@ def measure(size: int, root: Path, shipped: bool) -> dict:
     edit(acc, toggle_pcie)  # its links: every run on it is derived again
     edit_links, result = timed(lambda: build(data))
     links_phases = dict(result.timings)
+    edit(acc, toggle_fabric)  # what decides every run's fabric status on it
+    edit_fabric, result = timed(lambda: build(data))
+    fabric_phases = dict(result.timings)
     nq = dumps(result.open(), "nq")
     peer, _ = timed(lambda: ox.Store().bulk_load(nq, ox.RdfFormat.N_QUADS))
     disk, disk_cpu = disk_load(nq, root)
     return {"size": size, "records": result.records, "quads": nq.count(b"\n"),
             "generate": gen, "full": full, "cpu": cpu, "rss": rss, "phases": phases, "noop": noop,
             "edit_run": edit_run, "edit_accelerator": edit_acc, "edit_links": edit_links,
+            "edit_fabric": edit_fabric,
             "runs_on_it": runs_on_it, "peer": peer, "disk": disk, "disk_cpu": disk_cpu,
             "edit_phases": {"edit one run": run_phases, "edit an accelerator's note": acc_phases,
-                            "edit an accelerator's links": links_phases}}
+                            "edit an accelerator's links": links_phases,
+                            "edit an accelerator's fabric": fabric_phases}}
 
 
 def report(rows: list[dict], shipped: bool) -> str:
@@ -134,23 +145,26 @@ def report(rows: list[dict], shipped: bool) -> str:
         "kind the build writes: the floor of the build's own load. CPU: user and system time "
         "of the build and its worker processes, or of the load (on a machine shared with other "
         "work, the steadier figure).", "",
-        "The edits: one run's confidence; the note, then the links, of the accelerator most "
-        "runs link to. A note is read by no other record, so only the accelerator is checked "
-        "and derived again; its links are read by every run on it (the last column counts "
-        "them), which are checked and derived again.", "",
+        "The edits: one run's confidence; the note, then the links, then the fabric (built in "
+        "or optional) of the accelerator most runs link to. A note is read by no other record, "
+        "so only the accelerator is checked and derived again; its links and its fabric are "
+        "read by every run on it (the last column counts them), which are checked and derived "
+        "again.", "",
         "Peak memory: the largest resident size of the build process so far (the workers "
         "are not counted).", "",
         "| runs | records | quads | full build s | x peer | full build CPU s | peak memory MB "
         "| no-op rebuild s "
         "| edit one run s | edit an accelerator's note s | edit an accelerator's links s "
+        "| edit an accelerator's fabric s "
         "| peer load s | on-disk load s | on-disk load CPU s | runs on that accelerator |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['size']:,} | {r['records']:,} | {r['quads']:,} | {r['full']:.1f} | "
             f"{r['full'] / r['peer']:.1f} | {r['cpu']:.1f} | {r['rss']:,.0f} | {r['noop']:.2f} | "
             f"{r['edit_run']:.2f} | {r['edit_accelerator']:.2f} | {r['edit_links']:.2f} | "
+            f"{r['edit_fabric']:.2f} | "
             f"{r['peer']:.2f} | {r['disk']:.2f} | {r['disk_cpu']:.1f} | {r['runs_on_it']:,} |")
     lines += ["", "Phases of the full build (s). `convert` holds the store's bulk loads too: they "
               "read the workers' batches as they come (load.py); `load` is what is left at "

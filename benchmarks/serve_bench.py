@@ -41,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -349,6 +350,7 @@ def time_queries(servers: dict[str, Server], queries: dict[str, str], repeat: in
         samples: dict[str, list[float]] = {name: [] for name in servers}
         counts: dict[str, int | None] = {}
         errors: dict[str, str] = {}
+        statuses: dict[str, Counter] = {name: Counter() for name in servers}
         skipped: set[str] = set()
         for rep in range(repeat + 1):
             for name, client in clients.items():
@@ -357,6 +359,7 @@ def time_queries(servers: dict[str, Server], queries: dict[str, str], repeat: in
                 n += 1
                 query = point_query(n) if qname == POINT else varied(text, n)
                 status, seconds, data = client.query(query)
+                statuses[name][status] += 1
                 if status != 200:
                     errors[name] = f"{status}: {data[:200].decode(errors='replace')}"
                     skipped.add(name)
@@ -373,6 +376,8 @@ def time_queries(servers: dict[str, Server], queries: dict[str, str], repeat: in
             out[qname][name] = {
                 "median_ms": round(statistics.median(s) * 1000, 2) if s else None,
                 "n": len(s), "rows": counts.get(name), "error": errors.get(name) or None,
+                "statuses": status_counts(statuses[name]),
+                "failures": sum(n for st, n in statuses[name].items() if st != 200),
                 "samples_ms": [round(x * 1000, 2) for x in s]}
     for client in clients.values():
         client.close()
@@ -385,23 +390,24 @@ def throughput(server: Server, text: str | None, clients: int, duration: float,
     `text` None is the point lookup."""
     stop = time.monotonic() + duration
     latencies: list[float] = []
-    errors = 0
+    statuses: Counter = Counter()
+    why: dict[int, str] = {}  # the first answer of each failing status
     lock = threading.Lock()
     counter = iter(range(10**9))
 
     def loop() -> None:
-        nonlocal errors
         client = Client(server.port, server.path, timeout)
         while True:
             with lock:
                 n = next(counter)
             query = point_query(n) if text is None else varied(text, n)
-            status, seconds, _data = client.query(query)
+            status, seconds, data = client.query(query)
             with lock:
+                statuses[status] += 1
                 if status == 200:
                     latencies.append(seconds)
                 else:
-                    errors += 1
+                    why.setdefault(status, data[:200].decode(errors="replace"))
             if time.monotonic() >= stop:
                 break
         client.close()
@@ -415,8 +421,11 @@ def throughput(server: Server, text: str | None, clients: int, duration: float,
     elapsed = time.monotonic() - began
     ordered = sorted(latencies)
     p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))] if ordered else None
+    errors = sum(n for status, n in statuses.items() if status != 200)
     return {"clients": clients, "seconds": round(elapsed, 1), "n": len(ordered),
-            "errors": errors, "per_s": round(len(ordered) / elapsed, 2),
+            "errors": errors, "statuses": status_counts(statuses),
+            "why": {str(k): v for k, v in sorted(why.items())},
+            "per_s": round(len(ordered) / elapsed, 2),
             "p50_ms": round(statistics.median(ordered) * 1000, 1) if ordered else None,
             "p95_ms": round(p95 * 1000, 1) if p95 is not None else None}
 
@@ -459,6 +468,20 @@ def measure(p: Prepared, work: Path, args: argparse.Namespace) -> dict:
             "queries": timed, "load": loads,
             "memory": {"started": memory_start, "after": memory_end,
                        "settled": memory_settled}}
+
+
+def status_counts(statuses: Counter) -> dict[str, int]:
+    """Requests by HTTP status ("0": the connection failed or timed out), for the JSON."""
+    return {str(status): n for status, n in sorted(statuses.items())}
+
+
+def failed_text(statuses: dict[str, int]) -> str:
+    """"8 failed: 503 x8" for the report; "" when every request was a 200."""
+    failed = {k: n for k, n in statuses.items() if k != "200"}
+    if not failed:
+        return ""
+    return (f"{sum(failed.values())} failed: "
+            + ", ".join(f"{'no answer' if k == '0' else k} x{n}" for k, n in failed.items()))
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -510,14 +533,20 @@ def report(result: dict) -> str:
                 f"| {ratio(bg.get('median_ms'), ox_.get('median_ms'))} "
                 f"| {ratio(bg.get('median_ms'), rl.get('median_ms'))} "
                 f"| {'/'.join(map(str, n))} |")
-    lines += ["", "Errors:" if any(v.get("error") for s in result["sizes"]
-                                    for by in s["queries"].values() for v in by.values())
-              else "No query failed on any server.", ""]
+    failures = sum(v.get("failures", 0) for s in result["sizes"]
+                   for by in s["queries"].values() for v in by.values())
+    lines += ["", f"Errors ({failures} requests failed; each is listed with its HTTP status "
+                  "and the first answer):" if failures or any(
+                      v.get("error") for s in result["sizes"] for by in s["queries"].values()
+                      for v in by.values())
+              else "No query failed on any server (every request answered 200).", ""]
     for size in result["sizes"]:
         for qname, by in size["queries"].items():
             for server, v in by.items():
-                if v.get("error"):
-                    lines.append(f"- {size['label']}, {qname}, {server}: {v['error']}")
+                if v.get("error") or v.get("failures"):
+                    failed = failed_text(v.get("statuses", {}))
+                    lines.append(f"- {size['label']}, {qname}, {server}: "
+                                 f"{failed + '; ' if failed else ''}{v.get('error') or ''}")
     lines += [
         "", f"Throughput: closed-loop clients for {result['duration']:g} s each; cheap is the "
         f"point lookup, heavy is {HEAVY}.", "",
@@ -525,6 +554,7 @@ def report(result: dict) -> str:
         "| rdflib-endpoint /s | p50 / p95 ms | x Ox p95 |",
         "|---|---|---:|---:|---|---:|---|---:|---|---:|",
     ]
+    why: list[str] = []  # the first answer of each failing status, listed below the table
     for size in result["sizes"]:
         rows_by: dict[tuple, dict] = {}
         for server, runs in size["load"].items():
@@ -539,12 +569,19 @@ def report(result: dict) -> str:
                 if not run or "per_s" not in run:
                     cells += ["-", "-"]
                 else:
+                    failed = failed_text(run.get("statuses", {}))
                     cells += [f"{run['per_s']:,.1f}",
                               f"{ms(run['p50_ms'])} / {ms(run['p95_ms'])}"
-                              + (f" ({run['errors']} errors)" if run["errors"] else "")]
+                              + (f" ({failed})" if failed else "")]
+                    for status, answer in run.get("why", {}).items():
+                        why.append(f"- {size['label']}, {kind} x{clients}, {server}: "
+                                   f"{status}: {answer}")
             bg, ox_ = by.get("benchgraph", {}), by.get("oxigraph", {})
             lines.append(f"| {size['label']} | {kind} | {clients} | " + " | ".join(cells)
                          + f" | {ratio(bg.get('p95_ms'), ox_.get('p95_ms'))} |")
+    if why:
+        lines += ["", "Failed requests under load, the first answer of each status (0: no "
+                      "answer, the connection failed or timed out):", "", *why]
     lines += [
         "", "Serving memory: PSS (and RSS) summed over every process of each server, MB: after "
         "start-up (idle), right after the runs, and settled (idle for "

@@ -142,3 +142,64 @@ def test_an_invalid_vendor_record_leaves_its_parts_in(tmp_path, copy_data):
             "maker.yaml"}
     result = build(data, skip_invalid=True)
     assert [Path(p).name for p in result.left_out] == ["maker.yaml"]
+
+
+# A part on its host CPU's own chip (an SoC, a Jetson module): written here for the test, its
+# vendor and source invented like the rest of tests/data/catalogue.
+ON_CHIP = """id: soc-part
+name: Example SoC
+vendor: maker
+form_factor: soc
+counted_as: soc
+host_interface: {host}
+{extra}source:
+- publisher: Example Maker
+  title: Example SoC brief
+  url: https://example.org/soc
+  states: [form_factor, counted_as, host_interface{states}]
+"""
+
+
+def _soc(data: Path, host: str = "on-chip", extra: str = "", states: str = "") -> None:
+    (data / "accelerators/soc-part.yaml").write_text(
+        ON_CHIP.format(host=host, extra=extra, states=states))
+
+
+def test_on_chip_is_a_host_interface_that_names_no_interconnect(copy_data):
+    data = copy_data(CATALOGUE)
+    _soc(data)
+    result = build(data)
+    assert result.conforms, [p for p in result.problems if p.severity == "violation"]
+    store = result.open()
+    me = record_iri("accelerators", "soc-part")
+    rows = {(r["v"].value, r["t"].value if r["t"] else None) for r in store.query(
+        f"SELECT ?v ?t WHERE {{ <{me}> <{BG.hostInterface}> ?v OPTIONAL {{ ?v a ?t }} }}",
+        use_default_graph_as_union=True)}
+    # the code's individual, typed as a host interface kind, never (by a range) an interconnect
+    assert {v for v, _ in rows} == {str(BG.OnChipHost)}
+    assert str(BG.HostInterfaceKind) in {t for _, t in rows}
+    assert str(BG.Interconnect) not in {t for _, t in rows}
+
+
+def test_on_chip_with_host_lanes_is_an_error_naming_the_field(copy_data):
+    data = copy_data(CATALOGUE)
+    _soc(data, extra="host_lanes: 16\n", states=", host_lanes")
+    result = build(data, skip_invalid=True)
+    bad = [(Path(p.file).name, p.field) for p in result.problems if p.severity == "violation"]
+    assert bad == [("soc-part.yaml", "host_lanes")]
+
+
+def test_a_misspelt_on_chip_is_an_unknown_interconnect_naming_field_and_value(copy_data):
+    data = copy_data(CATALOGUE)
+    _soc(data, host="on_chip")
+    result = build(data, skip_invalid=True)
+    bad = [(Path(p.file).name, p.field, p.value) for p in result.problems
+           if p.severity == "violation"]
+    assert bad == [("soc-part.yaml", "host_interface", "on_chip")]
+
+
+def test_the_host_interface_codes_agree_between_reading_and_converting():
+    from benchgraph import vocab
+    from benchgraph.records import CODES
+
+    assert CODES[("accelerators", "host_interface")] == set(vocab.HOST_INTERFACE_CODES)

@@ -150,12 +150,27 @@ def _quads(store) -> set:
                                         for t in (q.subject, q.object))}
 
 
-def test_editing_a_parts_fabric_rederives_as_a_fresh_build(built, tmp_path, monkeypatch):
+# An edit of a part's fabric reaches every run on it (the costly incremental case):
+# (file, old text, new text, a run on the part, its status and rules after the edit).
+FABRIC_EDITS = {
+    "none to built-in": ("pcie-only.yaml", "fabric: none", "fabric: built-in", "run-pcie-claim",
+                         ("ScaleUpFabricPresent", {"pcie-only": "PartFabricBuiltIn"})),
+    # the system says its fabric was not published, and no record states one
+    "built-in to optional": ("baseboard.yaml", "fabric: built-in", "fabric: optional",
+                             "run-baseboard-na",
+                             ("FabricNotPublished", {"baseboard": "NothingPublished"})),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FABRIC_EDITS))
+def test_editing_a_parts_fabric_rederives_as_a_fresh_build(built, tmp_path, monkeypatch, name):
+    file, old, new, run, after = FABRIC_EDITS[name]
     data, _result = built
-    path = data / "accelerators" / "pcie-only.yaml"
-    path.write_text(path.read_text().replace("fabric: none", "fabric: built-in"))
+    path = data / "accelerators" / file
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, new))
     incremental = build(data).open()
-    assert _statuses(incremental)["run-pcie-claim"] == ("ScaleUpFabricPresent",
-                                                        {"pcie-only": "PartFabricBuiltIn"})
+    assert EXPECTED[run] != after
+    assert _statuses(incremental)[run] == after
     monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "fresh"))
     assert _quads(incremental) ^ _quads(build(data).open()) == set()

@@ -24,6 +24,7 @@ from .vocab import (
     DIRECTIONS,
     FORM_FACTOR_SPELLINGS,
     FORM_FACTORS,
+    HOST_INTERFACE_CODES,
     MATCHES,
     MEASURED_BY,
     NUMBER_FORMATS,
@@ -325,7 +326,11 @@ class _Converter:
         yield from self.plain(BG.dies, "dies", XSD.integer)
         # the host and fabric links are not bg:interconnect: the property chain carries
         # that onto every run, and an optional fabric must not make every run "present"
-        yield from self.links(BG.hostInterface, "host_interface", "interconnects")
+        host = f.get("host_interface")
+        if isinstance(host, str) and host in HOST_INTERFACE_CODES:  # on its host's chip
+            yield from self.concept(HOST_INTERFACE_CODES, host, BG.hostInterface)
+        else:
+            yield from self.links(BG.hostInterface, "host_interface", "interconnects")
         yield from self.plain(BG.hostLanes, "host_lanes", XSD.integer)
         yield from self.plain(BG.tdpW, "tdp_w", XSD.decimal)
         yield from self.released(f.get("released"))

@@ -35,6 +35,7 @@ BARE_CR = re.compile(r"\r(?!\n)")
 AMBIGUOUS_BREAKS = {"\f": "a form feed", "\v": "a vertical tab", "\x85": "a next-line (U+0085)",
                     "\u2028": "a line separator (U+2028)",
                     "\u2029": "a paragraph separator (U+2029)"}
+BREAKS = re.compile("[" + "".join(AMBIGUOUS_BREAKS) + "]")
 # rdflib expands these everywhere before parsing, case-insensitively, greedily taking 8 hex
 # digits after either letter; Oxigraph expands `\u` + 4 and `\U` + 8, inside strings and IRIs
 # only. Both readings of every escape are checked.
@@ -44,6 +45,15 @@ ESCAPE = re.compile(r"\\[uU]([0-9A-Fa-f]{4})([0-9A-Fa-f]{4})?")
 # names and spaces.
 PLAIN = re.compile("[^" + re.escape("".join(sorted(OPERATORS)) + "#\"'"
                                     + "".join(AMBIGUOUS_BREAKS)) + "]+")
+
+
+# What a query begins with, where a `<` can only open an IRI: white space (SPARQL's), comments
+# and BASE and PREFIX declarations. Possessive: read once, however long.
+_IRI = IRIREF.pattern
+PROLOGUE = re.compile(rf"(?:[ \t\r\n]++|#[^\r\n]*+|(?i:BASE)[ \t\r\n]*+{_IRI}"
+                      rf"|(?i:PREFIX)[ \t\r\n]*+(?:[A-Za-z][\w.-]*+)?:[ \t\r\n]*+{_IRI})*+")
+# Where code may stop being code: a comment, a string, an IRI, an escape.
+CODE_BREAKS = re.compile(r"[#\"'<\\]")
 
 
 @dataclass
@@ -183,6 +193,44 @@ def _scan(text: str, limit: int, ambiguity: bool) -> tuple[int, int]:
     return deepest, operators
 
 
+def code_outside(text: str) -> str | None:
+    """The query's code as Oxigraph reads it: its text after the prologue (see PROLOGUE),
+    each comment and string literal made a space. None where the split may not be
+    Oxigraph's: a backslash outside strings (a local name's `\\#` or `\\'`, an escape), or,
+    after the prologue, a `<...>` holding `#`, `'` or a backslash, which Oxigraph may read
+    as an IRI or as a less-than (`FILTER(?a<?b&&'>'=?c)`), so that a comment or string
+    would start in one reading only. Refuse with check_text first: a bare CR ends a
+    comment here as it does in Oxigraph."""
+    i = PROLOGUE.match(text).end()
+    parts: list[str] = []
+    n = len(text)
+    while i < n:
+        found = CODE_BREAKS.search(text, i)
+        if found is None:
+            parts.append(text[i:])
+            break
+        j = found.start()
+        parts.append(text[i:j])
+        c = text[j]
+        if c == "\\":
+            return None
+        if c == "<":
+            iri = IRIREF.match(text, j)
+            if iri is None:  # a less-than, or the first of <<
+                parts.append(c)
+                i = j + 1
+                continue
+            inside = iri[0]
+            if "#" in inside or "'" in inside or "\\" in inside:
+                return None
+            parts.append(inside)
+            i = iri.end()
+            continue
+        parts.append(" ")
+        i = _line_end(text, j) if c == "#" else _string_end(text, j)
+    return "".join(parts)
+
+
 def _line_end(text: str, start: int) -> int:
     """Where a comment starting at `start` ends: the first CR or LF (Oxigraph's rule; rdflib
     ends it at LF only, which is why a bare CR is refused)."""
@@ -213,9 +261,9 @@ def _string_end(text: str, start: int) -> int:
 
 
 def _check_breaks(text: str, start: int, end: int) -> None:
-    for i in range(start, end):
-        if text[i] in AMBIGUOUS_BREAKS:
-            raise _ambiguous_break(text, i)
+    found = BREAKS.search(text, start, end)  # a regex: comments are long, Python loops slow
+    if found:
+        raise _ambiguous_break(text, found.start())
 
 
 def _check_escapes(text: str) -> None:

@@ -150,6 +150,15 @@ REFERENCES: dict[str, dict[str, str]] = {
 }
 
 
+# Reference fields that may instead hold a code naming no record: `host_interface: on-chip`
+# for a GPU on its host CPU's own chip or module, where no interconnect joins the two. The
+# codes are those of vocab.HOST_INTERFACE_CODES, kept here as text so that reading records
+# needs no RDF (a test checks that the two agree).
+CODES: dict[tuple[str, str], frozenset[str]] = {
+    ("accelerators", "host_interface"): frozenset({"on-chip"}),
+}
+
+
 # Links to vendor records that may also be a plain name: `vendor: nvidia` names
 # data/vendors/nvidia.yaml when it exists; a vendor naming no record stays valid as the
 # name it is (an info message says so), and one that is not id-shaped (`NVIDIA`) is a name.
@@ -203,7 +212,7 @@ class Record:
                             yield f"{head}.{i}.id", str(item["id"]), kind
                     else:
                         yield f"{head}.{i}", str(item), kind
-            elif value is not None:
+            elif value is not None and value not in CODES.get((self.kind, head), ()):
                 yield head, str(value), kind
         for head, kind in SOFT_REFERENCES.get(self.kind, {}).items():
             target = vendor_id(self.fields.get(head))

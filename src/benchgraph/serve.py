@@ -166,7 +166,9 @@ def _serve_store(args: argparse.Namespace) -> int:
 def _gunicorn_options(args: argparse.Namespace, host: str) -> dict[str, Any]:
     return {
         "bind": f"{host}:{args.port}", "workers": args.workers, "threads": args.threads,
-        "worker_class": "gthread", "timeout": int(args.timeout) + 30,
+        # gthread, keeping a busy connection's next request on its thread (web/httpworker.py)
+        "worker_class": "benchgraph.web.httpworker.LingeringWorker",
+        "timeout": int(args.timeout) + 30,
         "graceful_timeout": 10, "keepalive": 5, "proc_name": "benchgraph",
         # The longest request line the app's limits let through: gunicorn refuses a
         # longer one (414) as soon as it passes it (web/requestline.py).

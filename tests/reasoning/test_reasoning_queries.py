@@ -407,7 +407,8 @@ def test_shipped_low_confidence_has_the_seed_and_its_omissions(shipped_store):
 
 def test_shipped_unpublished_interconnects(shipped_store):
     accelerators = {r["accelerator"] for r in _shipped(shipped_store, "unpublished-interconnects")}
-    assert "accelerators/apple-m1-pro" in accelerators
+    assert "accelerators/sambanova-sn40l" in accelerators  # states neither
+    assert "accelerators/apple-m1-pro" not in accelerators  # on-chip host, fabric none
     assert "accelerators/nvidia-h100-sxm" not in accelerators
 
 

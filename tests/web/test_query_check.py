@@ -27,7 +27,7 @@ from benchgraph.querytext import (
     check_depth,
     check_text,
 )
-from benchgraph.web.queryinfo import Refused, check_services, inspect_query
+from benchgraph.web.queryinfo import Refused, check_services, inspect_query, needs_parse
 from web.web_support import RECORDS, Listener
 
 BASE = "http://localhost/sparql"
@@ -68,6 +68,17 @@ def check_passes(query: str) -> bool:
     except Refused:
         return False
     return True
+
+
+def worker_passes(query: str) -> bool:
+    """Whether a query worker runs the query with no SERVICE allowed: unparsed where the
+    keyword check (needs_parse) finds no SERVICE or FROM in the code, else after the check."""
+    try:
+        if not needs_parse(query):
+            return True
+    except Refused:
+        return False
+    return check_passes(query)
 
 
 # --- the hole, and the characters and escapes refused --------------------------------------
@@ -195,6 +206,34 @@ def test_each_hiding_wrap_is_refused_or_found(engine, listener, wrap):
     (The cases the differential test found: the bare CR and the escaped quotes.)"""
     query = _query(listener, [], SERVICE_FORMS[0], [], wrap)
     assert not (check_passes(query) and engine_calls(engine, listener, query)), query
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(hiding_attempts)
+def test_no_query_the_keyword_check_lets_through_makes_the_engine_call_out(engine, listener,
+                                                                           attempt):
+    """The same attempts against the path most queries take: the keyword check alone, which
+    skips comments and strings as Oxigraph splits them."""
+    query = _query(listener, *attempt)
+    if worker_passes(query):
+        assert not engine_calls(engine, listener, query), query
+
+
+# Wraps aimed at the keyword check: a comment or string in a naive reading, code in
+# Oxigraph's (a <...> read as an IRI where Oxigraph reads a less-than, a local name's escaped
+# # or '), and one SERVICE that is in a string to both.
+KEYWORD_WRAPS = WRAPS + [("# from\r", "\n"), ("# from\n", ""), ('BIND("from" AS ?a) ', ""),
+                         ("FILTER(1<2&&'>'='>') ", " BIND('' AS ?c)"),
+                         ("OPTIONAL { ?s ?p x:a\\# } ", "\n"),
+                         ("OPTIONAL { ?s ?p x:a\\' } ", " BIND('' AS ?c)"),
+                         ("BIND(\"\"\"a\n", '""" AS ?c)')]
+
+
+@pytest.mark.parametrize("wrap", KEYWORD_WRAPS, ids=range(len(KEYWORD_WRAPS)))
+def test_each_hiding_wrap_is_refused_or_found_by_the_keyword_check(engine, listener, wrap):
+    query = _query(listener, [], SERVICE_FORMS[0], [], wrap)
+    assert not (worker_passes(query) and engine_calls(engine, listener, query)), query
 
 
 # --- every SERVICE form through the real endpoint ---------------------------------------------

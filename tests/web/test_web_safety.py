@@ -103,7 +103,10 @@ def test_a_runaway_query_is_stopped_and_does_not_slow_the_others(live_server):
     assert all(status == 200 for _latency, _end, status in loaded)
     assert all(end < outcome["end"] for _latency, end, _status in loaded)
     during = statistics.median(latency for latency, _end, _status in loaded)
-    assert during <= 3 * idle, f"idle {idle * 1000:.1f} ms, during {during * 1000:.1f} ms"
+    # Not queued behind the runaway (that would be seconds): at most 3x idle, plus 10 ms for
+    # the scheduler, since the runaway holds one of a 2-core machine's cores and an idle
+    # lookup of about 1 ms has no room for one time slice lost to another process.
+    assert during <= 3 * idle + 0.010, f"idle {idle * 1000:.1f} ms, during {during * 1000:.1f} ms"
     # the query was really stopped: within 2 s the server's CPU is back to idle, and stays
     threshold = max(0.10, idle_cores + 0.05)
     windows = [(b[0] - outcome["end"], cores(a, b)) for a, b in

@@ -221,6 +221,17 @@ class Cache:
             if path in todo:
                 todo[path].ref_data = refs
 
+    def read_lines(self, entries: Iterable[Entry]) -> None:
+        """Read the line maps of many entries at once (one query, not one each)."""
+        todo = {e.path: e for e in entries if e.line_map is None}
+        if todo:
+            for path, lines in self.db.execute(
+                    "SELECT path, lines FROM body WHERE path IN (SELECT value FROM json_each(?))",
+                    (json.dumps(list(todo)),)):
+                todo.pop(path).line_map = lines
+        for e in todo.values():  # no body: as Entry.lines reads it
+            e.line_map = "{}"
+
     def readers(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
         """(kind, id) -> the files of the records linking to it, as the last put saved them."""
         out: dict[tuple[str, str], list[str]] = {}

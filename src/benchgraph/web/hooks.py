@@ -23,7 +23,11 @@ _static_lock = threading.Lock()
 
 def register(app: Flask) -> None:
     """Install the hooks on the app."""
-    app.wsgi_app = limits.RequestLimits(app.wsgi_app, limits.Limits.from_config(app.config))
+    from .fastpath import FastSparql
+
+    # The limits first, then plain queries below Flask (fastpath.py), then Flask.
+    app.wsgi_app = limits.RequestLimits(FastSparql(app, app.wsgi_app),
+                                        limits.Limits.from_config(app.config))
     # First of all before-request hooks: a refused request does nothing else.
     app.before_request_funcs.setdefault(None, []).insert(0, limits.refuse)
     app.after_request(security_headers)

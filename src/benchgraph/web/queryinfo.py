@@ -10,11 +10,12 @@ than the limit; a deep query is parsed in a thread of its own with room to recur
 
 rdflib's parse costs milliseconds a query (its parser is pyparsing), more than Oxigraph takes
 to answer a point lookup, and it is needed only to find SERVICE calls and FROM clauses. So
-`needs_parse` looks at the text first: a query in which neither word occurs, in any case,
-anywhere (comments and strings included), and no `\\u` or `\\U` escape either, can hold
-neither keyword in any parser's reading, and goes to the embedded Oxigraph store unparsed;
-Oxigraph's own parser then checks its syntax (and refuses an update, which it does not
-parse as a query). rdflib is imported only when a query needs it.
+`needs_parse` looks at the code first, as Oxigraph splits it (querytext.code_outside: comments
+and string literals left out): a query in whose code neither word occurs, in any case, and no
+backslash either, can hold neither keyword in the engine's reading, and goes to the embedded
+Oxigraph store unparsed; Oxigraph's own parser then checks its syntax (and refuses an update,
+which it does not parse as a query). Where the split is not sure, rdflib reads the query.
+rdflib is imported only when a query needs it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from urllib.parse import urljoin
 
 from .. import bigstack
 from ..querysyntax import engine_error
-from ..querytext import QueryTextError, check_text, max_depth, max_operators
+from ..querytext import QueryTextError, check_text, code_outside, max_depth, max_operators
 
 # rdflib's parser takes about 40 Python frames per level of ( ); below this depth it runs on
 # the caller's stack, above it in a thread whose recursion limit fits the measured depth.
@@ -42,8 +43,10 @@ if TYPE_CHECKING:
     from pyparsing import ParseBaseException
     from rdflib.plugins.sparql.parserutils import CompValue
 
-# What only rdflib's parse tree can tell apart (see the module's text): matched anywhere.
-NEEDS_PARSE = re.compile(r"SERVICE|FROM|\\u", re.IGNORECASE)
+# What only rdflib's parse tree can tell apart (see the module's text): matched in the code,
+# outside comments and strings (querytext.code_outside, which gives no code for text with
+# a backslash outside strings).
+NEEDS_PARSE = re.compile(r"SERVICE|FROM", re.IGNORECASE)
 # The form of a query whose answer is a graph: CONSTRUCT or DESCRIBE, after the prologue
 # (possessive, so a long prologue is read once).
 GRAPH_FORM = re.compile(r"(?:\s|#[^\r\n]*+|PREFIX\s*+[^\s:<>]*+:\s*+<[^<>]*+>"
@@ -74,10 +77,11 @@ class Refused(Exception):
 
 def needs_parse(text: str) -> bool:
     """Refuse (400) what querytext.check_text refuses; then whether the query needs rdflib's
-    parse before Oxigraph may run it: False when its text cannot hold a SERVICE call or a
-    FROM clause (NEEDS_PARSE)."""
+    parse before Oxigraph may run it: False when its code, as Oxigraph splits it, cannot
+    hold a SERVICE call or a FROM clause (NEEDS_PARSE)."""
     _check_text(text, max_depth())
-    return NEEDS_PARSE.search(text) is not None
+    code = code_outside(text)
+    return code is None or NEEDS_PARSE.search(code) is not None
 
 
 def graph_form(text: str) -> str:

@@ -164,12 +164,16 @@ class Site:
                 return pinned
         return self._current
 
-    def pin(self) -> None:
-        """Before each request: hold the current snapshot until the request ends."""
+    def enter_current(self) -> Snapshot:
+        """The current snapshot, held open until its `leave()`."""
         with self._swap:
             snapshot = self._current
             snapshot.enter()
-        setattr(g, PIN, snapshot)
+        return snapshot
+
+    def pin(self) -> None:
+        """Before each request: hold the current snapshot until the request ends."""
+        setattr(g, PIN, self.enter_current())
 
     def unpin(self, _exc: BaseException | None = None) -> None:
         """After each request (also a failed one): let go of its snapshot."""
