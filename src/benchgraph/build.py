@@ -60,7 +60,7 @@ from .store.cache import (
 )
 from .store.load import Loader, forget_store, store_problem
 from .timing import Timer
-from .validate import check_dataset, check_record, facts_from_nquads, local_shapes
+from .validate import check_dataset, check_record, local_shapes, triple_facts
 
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.
 NOT_IN_BUILD = {"cli.py", "serve.py", "serving.py", "__main__.py", "report.py",
@@ -197,10 +197,12 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
         problems.append(refused)
     entry = Entry(shown, digest, record.kind, record.id, stated,
                   inferred_nq, problems, list(record.references()),
-                  record.lines, facts=facts_from_nquads(record.kind, stated, own),
+                  # as the cache keeps it: made here, not in the build's thread, and a text
+                  # is sent for less than a mapping
+                  json.dumps(record.lines), facts=triple_facts(record.kind, kept, own),
                   # nothing links to a run: what others read of it is never asked
                   outward=outward(stated, own) if record.kind != "benchmarks" else "")
-    return entry.pack()
+    return entry.pack(loading=True)
 
 
 def split_links(triples: list, own: str) -> tuple[list, list]:

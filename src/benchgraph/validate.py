@@ -31,6 +31,7 @@ from rdflib.collection import Collection
 from .convert import CLASSES, FIELD_PROPERTIES
 from .errors import INFO, VIOLATION, WARNING, Problem
 from .namespaces import BG, ID, QUDT, SCHEMA, record_iri
+from .rdfio import term
 from .records import FACT_FIELDS, Record, line_of
 from .shacl import SH, Index, Result, Shapes, is_numeric, render
 from .store.cache import DIGEST, KIND
@@ -281,6 +282,7 @@ class RecordFacts:
 
 
 _NEEDLES = [(f"> <{p}> ", fact) for p, fact in FACT_PREDICATES.items()]
+_FACT_OF = {URIRef(p): fact for p, fact in FACT_PREDICATES.items()}
 _TYPE_NEEDLE = f"> <{RDF.type}> "
 
 
@@ -304,14 +306,45 @@ def facts_from_nquads(kind: str, text: str, own: str) -> list[tuple[str, str, st
             if not subject.startswith(own):
                 continue
             obj = line[line.index(needle[1:]) + len(needle) - 1:line.rindex(" <")]
-            if obj.startswith("<") and obj.endswith(">"):
-                out.add((subject[len(own):], fact, obj[1:-1]))
-            elif (m := _INTEGER.match(obj)) is not None:
-                out.add((subject[len(own):], fact, m[1]))
-            elif obj.startswith('"') and obj.endswith('"') and "\\" not in obj:
-                out.add((subject[len(own):], fact, obj[1:-1]))
-            elif '"^^<' not in obj and "@" not in obj[obj.rfind('"'):]:
-                hard.append(line)  # a typed literal is not a unit code: skipped
+            _read_fact(subject[len(own):], fact, obj, line, out, hard)
+    return _facts_end(out, hard, own)
+
+
+def triple_facts(kind: str, triples: list, own: str) -> list[tuple[str, str, str]]:
+    """facts_from_nquads of the N-Quads these triples are written as, read from the triples:
+    a first build takes every record's facts where it is converted, and searching the text
+    it had just written cost as much as writing it. Each object is read as its N-Quads
+    term (rdfio.term), by the same rules."""
+    out: set[tuple[str, str, str]] = set()
+    hard: list[str] = []
+    for s, p, o in triples:
+        fact = _FACT_OF.get(p)
+        if fact is None or (fact == "type" and kind != "interconnects"):
+            continue
+        subject = str(s)
+        if not isinstance(s, URIRef) or not subject.startswith(own):
+            continue
+        obj = term(o)
+        _read_fact(subject[len(own):], fact, obj, f"<{subject}> <{p}> {obj} <urn:x:g> .",
+                   out, hard)
+    return _facts_end(out, hard, own)
+
+
+def _read_fact(suffix: str, fact: str, obj: str, line: str, out: set, hard: list) -> None:
+    """One fact's object as N-Quads writes it (an IRI, an integer, a plain literal) into
+    `out`; its line into `hard` when it needs a parser (an escaped literal)."""
+    if obj.startswith("<") and obj.endswith(">"):
+        out.add((suffix, fact, obj[1:-1]))
+    elif (m := _INTEGER.match(obj)) is not None:
+        out.add((suffix, fact, m[1]))
+    elif obj.startswith('"') and obj.endswith('"') and "\\" not in obj:
+        out.add((suffix, fact, obj[1:-1]))
+    elif '"^^<' not in obj and "@" not in obj[obj.rfind('"'):]:
+        hard.append(line)  # a typed literal is not a unit code: skipped
+
+
+def _facts_end(out: set, hard: list[str], own: str) -> list[tuple[str, str, str]]:
+    """The facts read, with those of the `hard` lines parsed."""
     for quad in ox.parse("\n".join(hard).encode(), ox.RdfFormat.N_QUADS) if hard else ():
         o = quad.object
         if isinstance(o, ox.Literal) and o.datatype.value == _STRING:

@@ -111,10 +111,12 @@ def graph_name(e: Entry) -> str:
     return f"{GRAPHS}{e.kind}/{e.id}"
 
 
-def _loadable(digest: str, stated: str, inferred: str, packed: bytes | None = None) -> tuple:
-    """What _replace loads and remembers of one graph: the inferred part also compressed,
-    to be removed again when the record changes."""
-    return digest, stated, inferred, packed or pack(inferred)
+def _loadable(digest: str, stated: str, inferred: str, packed: bytes | None = None,
+              text: bytes | None = None) -> tuple[str, bytes, bytes]:
+    """What _replace loads and remembers of one graph: (digest, its N-Quads as the store
+    reads them, the inferred part compressed, to be removed again when the record changes).
+    `text`: stated + inferred already encoded (Entry.pack)."""
+    return digest, text or (stated + inferred).encode(), packed or pack(inferred)
 
 
 class Loader:
@@ -179,10 +181,10 @@ class Loader:
             graph = graph_name(e)
             if self.loaded.get(graph) != e.digest:
                 batch[graph] = _loadable(e.digest, e.stated, e.inferred,
-                                         e.packed[1] if e.packed else None)
+                                         e.packed[1] if e.packed else None, e.text)
         for e in entries:
             e.stated = e.inferred = ""
-            e.packed = None
+            e.packed = e.text = None
         feed.again.update({g: v for g, v in batch.items() if g in feed.handed})
         batch = {g: v for g, v in batch.items() if g not in feed.handed}
         feed.handed.update(batch)
@@ -245,26 +247,26 @@ class Loader:
         self.loaded.update(self.cache.loaded(new))
         self.asked.update(new)
 
-    def _replace(self, batch: dict[str, tuple[str, str, str, bytes]],
+    def _replace(self, batch: dict[str, tuple[str, bytes, bytes]],
                  remove: list[str]) -> None:
         """Remove the graphs `remove` and the old versions of those in `batch`, then load
-        `batch` (graph -> digest, stated, inferred N-Quads, inferred compressed)."""
+        `batch` (graph -> _loadable: digest, N-Quads, inferred compressed)."""
         text = self._prepare(batch, remove)
         if text:
             self.store.bulk_load(text, ox.RdfFormat.N_QUADS, lenient=_LENIENT)
 
-    def _prepare(self, batch: dict[str, tuple[str, str, str, bytes]],
+    def _prepare(self, batch: dict[str, tuple[str, bytes, bytes]],
                  remove: list[str]) -> bytes:
         """_replace up to the load: remove, keep the account, return what to load."""
         self._remove([g for g in batch if g in self.loaded] + remove)
         self.cache.set_loaded({g: v[0] for g, v in batch.items()}, remove)
         self.cache.db.executemany("INSERT OR REPLACE INTO inferred VALUES (?, ?)",
-                                  [(g, v[3]) for g, v in batch.items()])
+                                  [(g, v[2]) for g, v in batch.items()])
         for g in remove:
             self.loaded.pop(g, None)
         self.loaded.update({g: v[0] for g, v in batch.items()})
         self.changed |= set(batch) | set(remove)
-        return "".join(s + i for _, s, i, _ in batch.values()).encode()
+        return b"".join(v[1] for v in batch.values())
 
     def _remove(self, graphs: list[str]) -> None:
         """Remove these records' graphs, what their local reasoning added, and what the
