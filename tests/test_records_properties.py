@@ -136,8 +136,8 @@ def record_text(draw, kind: str, clean: bool = False
                 yaml_text = yaml_text.replace("\n    ", "\n" + indent + "    ")
             lines.append(f"{indent}{key_text}: {yaml_text}")
             written[dotted] = (spec, held, style)
-        elif spec in (records.LIST,) and key_text == "states" and clean:
-            # a clean record's source states fields of its kind (others are reported)
+        elif spec in (records.LIST,) and key_text in ("states", "derives") and clean:
+            # a clean record's source states (or derives) fields of its kind (others are reported)
             names = draw(st.lists(st.sampled_from(sorted(
                 set(records.KINDS[kind]) - records.NOT_STATED)), max_size=3, unique=True))
             lines.append(f"{indent}{key_text}: [{', '.join(names)}]")

@@ -382,7 +382,8 @@ class _Scope:
                     f"SELECT ?j ?k ?v ?i WHERE {{ VALUES (?s ?j) {{ {values} }}"
                     f" GRAPH ?g {{ ?s ?p ?o }} FILTER(?p IN ({', '.join(map(str, wanted))})"
                     f" || (?p = {RDF_TYPE} && ?o = {run_class}))"
-                    f" BIND({code} AS ?k) BIND(IF(?k < 0, 0, ?o) AS ?v) BIND(?g = {graph} AS ?i) }}"):
+                    f" BIND({code} AS ?k) BIND(IF(?k < 0, 0, ?o) AS ?v)"
+                    f" BIND(?g = {graph} AS ?i) }}"):
                 s, n, mine = chunk[int(j.value)], int(k.value), inferred.value == "true"
                 if n < 0:
                     self.runs.add(s)

@@ -25,8 +25,8 @@ from urllib.parse import unquote
 
 import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.namespace import DCTERMS, RDF, SKOS, XSD
 from rdflib.collection import Collection
+from rdflib.namespace import DCTERMS, RDF, SKOS, XSD
 
 from .convert import CLASSES, FIELD_PROPERTIES
 from .errors import INFO, VIOLATION, WARNING, Problem

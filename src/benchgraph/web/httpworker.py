@@ -30,11 +30,20 @@ class LingeringWorker(ThreadWorker):
         for _ in range(MAX_IN_A_ROW - 1):
             if result is not True or not self.alive:
                 break
-            # Bytes already read past the last request are the next one: no wait for them.
-            if not conn.parser.unreader.buf.getvalue() and not _readable(conn.sock):
+            if not _pending(conn) and not _readable(conn.sock):
                 break
             result = super().handle(conn)
         return result
+
+
+def _pending(conn: Any) -> bool:
+    """Whether bytes already read past the last request wait in gunicorn's buffer (the next
+    request: no wait for it). The buffer is gunicorn's own (27.x); where a later gunicorn
+    keeps it elsewhere, the connection goes back to the main loop, as plain gthread does."""
+    try:
+        return bool(conn.parser.unreader.buf.getvalue())
+    except AttributeError:
+        return False
 
 
 def _readable(sock: Any) -> bool:
