@@ -28,7 +28,7 @@ from urllib.parse import parse_qsl
 from werkzeug.http import http_date, parse_accept_header, parse_options_header, quote_etag
 from werkzeug.wrappers import Request
 
-from .hooks import EXPOSED, MIN_SIZE, _compressible
+from .hooks import EXPOSED, MIN_SIZE, _compressible, browser_headers
 from .negotiation import formats_for
 from .querypool import PoolError
 from .sparql import ANSWERED, FORM_TYPE, QUERY_TYPE, client_gone
@@ -177,15 +177,10 @@ class FastSparql:
                 and parse_accept_header(encodings)["gzip"] > 0):
             body = gzip.compress(body, compresslevel=6, mtime=0)
             headers.append(("Content-Encoding", "gzip"))
-        config = self.flask_app.config
         headers += [("Content-Length", str(len(body))),
                     ("Access-Control-Allow-Origin", "*"),
                     ("Access-Control-Expose-Headers", EXPOSED),
-                    ("X-Content-Type-Options", "nosniff")]
-        if config["CONTENT_SECURITY_POLICY"]:
-            headers.append(("Content-Security-Policy", config["CONTENT_SECURITY_POLICY"]))
-        if config["REFERRER_POLICY"]:
-            headers.append(("Referrer-Policy", config["REFERRER_POLICY"]))
+                    *browser_headers(self.flask_app.config)]
         start_response("200 OK", headers)
         return [body]
 
