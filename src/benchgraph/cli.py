@@ -26,8 +26,9 @@ def _data_option(parser: argparse.ArgumentParser) -> None:
 def _store_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", metavar="QUERY_URL",
                         help="answer from this SPARQL store server (what `benchgraph push` "
-                             "sent there) instead of building --data; credentials from "
-                             "BENCHGRAPH_STORE_USER/_PASSWORD or BENCHGRAPH_STORE_TOKEN")
+                             "sent there) instead of building --data; credentials (of an "
+                             "account that can only read) from BENCHGRAPH_SERVE_STORE_USER/"
+                             "_PASSWORD or BENCHGRAPH_SERVE_STORE_TOKEN")
 
 
 def _command(sub, name: str, help: str, example: str) -> argparse.ArgumentParser:
@@ -250,6 +251,7 @@ def cmd_query(args) -> int:
         text = args.query
     try:
         check_depth(text)  # before the build: a query too deep is refused at once
+        _check_query(text, bool(getattr(args, "store", None)))
     except QueryTextError as exc:
         raise CannotRun(f"the query is refused: {exc}") from None
     except ValueError as exc:  # BENCHGRAPH_QUERY_MAX_DEPTH is not a number
@@ -273,6 +275,22 @@ def cmd_query(args) -> int:
         raise CannotRun(f"the query could not be answered: {failed}")
     sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own
     return EXIT_OK
+
+
+def _check_query(text: str, remote: bool) -> None:
+    """The endpoint's checks of what a query may hold, before anything is built or sent: for
+    a store server every query is parsed, its functions and its size checked (the store
+    runs it); on the embedded store, its size (the algebra budget)."""
+    from .namespaces import PREFIXES
+    from .web.queryinfo import Refused, check_parts, check_store_query
+
+    try:
+        if remote:
+            check_store_query(text, None, PREFIXES)
+        else:
+            check_parts(text, PREFIXES)
+    except Refused as exc:
+        raise CannotRun(f"the query is refused: {exc.detail}") from None
 
 
 def cmd_export(args) -> int:
@@ -319,11 +337,13 @@ def _description(result, store=None, extra=()) -> list:
 def _remote(args):
     """The store server of --store (no --with: what it holds is what push sent)."""
     from . import store
+    from .web.queryinfo import check_store_query
 
     if args.extra:
         raise CannotRun("--with reads outside graphs into a local copy; with --store, push "
                         "them to the store instead")
-    return store.open(args.store)
+    # every query sent is checked as the endpoint checks it; read with the serving account
+    return store.open(args.store, gate=check_store_query)
 
 
 def _reading(args):

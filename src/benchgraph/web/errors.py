@@ -25,6 +25,8 @@ REASON_BY_TITLE = {
     "result too large": "too-large",
     "federated query refused": "service",
     "federated query failed": "service-failed",
+    "function refused": "function",  # a function SPARQL 1.1 does not define, to a store
+    "query too large": "too-many-parts",  # over the algebra budget (querycheck.py)
     "malformed query": "malformed",
     "read-only endpoint": "update",
     "query worker died": "worker-died",

@@ -30,6 +30,8 @@ from urllib.parse import urljoin
 from .. import bigstack
 from ..querysyntax import engine_error
 from ..querytext import QueryTextError, check_text, code_outside, max_depth, max_operators
+from .querycheck import Shape, check_query, may_exceed, shape
+from .queryerror import Refused
 
 # rdflib's parser takes about 40 Python frames per level of ( ); below this depth it runs on
 # the caller's stack, above it in a thread whose recursion limit fits the measured depth.
@@ -64,22 +66,17 @@ class QueryInfo:
     has_dataset: bool  # FROM or FROM NAMED in the query
     services: tuple[str, ...]  # the SERVICE endpoints; "?name" for a variable
     graphs: tuple[str, ...] = ()  # the graphs FROM and FROM NAMED name
-
-
-class Refused(Exception):
-    """A query the endpoint will not run; carries the HTTP status and a message."""
-
-    def __init__(self, status: int, title: str, detail: str,
-                 position: dict[str, int] | None = None):
-        self.status, self.title, self.detail, self.position = status, title, detail, position
-        super().__init__(detail)
+    shape: Shape = Shape()  # its size, the functions it calls, how it reads the dataset
 
 
 def needs_parse(text: str) -> bool:
     """Refuse (400) what querytext.check_text refuses; then whether the query needs rdflib's
     parse before Oxigraph may run it: False when its code, as Oxigraph splits it, cannot
-    hold a SERVICE call or a FROM clause (NEEDS_PARSE)."""
-    _check_text(text, max_depth())
+    hold a SERVICE call or a FROM clause (NEEDS_PARSE), nor more parts than the algebra
+    budget (querycheck.may_exceed)."""
+    _depth, operators = _check_text(text, max_depth())
+    if may_exceed(operators, text):
+        return True
     code = code_outside(text)
     return code is None or NEEDS_PARSE.search(code) is not None
 
@@ -135,7 +132,8 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
                      for term in _deep(lambda: list(_service_terms(query)), depth, operators))
     graphs = tuple(_resolve(clause.get("default") or clause.get("named"), known, base)
                    for clause in (query["datasetClause"] if "datasetClause" in query else []))
-    return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs)
+    return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs,
+                     shape(query, known, base))  # one walk for all of it (querycheck.py)
 
 
 def _check_text(text: str, limit: int) -> tuple[int, int]:
@@ -192,6 +190,35 @@ def check_remote(text: str, info: QueryInfo | None, known: Iterable[str],
             raise Refused(403, "graph refused",
                           f"<{graph}> is not a graph of this dataset, and the store might "
                           "fetch it from the web; name one of the dataset's graphs")
+
+
+def check_store_query(text: str, base_iri: str | None = None,
+                      prefixes: dict[str, str] | None = None) -> QueryInfo:
+    """Refuse what no query sent to a store server may hold, whoever sends it (the gate a
+    RemoteStore is opened with): an engine pragma, a function SPARQL 1.1 does not define
+    (403), more parts than the algebra budget (400). Always parsed: a store has no fast
+    path. Answers what it found, which a store needs to keep the query to the dataset."""
+    check_remote(text, None, ())
+    info = inspect_query(text, base_iri, tuple(sorted((prefixes or {}).items())))
+    check_query(info.shape, functions=True)
+    return info
+
+
+def check_parts(text: str, prefixes: dict[str, str] | None = None) -> None:
+    """Refuse (400) a query run on the embedded store with more parts than the algebra
+    budget, parsing it only where its operators say it could have them (`benchgraph query`;
+    the endpoint counts in its own parse). A query rdflib cannot read is left to Oxigraph,
+    which reports it."""
+    _depth, operators = _check_text(text, max_depth())
+    if not may_exceed(operators, text):
+        return
+    try:
+        info = inspect_query(text, None, tuple(sorted((prefixes or {}).items())))
+    except Refused as exc:
+        if exc.title == "malformed query":
+            return
+        raise
+    check_query(info.shape, functions=False)
 
 
 def _service_terms(tree: object) -> Iterator[object]:

@@ -34,13 +34,21 @@ from .. import bigstack
 from ..querysyntax import from_engine
 from ..store import is_remote
 from ..store import open as open_store
-from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
+from ..store.http import (
+    QueryNotSent,
+    StoreError,
+    StoreTimeout,
+    StoreTooLarge,
+    StoreUnavailable,
+)
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
+from .querycheck import check_query
 from .queryinfo import (
     Refused,
     check_remote,
     check_services,
+    check_store_query,
     graph_form,
     inspect_query,
     needs_parse,
@@ -126,6 +134,8 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
         return _error(422, "result too large",
                       f"the store's answer passes this server's cap of {settings.max_bytes:,}"
                       " bytes and was not sent; add a LIMIT or narrow the query"), b""
+    except QueryNotSent as exc:  # not to be kept to the dataset's graphs on this store
+        return _error(403, "graph refused", str(exc)), b""
     except StoreTimeout as exc:
         return _error(503, "query timed out", str(exc)), b""
     except StoreUnavailable as exc:
@@ -145,6 +155,8 @@ def _run(store: object, text: str, base: str | None, dataset: dict | None, reque
     if remote or needs_parse(text):
         info = inspect_query(text, base, settings.prefix_items)
         check_services(info, settings.allow_service)
+        # the algebra budget on every store; a store's own functions for a store server
+        check_query(info.shape, functions=remote)
         if remote and (info.graphs or dataset):
             check_remote(text, info, _graphs(store), [*request.get("default_graphs", []),
                                                       *request.get("named_graphs", [])])
@@ -152,7 +164,8 @@ def _run(store: object, text: str, base: str | None, dataset: dict | None, reque
         fmt = _format(request, form)
         if dataset is None:  # no protocol dataset: the query's FROM, else the union
             dataset = {} if info.has_dataset else UNION
-    else:  # no SERVICE, no FROM (needs_parse): Oxigraph alone reads it
+    else:  # no SERVICE, no FROM, too few parts to pass the budget (needs_parse): Oxigraph
+        # alone reads it
         form = None
         if dataset is None:
             dataset = UNION
@@ -272,7 +285,8 @@ def main(argv: list[str]) -> int:
     requests = Connection(0, writable=False)
     # a remote answer is read up to four times the result cap (the store's JSON is wordier
     # than most formats the client may ask for), then refused, never held whole
-    store = open_store(settings.store, settings.timeout, 4 * settings.max_bytes)
+    store = open_store(settings.store, settings.timeout, 4 * settings.max_bytes,
+                       gate=check_store_query)  # every query a store server gets is checked
     if settings.memory_mb:
         limit_memory(settings.memory_mb)
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())
