@@ -288,10 +288,10 @@ class RemoteStore:
         response = self.client.request(
             "POST", url, body=_form(probe, "update"),
             headers={"Content-Type": "application/x-www-form-urlencoded"}, retry=False)
-        said = f"{response.status} {store_text(response.body)}".strip()
         if response.status in (200, 204):
             return True, (f"{url} ran an update that changes nothing (DELETE DATA of a triple "
-                          f"that cannot exist): {said}")
+                          f"that cannot exist), answering {response.status}")
+        said = f"{response.status} {store_text(response.body)}".strip()
         if response.status in (401, 403) or b"SR186" in response.body[:2000]:
             return False, f"{url} refused an update: {said}"
         return None, f"{url} answered an update that changes nothing with {said}"

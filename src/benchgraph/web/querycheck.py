@@ -148,9 +148,9 @@ def check_query(found: Shape, *, functions: bool, budget: int | None = None) -> 
         raise Refused(403, "function refused",
                       f"the query calls {names}, which SPARQL 1.1 does not define: a store "
                       "runs such a function as it defines it (Virtuoso's bif: and sql: reach "
-                      "its SQL, files and the web), so this server sends none to it; SPARQL's "
-                      "own functions, the XSD casts (xsd:integer(...), ...) and xsd:date are "
-                      "fine")
+                      "its SQL, files and the web), so benchgraph sends none to a store; "
+                      "SPARQL's own functions, the XSD casts (xsd:integer(...), ...) and "
+                      "xsd:date are fine")
     limit = max_parts() if budget is None else budget
     if found.size > limit:
         raise Refused(400, "query too large",
