@@ -163,6 +163,7 @@ SNIPPETS = [
     lambda i: "VALUES (?v ?w) { (1 2) (3 4) }", lambda i: "{ SELECT * { } }",
     lambda i: f"BIND(STR(<x{i}>) AS ?c{i})", lambda i: "FILTER(-?a < +?b * ?c / ?d - ?e)",
     lambda i: f"?s{i} ?p ?o . # a comment (1 2)\n", lambda i: "FILTER regex(?o, \"(1 2\")",
+    lambda i: f'?s{i} ?p """a long\n# string""" .', lambda i: "?s ?p '#' .",
 ]
 
 
