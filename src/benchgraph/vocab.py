@@ -24,12 +24,16 @@ PARALLELISM = {
     "pipeline": BG.pipelineParallelSize, "data": BG.dataParallelSize,
 }
 
-# Unit codes a record may use. QUDT has no unit for tokens, samples or queries per second,
-# so those are benchgraph's own (declared in the ontology, related to unit:PER-SEC).
+# Unit codes a record may use. QUDT has no unit for tokens, samples or queries per second
+# or per joule, so those are benchgraph's own (declared in the ontology, related to unit:PER-SEC).
 UNITS = {
     "tok/s": UNIT["TOK-PER-SEC"],
     "samples/s": UNIT["SAMPLE-PER-SEC"],
     "queries/s": UNIT["QUERY-PER-SEC"],
+    # energy efficiency (importers/efficiency.py): work per joule of measured energy
+    "tok/J": UNIT["TOK-PER-J"],
+    "samples/J": UNIT["SAMPLE-PER-J"],
+    "queries/J": UNIT["QUERY-PER-J"],
     "tok": UNIT["TOK"],
     "ns": QUDT_UNIT["NanoSEC"],
     "us": QUDT_UNIT["MicroSEC"],
