@@ -81,7 +81,6 @@ def test_family_hardware_maps_to_a_family_record_without_interconnects(small, sh
 def test_tables_without_documented_units_are_left_out_with_the_reason(imported):
     _, report = imported("argonne")
     reasons = dict(report.left_out)
-    assert "no documented unit" in reasons["Plots/Fig_16_a_b/power_results.csv"]
     for table in ("Plots/Fig_21/all_results_TTFT.csv", "Plots/Fig_22/all_results_TTFT_ITL.csv"):
         assert reasons[table].startswith("no published script defines")
     assert report.records["runs"] > 3000
