@@ -104,7 +104,10 @@ def test_later_tables_give_pipeline_splits_and_the_dgx_systems(copies, tmp_path)
     assert "should *not* be considered as the peak performance" in h100["notes"]
     systems = sorted(p.stem for p in (tmp_path / "systems" / "trtllm-perf").glob("*.yaml"))
     assert systems == ["trtllm-perf-nvidia-dgx-b200", "trtllm-perf-nvidia-dgx-h100",
-                       "trtllm-perf-nvidia-dgx-h200", "trtllm-perf-nvidia-gb200-nvl72"]
+                       "trtllm-perf-nvidia-gb200-nvl72"]
+    # no source read gives the DGX H200's GPU count: its runs name no system, and say so
+    h200 = runs[f"trtllm-{V10[:12]}-llama3.3-70b-nvidia-h200-sxm-tp1-fp8-128-128"]
+    assert "system" not in h200 and "DGX H200" in h200["notes"]
     # Llama 4 Scout's RTX table has no 8-GPU figure at 5000/500: no run
     assert not [r for r in runs if "llama4-scout" in r and rtx in r and r.endswith("-5000-500")
                 and "tp4-pp2" in r]

@@ -448,6 +448,10 @@ def _run(c: Cell, rules: dict[str, Any], gpus: dict[str, Any], models: dict[str,
         notes.append(clean(spec["derived"]["note"]))
     if spec.get("system"):
         notes.append(f"The file's Hardware list names the system: {spec['hardware_line']!r}.")
+    elif spec.get("unrecorded_system"):
+        notes.append(f"The file's Hardware list names the system ({spec['hardware_line']!r}); "
+                     f"no source read states the {spec['unrecorded_system']}'s GPU count, so "
+                     "the run names no system record.")
     if c.pipeline is None:
         omitted.append("pipeline parallel size")
     if not c.count_stated:
@@ -512,11 +516,14 @@ def _systems(versions: list[Version], cells: list[Cell], rules: dict[str, Any],
             "id": sys_id,
             "name": spec["name"],
             "vendor": "nvidia",
-            "accelerators": [{"id": spec["accelerator"]}],
+            "accelerators": [{"id": spec["accelerator"], "count": spec["count"]}],
+            "nodes": spec["nodes"],
             "notes": f"The system NVIDIA names for its TensorRT-LLM performance overview: "
-                     f"{spec['hardware_line']!r}. The list names the GPU, not how many the "
-                     "system holds, so no count is given; each run gives the GPUs it used.",
+                     f"{spec['hardware_line']!r}. That list names the GPU, not how many the "
+                     "system holds: the count comes from NVIDIA's own MLPerf Inference system "
+                     "description of the system. Each run gives the GPUs it used of it.",
             "source": [_source(rules, v.commit, states=["name", "accelerators"], note=(
-                f"\"{HARDWARE_INTRO}:\" ... \"{spec['hardware_line']}\"")) for v in stating],
+                f"\"{HARDWARE_INTRO}:\" ... \"{spec['hardware_line']}\""))
+                for v in stating] + [source_entry(**spec["count_source"])],
         })
     return out
