@@ -41,6 +41,14 @@ EXPECTED = {
     "why-fabric-status": (
         ("run", "status", "accelerator", "partFabric", "rule", "kindStatus", "restsOn",
          "source"), []),
+    # No run of the fixture has a measured power, and none is on one part at several counts
+    # of one source: tests/test_power_queries.py pins both answers on a fixture that has them.
+    "per-watt": (
+        ("powerKind", "model", "benchmark", "scenario", "accuracyTarget", "workload", "rank",
+         "efficiency", "unit", "power", "system", "accelerator", "count", "status", "run"), []),
+    "scaling-by-fabric": (
+        ("line", "count", "share", "perAccelerator", "unit", "status", "partLabel",
+         "modelLabel", "split", "source", "run"), []),
     # No source of the fixture derives a fact: tests/test_fabric_parts.py checks one that does.
     "derived-facts": (("record", "field", "sources"), []),
     "accelerator-profile": (
