@@ -82,6 +82,9 @@
           && n >= 2 && n <= MAX_GROUPS;
       })[0] || null;
     }
+    // series: one line per value of this column (each coloured by its rows' colour)
+    view.series = has(asked.series) && [view.x, view.y].indexOf(asked.series) < 0
+      ? asked.series : null;
     var xKind = view.x ? k[view.x] : "number";
     view.type = ["bar", "line", "scatter"].indexOf(asked.type) >= 0 ? asked.type
       : xKind === "date" ? "line" : xKind === "number" ? "scatter" : "bar";
@@ -167,7 +170,28 @@
       groups.push({ name: "other (" + (names.length - MAX_GROUPS) + " values)", points: rest,
         other: true });
     }
-    return { groups: groups, points: kept, notes: notes, units: units(view, kept, prefixes) };
+    return { groups: groups, points: kept, notes: notes, units: units(view, kept, prefixes),
+      lines: lines(view, groups, prefixes) };
+  }
+
+  // With a series column: one line per value of it, in the colour of its first row's group
+  // (a line whose rows have several colours is drawn in each, one line per colour).
+  function lines(view, groups, prefixes) {
+    if (!view.series) { return []; }
+    var out = [];
+    groups.forEach(function (g, gi) {
+      var byName = {};
+      var names = [];
+      g.points.forEach(function (p) {
+        var name = label(p.row[view.series], prefixes) || "(none)";
+        if (!(name in byName)) { byName[name] = []; names.push(name); }
+        byName[name].push(p);
+      });
+      names.sort().forEach(function (name) {
+        out.push({ name: name, group: gi, points: byName[name] });
+      });
+    });
+    return out;
   }
 
   // The y axis's unit, as the data states it: one unit column's values, or the unit the saved
@@ -188,7 +212,7 @@
 
   // The charted rows, the charted columns only, as CSV (RFC 4180, CRLF).
   function csv(view, points) {
-    var columns = [view.x, view.y, view.color, view.unit].filter(function (c, i, all) {
+    var columns = [view.x, view.y, view.color, view.series, view.unit].filter(function (c, i, all) {
       return c && all.indexOf(c) === i;
     });
     var lines = [columns.map(csvField).join(",")];
