@@ -47,7 +47,7 @@ EXPECTED = {
         ("powerKind", "model", "benchmark", "scenario", "accuracyTarget", "workload", "rank",
          "efficiency", "unit", "power", "system", "accelerator", "count", "status", "run"), []),
     "scaling-by-fabric": (
-        ("line", "count", "share", "perAccelerator", "unit", "status", "partLabel",
+        ("line", "count", "share", "perAccelerator", "measuredIn", "status", "partLabel",
          "modelLabel", "split", "source", "run"), []),
     # No source of the fixture derives a fact: tests/test_fabric_parts.py checks one that does.
     "derived-facts": (("record", "field", "sources"), []),
