@@ -231,7 +231,7 @@ def cmd_build(args) -> int:
 
 def cmd_query(args) -> int:
     from .queries import render, run, saved_queries
-    from .querysyntax import from_engine
+    from .querysyntax import syntax_error
     from .querytext import QueryTextError, check_depth
 
     if args.example:
@@ -267,8 +267,8 @@ def cmd_query(args) -> int:
         try:
             # on a deep stack: Oxigraph recurses along long chains of patterns and operators
             shown, failed = bigstack.call(answer)
-        except SyntaxError as exc:  # the engine's line and column, as the endpoint gives them
-            raise CannotRun(f"the query does not parse: {from_engine(exc)}") from exc
+        except SyntaxError as exc:  # the place the endpoint reports too (querysyntax.py)
+            raise CannotRun(f"the query does not parse: {syntax_error(text, exc)}") from exc
     if failed is not None:
         raise CannotRun(f"the query could not be answered: {failed}")
     sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own
