@@ -125,10 +125,18 @@ def parse(text: str, depth: int, operators: int) -> tuple[object, object]:
         raise from_rdflib(exc) from None
 
 
+# pyparsing names the outermost rule that failed, which says nothing to a person: the
+# query forms, or an alternation of them.
+WHOLE_QUERY = re.compile(r"^Expected (?:\{.*\}|(?:Select|Construct|Describe|Ask)?Query)$")
+
+
 def from_rdflib(exc: ParseBaseException) -> QuerySyntaxError:
     """pyparsing's refusal as line, column (1-based, in characters) and message."""
-    return QuerySyntaxError(f"{exc.msg}, found {_found(exc)}, {RDFLIB_READING}",
-                            exc.lineno, exc.col)
+    if WHOLE_QUERY.match(exc.msg):
+        said = f"the query cannot be read from {_found(exc)} on"
+    else:
+        said = f"{exc.msg}, found {_found(exc)}"
+    return QuerySyntaxError(f"{said}, {RDFLIB_READING}", exc.lineno, exc.col)
 
 
 def deep(work: Callable[[], object], depth: int, operators: int):
