@@ -184,31 +184,6 @@ def test_accept_names_every_wrong_row_and_writes_nothing(records, tmp_path):
     assert main(["link", "--data", str(records), "--accept", str(bad), "--curator", "x"]) == 2
 
 
-def test_requests_name_the_tool(monkeypatch):
-    """Wikidata's query service asks clients for a User-Agent naming the tool."""
-    from benchgraph.sparqlclient import USER_AGENT, Endpoint
-
-    seen = {}
-
-    class Answer:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *a):
-            return False
-
-        def read(self, *a):
-            return b'{"results": {"bindings": []}}'
-
-    def fake(request, timeout):
-        seen["ua"], seen["timeout"] = request.get_header("User-agent"), timeout
-        return Answer()
-
-    monkeypatch.setattr(urllib.request, "urlopen", fake)
-    assert Endpoint("https://query.wikidata.org/sparql").select("ASK {}") == []
-    assert seen["ua"] == USER_AGENT and "benchgraph/" in USER_AGENT and seen["timeout"] > 0
-
-
 @pytest.mark.parametrize("ours, theirs, expected", [
     ("NVIDIA L4 24 GB", "NVIDIA L40S", (0.0, "skos:exactMatch")),
     ("NVIDIA H100 SXM 80 GB", "NVIDIA H100 SXM", (1.0, "skos:exactMatch")),
