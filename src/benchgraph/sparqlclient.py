@@ -56,9 +56,10 @@ class Endpoint:
     def __init__(self, url: str, user_agent: str = USER_AGENT, timeout: float = TIMEOUT,
                  max_result_mb: float = MAX_RESULT_MB):
         self.url, self.user_agent, self.timeout = url, user_agent, timeout
-        if not timeout > 0 or not max_result_mb > 0:
-            raise CannotRun(f"--timeout {timeout:g} and --max-result-mb {max_result_mb:g}: "
-                            "both must be above 0")
+        wrong = [f"{name} {value:g}" for name, value in (("--timeout", timeout),
+                 ("--max-result-mb", max_result_mb)) if not value > 0]
+        if wrong:
+            raise CannotRun(f"{', '.join(wrong)}: must be above 0")
         self.max_bytes = int(max_result_mb * 1024 * 1024)
         self.origin = _origin(url)
         if self.origin is None:

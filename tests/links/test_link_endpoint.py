@@ -294,3 +294,9 @@ def test_an_endpoint_that_is_no_http_url_is_one_message(records, capsys):
     assert code == 2 and err == (
         "benchgraph: ftp://127.0.0.1/sparql: not an http:// or https:// URL with a host\n")
 
+
+
+def test_a_deadline_or_size_limit_of_nothing_is_refused(records, capsys):
+    code, err = link(records, "http://127.0.0.1:9/sparql", capsys, "--timeout", "0",
+                     "--max-result-mb", "-1")
+    assert code == 2 and err == "benchgraph: --timeout 0, --max-result-mb -1: must be above 0\n"
