@@ -300,3 +300,35 @@ def test_a_deadline_or_size_limit_of_nothing_is_refused(records, capsys):
     code, err = link(records, "http://127.0.0.1:9/sparql", capsys, "--timeout", "0",
                      "--max-result-mb", "-1")
     assert code == 2 and err == "benchgraph: --timeout 0, --max-result-mb -1: must be above 0\n"
+
+
+def test_a_tls_handshake_that_trickles_ends_at_the_deadline(records, capsys):
+    """An https endpoint goes through the same deadline from its connection on: a TLS
+    handshake that sends a record header, then a byte every TICK seconds, ends at it (Python's
+    ssl module bounds a handshake too, so before the deadline this ended with its own words)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop, left = threading.Event(), threading.Event()
+
+    def handshake():
+        conn, _ = listener.accept()
+        with conn:
+            try:
+                for byte in b"\x16\x03\x03\x40\x00" + b"a" * 100:  # a 16 KB record, slowly
+                    if stop.wait(TICK):
+                        return
+                    conn.sendall(bytes([byte]))
+            except OSError:
+                left.set()
+
+    thread = threading.Thread(target=handshake, daemon=True)
+    thread.start()
+    url = f"https://127.0.0.1:{listener.getsockname()[1]}/sparql"
+    try:
+        code, err = link(records, url, capsys, "--timeout", "1")
+        assert code == 2 and one_message(err, url).endswith(
+            "no whole answer within 1 s (--timeout)")
+        assert left.wait(10), "the handshake ran to its end: the client waited on"
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(timeout=10)
