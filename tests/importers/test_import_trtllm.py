@@ -212,3 +212,15 @@ def test_a_checkout_is_read_through_the_files_history(fixtures, tmp_path):
     assert report.exit_code == 0, report.summary()
     seen = {r["source"][0]["commit"] for r in _runs(out).values()}
     assert seen == {commits[0], commits[1]}  # each version once, from its first commit
+
+
+def test_a_code_block_holds_no_heading_and_no_table():
+    from benchgraph.importers.trtllm import tables
+
+    found = tables("## Throughput Measurements\n```shell\n# a shell comment, no heading\n"
+                   "| not | a table |\n```\n#### Model X\n\n"
+                   "| Sequence Length (ISL/OSL) | H100<br/>TP1 (FP8) |\n|---|---|\n"
+                   "| 128/128 | 5 |\n")
+    assert [(t.section, t.heading, t.line, [c for _, c in t.rows]) for t in found] == [
+        ("Throughput Measurements", "Model X", 8,
+         [["Sequence Length (ISL/OSL)", "H100<br/>TP1 (FP8)"], ["128/128", "5"]])]

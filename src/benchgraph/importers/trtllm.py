@@ -202,9 +202,17 @@ def tables(text: str) -> list[Table]:
     intro: list[str] = []
     lines = text.splitlines()
     i = 0
+    fenced = False
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced  # a code block: its `#` lines and pipes are no Markdown
+            i += 1
+            continue
+        if fenced:
+            i += 1
+            continue
         if stripped.startswith("|"):
             start = i
             block = []
