@@ -44,7 +44,7 @@ EXPECTED = {
     # No run of the fixture has a measured power, and none is on one part at several counts
     # of one source: tests/test_power_queries.py pins both answers on a fixture that has them.
     "per-watt": (
-        ("powerKind", "model", "benchmark", "scenario", "accuracyTarget", "workload", "rank",
+        ("powerKind", "model", "benchmark", "scenario", "accuracyTarget", "workload",
          "efficiency", "unit", "power", "system", "accelerator", "count", "status", "run"), []),
     "scaling-by-fabric": (
         ("line", "count", "share", "perAccelerator", "measuredIn", "status", "partLabel",
