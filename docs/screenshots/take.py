@@ -50,7 +50,7 @@ def narrowed(name: str, condition: str, before: str) -> str:
 
 
 # the LLM benchmarks' tokens per joule of system power; NVIDIA's tables of the 70B models
-PER_WATT = narrowed("per-watt", '?unit = "tok/J" && ?powerKind = "system (wall)"', "GROUP BY")
+PER_WATT = narrowed("per-watt", '?unit = "tok/J" && ?powerKind = "system (wall)"', "ORDER BY")
 SCALING = narrowed("scaling-by-fabric",
                    'STRSTARTS(?source, "NVIDIA/") && CONTAINS(?modelLabel, "70B")', "ORDER BY")
 CHART_DRAWN = ("var c = document.querySelector('.yasr canvas');"
