@@ -139,7 +139,7 @@ def quadratic_comparisons(run, about):
     from rdflib import Literal, URIRef
     from rdflib.namespace import RDF, RDFS, XSD
 
-    from benchgraph.infer import BG, CHANGE_PLACES, _decimal, _index
+    from benchgraph.reasoning.infer import BG, CHANGE_PLACES, _decimal, _index
 
     items = []
     for m in about[run].get(BG.measurement, []):

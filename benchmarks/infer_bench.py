@@ -30,9 +30,9 @@ sys.path.insert(0, str(HERE))
 
 import synth  # noqa: E402
 
-from benchgraph import build as build_module  # noqa: E402
 from benchgraph.namespaces import INFERRED_GRAPH  # noqa: E402
-from benchgraph.queries import run, saved_queries  # noqa: E402
+from benchgraph.pipeline import steps as build_module  # noqa: E402
+from benchgraph.query.saved import run, saved_queries  # noqa: E402
 
 STRATEGY = """
 ## The strategy these figures chose
@@ -123,7 +123,7 @@ def _count(store: ox.Store) -> tuple[int, int]:
 
 def _fresh_build(data: Path, cache: Path) -> float:
     """A rebuild as `benchgraph build` runs it: a new process (imports included)."""
-    code = "import sys; from benchgraph.build import build; build(sys.argv[1])"
+    code = "import sys; from benchgraph.pipeline.steps import build; build(sys.argv[1])"
     env = {**os.environ, "BENCHGRAPH_CACHE": str(cache)}
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code, str(data)], env=env, check=True)
@@ -211,7 +211,7 @@ def _owlrl_child(data: Path, cache: Path, queue) -> None:
     """A full owlrl closure of everything a no-inference build states, ontology included."""
     from rdflib import Graph
 
-    from benchgraph.infer import owlrl_closure
+    from benchgraph.reasoning.infer import owlrl_closure
 
     _without_inference()
     _, result = _build(data, cache)

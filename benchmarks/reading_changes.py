@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from benchgraph import records as new_records  # noqa: E402
+from benchgraph.records import reader as new_records  # noqa: E402
 
 
 def old_module(commit: str) -> Any:

@@ -38,12 +38,12 @@ from rdflib import Graph
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import generate  # noqa: E402
 
-from benchgraph import validate  # noqa: E402
-from benchgraph.convert import record_triples  # noqa: E402
 from benchgraph.namespaces import graph_iri, record_iri  # noqa: E402
-from benchgraph.rdfio import nquads  # noqa: E402
-from benchgraph.records import Record, find_record_files, load_record  # noqa: E402
+from benchgraph.rdf.convert import record_triples  # noqa: E402
+from benchgraph.rdf.nquads import nquads  # noqa: E402
+from benchgraph.records.reader import Record, find_record_files, load_record  # noqa: E402
 from benchgraph.store.cache import Cache, Entry  # noqa: E402
+from benchgraph.validation import across as validate  # noqa: E402
 
 MISTAKES = [  # (field, value): one per 50 runs, in turn
     ("confidence", 1.4), ("parallelism", {"tensor": 64}), ("unit", "W"),
@@ -163,7 +163,7 @@ def pyshacl_per_record(converted, budget: float) -> Row:
 def _results(report: Graph):
     g = Graph()
     g += report
-    from benchgraph.shacl import SH, Result
+    from benchgraph.validation.shacl import SH, Result
 
     for node in g.objects(None, SH.result):
         yield Result(g.value(node, SH.focusNode), g.value(node, SH.resultPath),

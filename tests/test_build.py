@@ -11,9 +11,9 @@ import pytest
 from rdflib import Dataset, Graph
 from rdflib.compare import graph_diff, to_isomorphic
 
-from benchgraph.build import build
-from benchgraph.cli import main
-from benchgraph.queries import run
+from benchgraph.cli.main import main
+from benchgraph.pipeline.steps import build
+from benchgraph.query.saved import run
 from paths import DATA, TEST_DATA
 
 SEED = "https://w3id.org/benchgraph/id/benchmarks/ev-sglang-dsv41-production-decode-tok-s-per-user"
@@ -354,7 +354,7 @@ def test_a_refused_build_stays_refused_and_what_was_left_out_comes_back(
 
 
 def test_exit_2_when_its_own_ontology_is_broken(tmp_path, monkeypatch, capsys):
-    import benchgraph.build as b
+    import benchgraph.pipeline.steps as b
 
     broken = tmp_path / "resources"
     (broken / "ontology").mkdir(parents=True)
@@ -380,7 +380,7 @@ def test_link_checks_after_a_run_edit_keep_the_other_records_dangling_links(tmp_
     """A rebuild checks only the edited records' links while every file keeps its id; the
     dangling links of the other records must still be reported (the shapes hide most of
     them behind their own message, so this looks at the link check itself)."""
-    from benchgraph.build import _link_problems
+    from benchgraph.pipeline.steps import _link_problems
     from benchgraph.store.cache import Cache, Entry
 
     def entry(path: str, kind: str, rid: str, model: str | None = None) -> Entry:

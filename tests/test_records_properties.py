@@ -26,12 +26,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchgraph import records
-from benchgraph.convert import record_triples
 from benchgraph.errors import VIOLATION
 from benchgraph.namespaces import graph_iri
-from benchgraph.rdfio import nquads
-from benchgraph.validate import check_record
+from benchgraph.rdf.convert import record_triples
+from benchgraph.rdf.nquads import nquads
+from benchgraph.records import reader as records
+from benchgraph.validation.across import check_record
 
 EXAMPLES = int(os.environ.get("BENCHGRAPH_HYPOTHESIS_EXAMPLES", "60"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,

@@ -8,7 +8,7 @@ __all__ = ["__version__", "BuildResult", "BenchgraphError", "Problem"]
 
 def __getattr__(name: str):  # lazy, so `import benchgraph` stays cheap for the CLI
     if name == "BuildResult":
-        from . import build as _build
+        from .pipeline import steps as _build
 
         return getattr(_build, name)
     if name in ("BenchgraphError", "Problem"):

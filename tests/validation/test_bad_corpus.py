@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchgraph import validate
-from benchgraph.build import build
-from benchgraph.records import KINDS
+from benchgraph.pipeline.steps import build
+from benchgraph.records.reader import KINDS
+from benchgraph.validation import across as validate
 
 from .validation_support import BAD, BASE, convert_folder, diff, keys, union_graph
 
@@ -91,7 +91,7 @@ def test_pyshacl_agrees_on_a_synthetic_sample(tmp_path):
             record.fields["interconnect_ids"] = ["nvlink-4"]
             record.fields["unit"] = "ms" if record.fields["unit"] != "ms" else "tok/s"
             record.fields["model"] = "no-such-model"
-    from benchgraph.convert import record_triples
+    from benchgraph.rdf.convert import record_triples
 
     converted = [(r, record_triples(r)) for r, _ in converted]
     fast = keys(validate.fast_results(converted))

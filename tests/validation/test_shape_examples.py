@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from rdflib.namespace import RDF, SH
 
-from benchgraph import validate
 from benchgraph.namespaces import BG
+from benchgraph.validation import across as validate
 
 from .validation_support import BASE, convert_folder, diff, keys, load_examples, union_graph
 

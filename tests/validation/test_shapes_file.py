@@ -9,9 +9,11 @@ from rdflib.collection import Collection
 from rdflib.compare import isomorphic
 from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SH
 
-from benchgraph import namespaces, records, validate, vocab
-from benchgraph.convert import CLASSES
+from benchgraph import namespaces, vocab
 from benchgraph.namespaces import BG, QUDT
+from benchgraph.rdf.convert import CLASSES
+from benchgraph.records import reader as records
+from benchgraph.validation import across as validate
 
 from .validation_support import BASE, convert_folder
 

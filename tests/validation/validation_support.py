@@ -9,9 +9,9 @@ from typing import Any
 import yaml
 from rdflib import Graph
 
-from benchgraph.convert import record_triples
 from benchgraph.namespaces import PREFIXES, record_iri
-from benchgraph.records import Record, find_record_files, load_record
+from benchgraph.rdf.convert import record_triples
+from benchgraph.records.reader import Record, find_record_files, load_record
 from paths import ROOT
 
 EXAMPLES = ROOT / "shapes" / "examples"

@@ -20,14 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchgraph.querytext import (
+from benchgraph.query.inspect import Refused, check_services, inspect_query, needs_parse
+from benchgraph.query.text import (
     DEFAULT_MAX_DEPTH,
     MAX_DEPTH_ENV,
     QueryTextError,
     check_depth,
     check_text,
 )
-from benchgraph.web.queryinfo import Refused, check_services, inspect_query, needs_parse
 from web.web_support import RECORDS, Listener
 
 BASE = "http://localhost/sparql"
@@ -420,7 +420,7 @@ def test_a_long_flat_chain_is_answered_not_a_dead_worker():
 
 
 def test_past_the_operator_limit_is_a_400_naming_the_limit(client):
-    from benchgraph.querytext import DEFAULT_MAX_OPERATORS
+    from benchgraph.query.text import DEFAULT_MAX_OPERATORS
 
     query = "ASK { FILTER(" + "!" * DEFAULT_MAX_OPERATORS + "true) }"
     response = client.post("/sparql", data={"query": query})
@@ -431,7 +431,7 @@ def test_past_the_operator_limit_is_a_400_naming_the_limit(client):
 
 
 def test_the_cli_runs_a_long_flat_chain_and_refuses_one_past_its_limit(tmp_path, web_cache):
-    from benchgraph.querytext import MAX_OPERATORS_ENV
+    from benchgraph.query.text import MAX_OPERATORS_ENV
 
     cache = {"BENCHGRAPH_CACHE": str(web_cache)}
     path = tmp_path / "chain.rq"

@@ -11,10 +11,10 @@ import threading
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 from benchgraph.namespaces import PREFIXES
-from benchgraph.querysyntax import engine_error, without_service
-from benchgraph.web.queryinfo import Refused, inspect_query
+from benchgraph.query.inspect import Refused, inspect_query
+from benchgraph.query.syntax import engine_error, without_service
 from web.web_support import RECORDS
 
 BAD = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchgraph.query.inspect import Refused, check_services, inspect_query, needs_parse
 from benchgraph.web.negotiation import (
     BOOLEAN,
     CSV,
@@ -17,7 +18,6 @@ from benchgraph.web.negotiation import (
     NotAcceptable,
     choose,
 )
-from benchgraph.web.queryinfo import Refused, check_services, inspect_query, needs_parse
 
 BASE = "http://localhost/sparql"
 
@@ -163,7 +163,7 @@ def test_every_saved_query_goes_to_oxigraph_unparsed():
     prefixes declared (as the serving benchmark sends them): `from` and `service` in their
     comments are not code."""
     from benchgraph.namespaces import sparql_prefixes
-    from benchgraph.queries import saved_queries
+    from benchgraph.query.saved import saved_queries
 
     found = saved_queries()
     assert {"fabric-contradictions", "per-accelerator"} <= set(found)

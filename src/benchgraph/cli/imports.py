@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CannotRun
-from .argonne import import_argonne
-from .common import ImportReport
-from .mlperf import import_mlperf
+from ..importers.argonne import import_argonne
+from ..importers.common import ImportReport
+from ..importers.mlperf import import_mlperf
 
 _FORMAT = argparse.RawDescriptionHelpFormatter
 

@@ -11,9 +11,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from . import bigstack
-from .errors import BenchgraphError, CannotRun, RecordsInvalid
-from .extra import add_with_options, joined
+from ..errors import BenchgraphError, CannotRun, RecordsInvalid
+from ..query import stack as bigstack
+from ..store.extra import add_with_options, joined
 
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
 
@@ -38,7 +38,7 @@ def _command(sub, name: str, help: str, example: str) -> argparse.ArgumentParser
 
 def _examples() -> str:
     """The saved queries --example runs, one line each with its title."""
-    from .queries import saved_queries
+    from ..query.saved import saved_queries
 
     saved = saved_queries()
     width = max(map(len, saved), default=0)
@@ -113,8 +113,8 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_push)
 
     _link_command(sub)
-    for extension in ("benchgraph.importers.cli:add_import_commands",
-                      "benchgraph.serve:add_serve_command"):
+    for extension in ("benchgraph.cli.imports:add_import_commands",
+                      "benchgraph.cli.serve:add_serve_command"):
         module, _, func = extension.partition(":")
         try:
             mod = __import__(module, fromlist=[func])
@@ -125,8 +125,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _link_command(sub) -> None:
-    from .reconcile import MIN_CONFIDENCE, WD, WIKIDATA_SPARQL
-    from .sparqlclient import TIMEOUT, USER_AGENT
+    from ..links.reconcile import MIN_CONFIDENCE, WD, WIKIDATA_SPARQL
+    from ..links.sparql import TIMEOUT, USER_AGENT
 
     p = _command(sub, "link",
                  "Propose links from records to the entities of a SPARQL endpoint (Wikidata's "
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
 def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True):
     """Build (or reuse) the dataset of --data; report problems on stderr: each one when the
     records changed, else one line that counts them (`validate` lists them all)."""
-    from .build import build
+    from ..pipeline.steps import build
 
     result = build(args.data, skip_invalid=skip_invalid)
     if summary_if_unchanged and not result.changed:
@@ -210,7 +210,7 @@ def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True):
 
 
 def cmd_build(args) -> int:
-    from .store.export import dump, format_for
+    from ..store.export import dump, format_for
 
     result = built(args, skip_invalid=args.skip_invalid, summary_if_unchanged=False)
     if args.out:
@@ -221,7 +221,7 @@ def cmd_build(args) -> int:
         with joined(result.store_path, args.extra, args.reason_with) as store:
             dump(store, fmt, args.out, extra=_description(result, store, args.extra))
     elif args.extra:
-        from .extra import check
+        from ..store.extra import check
 
         check(args.extra)  # they join a dump or a query, not the build's store
     print(f"built {result.records} records ({result.rebuilt} converted) -> {result.store_path}"
@@ -230,9 +230,9 @@ def cmd_build(args) -> int:
 
 
 def cmd_query(args) -> int:
-    from .queries import render, run, saved_queries
-    from .querysyntax import from_engine
-    from .querytext import QueryTextError, check_depth
+    from ..query.saved import render, run, saved_queries
+    from ..query.syntax import from_engine
+    from ..query.text import QueryTextError, check_depth
 
     if args.example:
         saved = saved_queries()
@@ -276,10 +276,10 @@ def cmd_query(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .store.export import dump, format_for
+    from ..store.export import dump, format_for
 
     if args.format.lower().lstrip(".") in ("sssom", "sssom.tsv"):
-        from . import sssom
+        from ..links import sssom
 
         with joined(built(args).store_path, args.extra, args.reason_with) as store:
             body = sssom.dump(store)
@@ -307,10 +307,10 @@ def _description(result, store=None, extra=()) -> list:
     """The dataset's VoID/DCAT description for a dump (the server holds it in what it serves;
     the build does not: see description.py); with --with graphs, of the store holding them
     (keyed as the server keys it), made afresh."""
-    from .description import cached, describe
+    from ..serving.description import cached, describe
 
     if extra:
-        from .serving import serving_key
+        from ..serving.prepare import serving_key
 
         return describe(store, serving_key(result.key, list(extra)))
     return cached(result.open(), result.key, result.store_path.parent / "dumps")
@@ -318,7 +318,7 @@ def _description(result, store=None, extra=()) -> list:
 
 def _remote(args):
     """The store server of --store (no --with: what it holds is what push sent)."""
-    from . import store
+    from .. import store
 
     if args.extra:
         raise CannotRun("--with reads outside graphs into a local copy; with --store, push "
@@ -337,7 +337,7 @@ def _reading(args):
 
 
 def cmd_push(args) -> int:
-    from .store.push import push
+    from ..store.push import push
 
     result = built(args)
     done = push(result.open(), result.key, args.store, args.graph_store,
@@ -348,8 +348,8 @@ def cmd_push(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .build import build
-    from .extra import check
+    from ..pipeline.steps import build
+    from ..store.extra import check
     from .report import write_report
 
     result = build(args.data, skip_invalid=True)
@@ -362,7 +362,7 @@ def cmd_validate(args) -> int:
 def cmd_link(args) -> int:
     import datetime as dt
 
-    from .accept import PROPOSED, accept, rejected_pairs
+    from ..links.accept import PROPOSED, accept, rejected_pairs
 
     if not args.data.is_dir():
         raise CannotRun(f"{args.data}: no such data folder")
@@ -376,8 +376,8 @@ def cmd_link(args) -> int:
             print(f"benchgraph: no {args.accept.name}{PROPOSED} beside it (written by --out): "
                   "deleted rows could not be told, none was remembered", file=sys.stderr)
         return EXIT_OK
-    from .reconcile import Reconciler, proposal_set, subjects
-    from .sparqlclient import Endpoint
+    from ..links.reconcile import Reconciler, proposal_set, subjects
+    from ..links.sparql import Endpoint
 
     endpoint = Endpoint(args.endpoint, args.user_agent, args.timeout)
     reconciler = Reconciler(endpoint, args.namespace, rejected_pairs(args.data))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from .errors import Problem
+from ..errors import Problem
 
 
 def write_report(problems: list[Problem], fmt: str, out: TextIO) -> None:

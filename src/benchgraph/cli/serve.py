@@ -20,17 +20,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import snapshots
-from .extra import add_with_options
-from .reload import SETTLE, Job, Reloader
-from .serving import prepare
-from .watch import Watcher
+from ..serving import snapshots
+from ..serving.prepare import prepare
+from ..serving.reload import SETTLE, Job, Reloader
+from ..serving.watch import Watcher
+from ..store.extra import add_with_options
 
 
 # --- the command ---------------------------------------------------------------------------
 def add_serve_command(subparsers: Any) -> None:
     """Add `serve` to benchgraph's argparse subcommands."""
-    from .cli import _command, _data_option
+    from .main import _command, _data_option
 
     p = _command(subparsers, "serve",
                  "Serve the dataset: SPARQL endpoint at /sparql, query page at /, Linked Data "
@@ -80,7 +80,7 @@ def add_serve_command(subparsers: Any) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Build, prepare the serving snapshot, run gunicorn until interrupted; rebuild and swap
     in a new snapshot on SIGHUP, and with --watch on every change."""
-    from .cli import built
+    from .main import built
 
     if args.store:
         return _serve_store(args)
@@ -140,7 +140,7 @@ class _NoReloads:
 
 def _serve_store(args: argparse.Namespace) -> int:
     """Serve a remote store: the same app, its query workers asking the store."""
-    from .store.http import check_url
+    from ..store.http import check_url
 
     check_url(args.store, "--store")
     root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
@@ -181,7 +181,7 @@ def _gunicorn_options(args: argparse.Namespace, host: str) -> dict[str, Any]:
 
 def _queries_dir() -> Path | None:
     """The saved queries the app shows: $BENCHGRAPH_QUERIES_DIR, else the shipped ones."""
-    from .build import resource
+    from ..pipeline.steps import resource
 
     named = os.environ.get("BENCHGRAPH_QUERIES_DIR")
     return Path(named) if named else resource("queries")
@@ -189,7 +189,7 @@ def _queries_dir() -> Path | None:
 
 def _watch(args: argparse.Namespace, queries: Path | None, reloader: Reloader) -> Watcher:
     """Watch what the served dataset is made of."""
-    from .build import resource
+    from ..pipeline.steps import resource
 
     watcher = Watcher(reloader.changed, poll=args.watch_poll)
     watcher.tree(args.data)
@@ -203,7 +203,7 @@ def _watch(args: argparse.Namespace, queries: Path | None, reloader: Reloader) -
 
 def _limit_options(p: argparse.ArgumentParser) -> None:
     """The options of the request size limits (benchgraph.web.limits)."""
-    from .web import DEFAULTS
+    from ..web import DEFAULTS
 
     p.add_argument("--max-body-mb", type=float, default=DEFAULTS["MAX_CONTENT_LENGTH"] / 2**20,
                    metavar="MB", help="refuse (413) a request body longer than this, whether "
@@ -223,7 +223,7 @@ def _limit_config(args: argparse.Namespace) -> dict[str, int]:
 
 
 def _request_line_limit(args: argparse.Namespace) -> int:
-    from .web.requestline import request_line_limit
+    from ..web.requestline import request_line_limit
 
     config = _limit_config(args)
     return request_line_limit(config["MAX_PATH_BYTES"], config["MAX_QUERY_STRING_BYTES"])
@@ -231,7 +231,7 @@ def _request_line_limit(args: argparse.Namespace) -> int:
 
 def _query_memory_mb(args: argparse.Namespace) -> int:
     """--query-memory-mb, or its default for this many server processes and query workers."""
-    from .web.querypool import default_memory_mb
+    from ..web.querypool import default_memory_mb
 
     if args.query_memory_mb is not None:
         return args.query_memory_mb
@@ -245,7 +245,7 @@ def _run_server_process(settings: Path, reloader: Reloader) -> int:
     gunicorn forks its workers; the build left RocksDB threads in this process, and a process
     forked from it would hang at exit waiting for threads it does not have. A fresh process
     has none."""
-    proc = subprocess.Popen([sys.executable, "-m", "benchgraph.serve", str(settings)])
+    proc = subprocess.Popen([sys.executable, "-m", "benchgraph.cli.serve", str(settings)])
 
     def forward(signum: int, _frame: object) -> None:
         reloader.stop()
@@ -281,18 +281,18 @@ def run_gunicorn(app_config: dict[str, Any], options: dict[str, Any]) -> None:
                     self.cfg.set(name, value)
 
         def load(self) -> Any:
-            from .web import create_app
+            from ..web import create_app
 
             return create_app(app_config)
 
-    from .web import requestline
+    from ..web import requestline
 
     requestline.install()  # before gunicorn forks its workers
     Application().run()
 
 
 def main(argv: list[str]) -> int:
-    """`python -m benchgraph.serve SETTINGS_JSON`: the server process cmd_serve starts."""
+    """`python -m benchgraph.cli.serve SETTINGS_JSON`: the server process cmd_serve starts."""
     settings = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     run_gunicorn(settings["app"], settings["gunicorn"])
     return 0

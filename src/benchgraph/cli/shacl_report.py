@@ -15,8 +15,8 @@ from urllib.parse import quote
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from .errors import INFO, VIOLATION, WARNING, Problem
-from .namespaces import BG, PREFIXES, record_iri
+from ..errors import INFO, VIOLATION, WARNING, Problem
+from ..namespaces import BG, PREFIXES, record_iri
 
 SH_NS = "http://www.w3.org/ns/shacl#"
 SEVERITIES = {VIOLATION: "Violation", WARNING: "Warning", INFO: "Info"}
@@ -27,7 +27,7 @@ KINDS = ("benchmarks", "accelerators", "interconnects", "systems", "engines", "m
 
 def report_graph(problems: list[Problem]) -> Graph:
     """An sh:ValidationReport holding one result per problem, in a stable order."""
-    from .validate import shape_info, shapes_graph
+    from ..validation.across import shape_info, shapes_graph
 
     sh = _Ns(SH_NS)
     g = Graph()

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import yaml
 
+from ..errors import CannotRun
+from ..namespaces import ID
+from ..records.reader import find_record_files, kind_of, load_record
 from . import sssom
-from .errors import CannotRun
-from .namespaces import ID
-from .records import find_record_files, kind_of, load_record
 
 REJECTED = "rejected-mappings.sssom.tsv"  # in the data folder: what curators said is no link
 PROPOSED = ".proposed"  # beside a proposal file: the proposals as written, to tell deletions

@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..namespaces import BASE, record_iri
+from ..records.reader import find_record_files, kind_of, load_record, vendor_id
 from . import sssom
-from .namespaces import BASE, record_iri
-from .records import find_record_files, kind_of, load_record, vendor_id
-from .sparqlclient import Endpoint
+from .sparql import Endpoint
 
 WIKIDATA_SPARQL = "https://query.wikidata.org/sparql"
 WD = "http://www.wikidata.org/entity/"

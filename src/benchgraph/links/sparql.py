@@ -13,8 +13,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from . import __version__
-from .errors import CannotRun
+from .. import __version__
+from ..errors import CannotRun
 
 USER_AGENT = (f"benchgraph/{__version__} (https://w3id.org/benchgraph; record linking) "
               "python-urllib")

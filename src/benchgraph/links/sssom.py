@@ -21,8 +21,8 @@ from pathlib import Path
 import pyoxigraph as ox
 import yaml
 
-from .errors import CannotRun
-from .namespaces import BASE, BG, ID, LINK_GRAPH, PREFIXES
+from ..errors import CannotRun
+from ..namespaces import BASE, BG, ID, LINK_GRAPH, PREFIXES
 
 MAPPING_SET_ID = BASE + "mappings/benchgraph.sssom.tsv"
 # The links are benchgraph's own curation, under the project's licence (pyproject.toml).

@@ -28,15 +28,16 @@ from rdflib import Graph, URIRef
 from rdflib.compare import to_canonical_graph
 from rdflib.namespace import SKOS
 
-from . import __version__
-from .convert import outward, provenance_triples, record_triples
-from .errors import INFO, VIOLATION, CannotRun, Problem, RecordsInvalid
-from .infer import Reasoner
-from .locks import held, posix_lock_holder, worker_started
-from .namespaces import INFERRED_GRAPH, LINK_GRAPH, ONTOLOGY_IRI, SCHEMA, graph_iri, record_iri
-from .provenance import display_base, display_path, last_commits
-from .rdfio import nquads
-from .records import (
+from .. import __version__
+from ..errors import INFO, VIOLATION, CannotRun, Problem, RecordsInvalid
+from ..locks import held, posix_lock_holder, worker_started
+from ..namespaces import INFERRED_GRAPH, LINK_GRAPH, ONTOLOGY_IRI, SCHEMA, graph_iri, record_iri
+from ..rdf.convert import outward, provenance_triples, record_triples
+from ..rdf.nquads import nquads
+from ..reasoning.infer import Reasoner
+from ..reasoning.rules import run_rules as derive  # the cross-record rules, into the inferred graph
+from ..records.provenance import display_base, display_path, last_commits
+from ..records.reader import (
     RecordFileError,
     line_of,
     load_record,
@@ -44,8 +45,7 @@ from .records import (
     read_record_bytes,
     scan_record_files,
 )
-from .rules import run_rules as derive  # the cross-record rules, into the inferred graph
-from .store.cache import (
+from ..store.cache import (
     COMMIT,
     DIGEST,
     HASH,
@@ -58,9 +58,9 @@ from .store.cache import (
     Entries,
     Entry,
 )
-from .store.load import Loader, forget_store, store_problem
-from .timing import Timer
-from .validate import check_dataset, check_record, local_shapes, triple_facts
+from ..store.load import Loader, forget_store, store_problem
+from ..timing import Timer
+from ..validation.across import check_dataset, check_record, local_shapes, triple_facts
 
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.
 NOT_IN_BUILD = {"cli.py", "serve.py", "serving.py", "__main__.py", "report.py",
@@ -118,9 +118,10 @@ def resource(*parts: str) -> Path:
 def code_key() -> str:
     """A hash of benchgraph's code, ontology and shapes: a change to any rebuilds all."""
     h = hashlib.blake2b(__version__.encode(), digest_size=16)
-    package = Path(__file__).parent
-    for path in sorted(package.glob("*.py")):  # the build's modules, not web/ or importers/
-        if path.name not in NOT_IN_BUILD:
+    package = Path(__file__).parents[1]
+    for path in sorted(package.rglob("*.py")):  # the build's modules, not web/ or importers/
+        if path.name not in NOT_IN_BUILD and path.parent.name not in (
+                "web", "importers", "store", "cli", "serving", "links", "query"):
             h.update(path.read_bytes())
     for name in BUILD_STORE:
         h.update((package / "store" / name).read_bytes())

@@ -27,9 +27,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-from .. import bigstack
-from ..querysyntax import engine_error
-from ..querytext import QueryTextError, check_text, code_outside, max_depth, max_operators
+from . import stack as bigstack
+from .syntax import engine_error
+from .text import QueryTextError, check_text, code_outside, max_depth, max_operators
 
 # rdflib's parser takes about 40 Python frames per level of ( ); below this depth it runs on
 # the caller's stack, above it in a thread whose recursion limit fits the measured depth.

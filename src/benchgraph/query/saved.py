@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .errors import BenchgraphError, Problem
-from .namespaces import PREFIXES
-from .querytext import check_depth
+from ..errors import BenchgraphError, Problem
+from ..namespaces import PREFIXES
+from .text import check_depth
 
 # How a result is first shown on the query page: `# view: bar x=?accelerator y=?value
 # color=?status unit=tok/s log`. The page's shareable URLs spell a view the same way
@@ -43,7 +43,7 @@ class SavedQuery:
 def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
     """Every saved query, by name (the file stem)."""
     if folder is None:
-        from .build import resource
+        from ..pipeline.steps import resource
 
         folder = resource("queries")
     out = {}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from . import bigstack
+from . import stack as bigstack
 
 ENGINE_POSITION = re.compile(r"^error at (\d+):(\d+): ?")
 # The keyword as a whole word outside strings, IRIs and comments (found by _code_spans), with
@@ -129,7 +129,7 @@ def without_service(text: str) -> str:
 def _code_spans(text: str) -> list[tuple[int, int]]:
     """The stretches of the query outside strings, <IRIs> and # comments (a `<` that starts
     no IRI, a less-than, stays code)."""
-    from .querytext import IRIREF, _line_end, _string_end
+    from .text import IRIREF, _line_end, _string_end
 
     spans, start, i, n = [], 0, 0, len(text)
     while i < n:

@@ -17,9 +17,9 @@ from urllib.parse import quote
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from .namespaces import BG, GRAPH, QUDT, SCHEMA, graph_iri, record_iri
-from .records import Record, vendor_id
-from .vocab import (
+from ..namespaces import BG, GRAPH, QUDT, SCHEMA, graph_iri, record_iri
+from ..records.reader import Record, vendor_id
+from ..vocab import (
     COUNTED_AS,
     DIRECTIONS,
     FORM_FACTOR_SPELLINGS,

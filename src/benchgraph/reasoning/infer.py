@@ -23,7 +23,7 @@ from typing import Any
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 
-from .namespaces import BG, graph_of
+from ..namespaces import BG, graph_of
 
 Triple = tuple[Any, Any, Any]
 

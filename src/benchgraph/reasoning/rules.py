@@ -31,7 +31,7 @@ from decimal import Decimal
 
 import pyoxigraph as ox
 
-from .namespaces import BG, INFERRED_GRAPH, PREFIXES, graph_of, record_iri
+from ..namespaces import BG, INFERRED_GRAPH, PREFIXES, graph_of, record_iri
 
 Node = ox.NamedNode
 FABRIC_STATUS = Node(str(BG.fabricStatus))

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from .errors import VIOLATION, WARNING, CannotRun, Problem
+from ..errors import VIOLATION, WARNING, CannotRun, Problem
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 

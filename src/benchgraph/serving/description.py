@@ -18,8 +18,16 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from . import __version__
-from .namespaces import BASE, DESCRIPTION_GRAPH, GRAPH, ID, INFERRED_GRAPH, LINK_GRAPH, ONTOLOGY_IRI
+from .. import __version__
+from ..namespaces import (
+    BASE,
+    DESCRIPTION_GRAPH,
+    GRAPH,
+    ID,
+    INFERRED_GRAPH,
+    LINK_GRAPH,
+    ONTOLOGY_IRI,
+)
 
 VOID = "http://rdfs.org/ns/void#"
 DCAT = "http://www.w3.org/ns/dcat#"

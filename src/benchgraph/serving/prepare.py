@@ -23,9 +23,9 @@ from typing import Any
 
 import pyoxigraph as ox
 
+from ..errors import CannotRun
+from ..store.extra import graph_of, load_all
 from . import description, snapshots
-from .errors import CannotRun
-from .extra import graph_of, load_all
 
 
 @dataclass

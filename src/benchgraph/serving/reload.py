@@ -5,7 +5,7 @@ A rebuild that would leave out a record the served snapshot serves is refused: t
 snapshot stays whole, and the violations are published (on /healthz) and logged until they
 are mended. Records left out already (a first start serves what conforms) may stay out.
 
-Each rebuild runs in a fresh process (`python -m benchgraph.reload`, a job as JSON on stdin,
+Each rebuild runs in a fresh process (`python -m benchgraph.serving.reload`, a job as JSON on stdin,
 its outcome as JSON on stdout): it reads the code, ontology and shapes afresh (an edited
 ontology rebuilds everything, as a restart would), a crash in it cannot take the server
 down, and the serving process keeps no build state. On the shipped data a rebuild after an
@@ -47,9 +47,9 @@ class Job:
 def run_job(job: Job) -> dict[str, Any]:
     """Build, judge against the served snapshot, prepare a new one if it passes: the outcome
     (result ok / refused / failed)."""
-    from .build import build
-    from .errors import VIOLATION, BenchgraphError
-    from .serving import prepare, serving_key
+    from ..errors import VIOLATION, BenchgraphError
+    from ..pipeline.steps import build
+    from .prepare import prepare, serving_key
 
     extra = [(Path(p), iri) for p, iri in job.extra]
     queries = Path(job.queries) if job.queries else None
@@ -162,7 +162,7 @@ class Reloader:
         return outcome
 
     def _run(self) -> dict[str, Any]:
-        command = [sys.executable, "-m", "benchgraph.reload"]
+        command = [sys.executable, "-m", "benchgraph.serving.reload"]
         try:
             self._proc = subprocess.Popen(command, stdin=subprocess.PIPE,
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -209,7 +209,8 @@ class Reloader:
 
 
 def main() -> int:
-    """`python -m benchgraph.reload`: one rebuild; the job on stdin, the outcome on stdout."""
+    """`python -m benchgraph.serving.reload`: one rebuild; the job on stdin, the outcome on
+    stdout."""
     job = Job(**json.loads(sys.stdin.read()))
     job.extra = [(p, iri) for p, iri in job.extra]
     outcome = run_job(job)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .errors import CannotRun
-from .namespaces import GRAPH
+from ..errors import CannotRun
+from ..namespaces import GRAPH
 
 EXTENSIONS = {"owl": ox.RdfFormat.RDF_XML, "xml": ox.RdfFormat.RDF_XML,
               "json": ox.RdfFormat.JSON_LD, "jsonld": ox.RdfFormat.JSON_LD}

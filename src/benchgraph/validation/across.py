@@ -28,17 +28,17 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import DCTERMS, RDF, SKOS, XSD
 
-from .convert import CLASSES, FIELD_PROPERTIES
-from .errors import INFO, VIOLATION, WARNING, Problem
-from .namespaces import BG, ID, QUDT, SCHEMA, record_iri
-from .rdfio import term
-from .records import FACT_FIELDS, Record, line_of
+from ..errors import INFO, VIOLATION, WARNING, Problem
+from ..namespaces import BG, ID, QUDT, SCHEMA, record_iri
+from ..rdf.convert import CLASSES, FIELD_PROPERTIES
+from ..rdf.nquads import term
+from ..records.reader import FACT_FIELDS, Record, line_of
+from ..store.cache import DIGEST, KIND
+from ..store.cache import ID as ROW_ID
 from .shacl import SH, Index, Result, Shapes, is_numeric, render
-from .store.cache import DIGEST, KIND
-from .store.cache import ID as ROW_ID
 
 if TYPE_CHECKING:
-    from .store.cache import Cache, Entries
+    from ..store.cache import Cache, Entries
 
 SEVERITY = {SH.Violation: VIOLATION, SH.Warning: WARNING, SH.Info: INFO}
 # Nodes inside a record (`<record>#measurement-2`) and the YAML they come from.
@@ -359,7 +359,7 @@ _STRING = str(XSD.string)
 
 def facts_from_triples(record: Record, triples: list) -> RecordFacts:
     """RecordFacts of a converted record (tests and benchmarks; the build uses its cache)."""
-    from .rdfio import nquads
+    from ..rdf.nquads import nquads
 
     own = str(record_iri(record.kind, record.id))
     text = nquads(triples, URIRef("urn:x-benchgraph:graph"))

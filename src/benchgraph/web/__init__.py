@@ -64,7 +64,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # Imported here, not above: query worker processes import this package and need no Flask.
     from flask import Flask
 
-    from ..queries import saved_queries
+    from ..query.saved import saved_queries
     from . import dumps, errors, hooks, ld, ops, sparql, ui
     from .querypool import QueryPool
     from .site import Site, Snapshot
@@ -132,8 +132,8 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
 
 def _build_into(config: dict) -> None:
     """Build DATA_DIR (leaving out invalid records) and serve a private copy of it."""
-    from ..build import build
-    from ..serving import prepare
+    from ..pipeline.steps import build
+    from ..serving.prepare import prepare
 
     result = build(Path(config["DATA_DIR"]), skip_invalid=True)
     served = prepare(result, [])
@@ -159,7 +159,7 @@ def _pool_settings(c: Mapping[str, Any], store_path: Path | str) -> PoolSettings
 
 def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
     """A snapshot the pointer names, held open (see snapshots.hold), its workers started."""
-    from .. import snapshots
+    from ..serving import snapshots
     from .querypool import QueryPool
     from .site import Snapshot
 
@@ -179,7 +179,7 @@ def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
 
 def _open_current(pointer: Path, c: Mapping[str, Any]) -> Snapshot:
     """The snapshot the pointer names now (read again if it was swept meanwhile)."""
-    from .. import snapshots
+    from ..serving import snapshots
 
     for _attempt in range(20):
         try:

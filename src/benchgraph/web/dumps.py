@@ -16,7 +16,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, request, send_file
 
-from .. import sssom
+from ..links import sssom
 from ..store import export
 from .limits import shorten
 from .site import Site

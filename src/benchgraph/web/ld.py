@@ -23,8 +23,6 @@ from flask import (
     url_for,
 )
 
-from ..convert import CLASSES
-from ..description import DATASET, DCAT, ENDPOINT, VOID
 from ..namespaces import (
     BASE,
     BG,
@@ -38,7 +36,9 @@ from ..namespaces import (
     graph_iri,
     record_iri,
 )
-from ..queries import short
+from ..query.saved import short
+from ..rdf.convert import CLASSES
+from ..serving.description import DATASET, DCAT, ENDPOINT, VOID
 from ..store.export import DUMP_PREFIXES
 from .errors import error_response
 from .hooks import not_modified

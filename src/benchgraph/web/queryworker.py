@@ -30,14 +30,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .. import bigstack
-from ..querysyntax import from_engine
-from ..store import is_remote
-from ..store import open as open_store
-from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
-from .memory import MB, memory_detail
-from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
-from .queryinfo import (
+from ..query import stack as bigstack
+from ..query.inspect import (
     Refused,
     check_remote,
     check_services,
@@ -45,6 +39,12 @@ from .queryinfo import (
     inspect_query,
     needs_parse,
 )
+from ..query.syntax import from_engine
+from ..store import is_remote
+from ..store import open as open_store
+from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
+from .memory import MB, memory_detail
+from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
 
 UNION = {"use_default_graph_as_union": True}
 

@@ -22,8 +22,8 @@ from typing import IO, Any
 import pyoxigraph as ox
 from flask import g, has_request_context
 
-from .. import snapshots
-from ..queries import SavedQuery, SavedQueryError
+from ..query.saved import SavedQuery, SavedQueryError
+from ..serving import snapshots
 from ..store import open as open_store
 from .metrics import Metrics
 from .negotiation import formats_for

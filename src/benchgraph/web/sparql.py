@@ -20,8 +20,8 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.datastructures import MultiDict
 
-from ..description import by_kind
 from ..namespaces import GRAPH as GRAPH_NS
+from ..serving.description import by_kind
 from .errors import error_response
 from .hooks import not_modified
 from .negotiation import (

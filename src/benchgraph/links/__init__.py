@@ -1,0 +1,1 @@
+"""Links to outside knowledge: proposals from a SPARQL endpoint, curators' accepts, SSSOM."""

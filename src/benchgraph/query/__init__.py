@@ -1,0 +1,1 @@
+"""SPARQL queries: the saved ones, and the checks a query passes before it runs."""

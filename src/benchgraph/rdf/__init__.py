@@ -1,0 +1,1 @@
+"""Records as RDF: the conversion and the N-Quads text of triples."""

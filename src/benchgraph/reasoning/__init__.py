@@ -1,0 +1,1 @@
+"""Inference: OWL-RL per record, and the project's rules across records."""

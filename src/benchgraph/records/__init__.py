@@ -1,0 +1,1 @@
+"""Record files: finding, reading and checking the YAML records (no rdflib)."""

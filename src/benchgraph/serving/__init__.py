@@ -1,0 +1,1 @@
+"""A build made ready to serve: snapshots, their description, rebuilds while serving."""
