@@ -41,7 +41,9 @@ from synth import generate  # noqa: E402
 from benchgraph.namespaces import graph_iri, record_iri  # noqa: E402
 from benchgraph.rdf.convert import record_triples  # noqa: E402
 from benchgraph.rdf.nquads import nquads  # noqa: E402
-from benchgraph.records.reader import Record, find_record_files, load_record  # noqa: E402
+from benchgraph.records.files import find_record_files
+from benchgraph.records.reader import load_record  # noqa: E402
+from benchgraph.records.schema import Record
 from benchgraph.store.cache import Cache, Entry  # noqa: E402
 from benchgraph.validation import across as validate  # noqa: E402
 

@@ -200,6 +200,6 @@ def test_a_misspelt_on_chip_is_an_unknown_interconnect_naming_field_and_value(co
 
 def test_the_host_interface_codes_agree_between_reading_and_converting():
     from benchgraph import vocab
-    from benchgraph.records.reader import CODES
+    from benchgraph.records.schema import CODES
 
     assert CODES[("accelerators", "host_interface")] == set(vocab.HOST_INTERFACE_CODES)

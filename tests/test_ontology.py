@@ -23,7 +23,7 @@ from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SKOS, VANN, XSD
 from benchgraph import vocab
 from benchgraph.namespaces import BG, ONTOLOGY_IRI, QUDT, UNIT, record_iri
 from benchgraph.rdf import convert
-from benchgraph.records.reader import Record
+from benchgraph.records.schema import Record
 
 ONTOLOGY_FILE = files("benchgraph") / "resources" / "ontology" / "benchgraph.ttl"
 PROBE = Namespace("urn:benchgraph-test:probe:")

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from benchgraph.pipeline.steps import build
-from benchgraph.records.reader import KINDS
+from benchgraph.records.schema import KINDS
 from benchgraph.validation import across as validate
 
 from .validation_support import BAD, BASE, convert_folder, diff, keys, union_graph

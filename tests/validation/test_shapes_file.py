@@ -12,7 +12,7 @@ from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SH
 from benchgraph import namespaces, vocab
 from benchgraph.namespaces import BG, QUDT
 from benchgraph.rdf.convert import CLASSES
-from benchgraph.records import reader as records
+from benchgraph.records import schema
 from benchgraph.validation import across as validate
 
 from .validation_support import BASE, convert_folder
@@ -75,10 +75,10 @@ def test_every_sparql_constraint_has_a_twin():
 
 def test_fields_named_by_shapes_are_fields_of_the_record_format():
     g = validate.shapes_graph()
-    nested = {BG.Source: records.SOURCE, BG.Revision: records.HISTORY,
-              BG.Measurement: records.MEASUREMENT,
-              BG.AcceleratorConfig: {"id": 0, "count": 0}, BG.Mapping: records.SAME_AS,
-              BG.AcceleratorUse: records.ACCELERATOR_COUNT}
+    nested = {BG.Source: schema.SOURCE, BG.Revision: schema.HISTORY,
+              BG.Measurement: schema.MEASUREMENT,
+              BG.AcceleratorConfig: {"id": 0, "count": 0}, BG.Mapping: schema.SAME_AS,
+              BG.AcceleratorUse: schema.ACCELERATOR_COUNT}
     kinds = {cls: kind for kind, cls in CLASSES.items()}
     for shape in shapes():
         field = str(g.value(shape, SH.name) or g.value(shape, BG.recordField) or "")
@@ -86,7 +86,7 @@ def test_fields_named_by_shapes_are_fields_of_the_record_format():
             continue
         parents = list(g.subjects(SH.property, shape)) or [shape]
         for cls in {c for p in parents for c in g.objects(p, SH.targetClass)}:
-            spec = nested.get(cls) or records.KINDS[kinds[cls]]
+            spec = nested.get(cls) or schema.KINDS[kinds[cls]]
             head, _, tail = field.partition(".")
             assert head in spec, (shape, field)
             if tail:

@@ -11,7 +11,9 @@ from rdflib import Graph
 
 from benchgraph.namespaces import PREFIXES, record_iri
 from benchgraph.rdf.convert import record_triples
-from benchgraph.records.reader import Record, find_record_files, load_record
+from benchgraph.records.files import find_record_files
+from benchgraph.records.reader import load_record
+from benchgraph.records.schema import Record
 from paths import ROOT
 
 EXAMPLES = ROOT / "shapes" / "examples"

@@ -22,7 +22,8 @@ import yaml
 
 from ..errors import CannotRun
 from ..namespaces import ID
-from ..records.reader import find_record_files, kind_of, load_record
+from ..records.files import find_record_files, kind_of
+from ..records.reader import load_record
 from . import sssom
 
 REJECTED = "rejected-mappings.sssom.tsv"  # in the data folder: what curators said is no link

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..namespaces import BASE, record_iri
-from ..records.reader import find_record_files, kind_of, load_record, vendor_id
+from ..records.files import find_record_files, kind_of
+from ..records.reader import load_record
+from ..records.schema import vendor_id
 from . import sssom
 from .sparql import Endpoint
 

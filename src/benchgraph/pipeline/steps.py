@@ -36,15 +36,10 @@ from ..rdf.convert import outward, provenance_triples, record_triples
 from ..rdf.nquads import nquads
 from ..reasoning.infer import Reasoner
 from ..reasoning.rules import run_rules as derive  # the cross-record rules, into the inferred graph
+from ..records.files import RecordFileError, max_record_bytes, read_record_bytes, scan_record_files
 from ..records.provenance import display_base, display_path, last_commits
-from ..records.reader import (
-    RecordFileError,
-    line_of,
-    load_record,
-    max_record_bytes,
-    read_record_bytes,
-    scan_record_files,
-)
+from ..records.reader import load_record
+from ..records.schema import line_of
 from ..store.cache import (
     COMMIT,
     DIGEST,

@@ -18,7 +18,7 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from ..namespaces import BG, GRAPH, QUDT, SCHEMA, graph_iri, record_iri
-from ..records.reader import Record, vendor_id
+from ..records.schema import Record, vendor_id
 from ..vocab import (
     COUNTED_AS,
     DIRECTIONS,

@@ -13,380 +13,31 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
 import re
-import stat
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from decimal import Decimal
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..errors import VIOLATION, WARNING, CannotRun, Problem
-
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-
-# What a field holds, which says how its YAML scalar is read (_Reader.scalar):
-TEXT = "text"  # the text exactly as written (`NO`, `1.10`, `0755` stay as they are)
-NUMBER = "number"  # a plain decimal number, as int or float; other text is kept for the shapes
-BOOL = "bool"  # true or false; yes/no/on/off/y/n are errors, other text is kept
-DATE = "date"  # a date or date-time (a quoted 2026-10-04 too); other text as written
-VALUE = "value"  # a number, true/false or text; a plain scalar that YAML 1.1 and 1.2 read
-# differently (yes, 0755, 1_000, 12:30, 2026-01-01, ...) is an error asking to quote it
-# A field's shape: one of the above, LIST (of TEXT), MAP (free keys, VALUE values), TEXT_MAP
-# (free keys, TEXT values), a dict (a mapping with exactly those keys), [dict] (a list of
-# such mappings), or ([dict],) (a list whose items are each TEXT or such a mapping).
-LIST, MAP, TEXT_MAP = "list", "map", "text-map"
-ACCELERATOR_COUNT = {"id": TEXT, "count": NUMBER}
-SCALARS = (TEXT, NUMBER, BOOL, DATE, VALUE)
-
-SOURCE = {
-    "publisher": TEXT, "title": TEXT, "url": TEXT, "date": DATE,
-    "repository": TEXT, "commit": TEXT, "path": TEXT, "row": TEXT,
-    "round": TEXT, "licence": TEXT, "note": TEXT,
-    # the fact fields of the record this source states (checked against the record's kind
-    # below), those the record derives from it with others (the source states something
-    # else, e.g. of the part's architecture, from which the fact follows), and whether it is
-    # a secondary source (not the vendor's own page)
-    "states": LIST, "derives": LIST, "secondary": BOOL,
-}
-HISTORY = {"date": DATE, "note": TEXT}
-# A link to an outside entity: a bare IRI (an exact match) or this mapping (SSSOM's fields).
-SAME_AS = {
-    "iri": TEXT, "match": TEXT, "justification": TEXT, "confidence": NUMBER,
-    "curator": TEXT, "date": DATE, "source": TEXT,
-}
-COMMON = {
-    "id": TEXT, "name": TEXT, "same_as": ([SAME_AS],), "notes": TEXT, "updated": DATE,
-    "source": [SOURCE], "history": [HISTORY],
-}
-MEASUREMENT = {
-    "metric": TEXT, "value": NUMBER, "min": NUMBER, "max": NUMBER, "unit": TEXT,
-    "condition": MAP, "out_of": NUMBER, "derived": BOOL, "note": TEXT,
-}
-
-KINDS: dict[str, dict[str, Any]] = {
-    "interconnects": {
-        "role": TEXT, "vendor": TEXT, "generation": TEXT, "bandwidth_gb_s": NUMBER,
-    },
-    "accelerators": {
-        "vendor": TEXT, "chip_vendor": TEXT, "memory_gb": NUMBER, "form_factor": TEXT,
-        "interconnect_ids": LIST, "family": TEXT,
-        "architecture": TEXT, "memory_type": TEXT, "counted_as": TEXT, "dies": NUMBER,
-        "host_interface": TEXT, "host_lanes": NUMBER, "tdp_w": NUMBER,
-        # ISO 8601 as precise as the source: "2023", "2023-10" or "2023-10-12" (text, so
-        # that a plain 2023 keeps its precision)
-        "released": TEXT,
-        "fabric": TEXT, "fabric_interconnect": TEXT, "fabric_bandwidth_gb_s": NUMBER,
-    },
-    "vendors": {},
-    "systems": {
-        "accelerators": [{"id": TEXT, "count": NUMBER}], "nodes": NUMBER,
-        "host_cpu": TEXT, "interconnect_ids": LIST, "interconnect_raw": TEXT_MAP,
-        "fabric_published": BOOL,
-        "vendor": TEXT, "submitter": TEXT, "system_type": TEXT,
-        "availability": TEXT, "software": TEXT,
-    },
-    "metrics": {"unit": TEXT, "direction": TEXT, "scope": TEXT, "description": TEXT},
-    "engines": {"vendor": TEXT, "url": TEXT},
-    "models": {
-        "vendor": TEXT, "parameters_b": NUMBER, "active_parameters_b": NUMBER,
-        "family": TEXT,
-    },
-    "benchmarks": {
-        "title": TEXT, "category": TEXT, "status": TEXT, "confidence": NUMBER,
-        "metric": TEXT, "value": NUMBER, "unit": TEXT, "model": TEXT,
-        "engine": TEXT, "engine_version": TEXT,
-        # plain ids with accelerator_count (the seed), or {id, count}: the run's total of
-        # each kind, which a run on several kinds needs (check_run_accelerators)
-        "accelerators": ([ACCELERATOR_COUNT],),
-        "accelerator_count": NUMBER, "system": TEXT, "interconnect_ids": LIST,
-        "fabric_published": BOOL,
-        "parallelism": {"tensor": NUMBER, "expert": NUMBER, "pipeline": NUMBER,
-                        "data": NUMBER},
-        "concurrency": NUMBER, "measured_by": TEXT, "reproducible": BOOL,
-        "methodology": TEXT, "measurements": [MEASUREMENT], "settings": MAP,
-        "workload": {
-            "input_tokens": NUMBER, "output_tokens": NUMBER, "batch_size": NUMBER,
-            "dataset": TEXT,
-        },
-        "omitted_by_source": LIST, "scenario": TEXT, "division": TEXT,
-        "availability": TEXT, "submitter": TEXT, "benchmark": TEXT,
-        # "as the source states it": MLPerf's 99 and 99.9 are numbers, "99%" is text
-        "accuracy_target": VALUE, "software": TEXT,
-    },
-}
-for _kind, _fields in KINDS.items():
-    _fields.update({k: v for k, v in COMMON.items() if k not in _fields})
-del KINDS["benchmarks"]["name"]  # a run has a title instead
-
-# The facts of an accelerator record that a source must state (catalogue format): each one a
-# record gives should be in the `states` of one of its sources (a warning otherwise). The
-# vendor fields are links to vendor records, which carry their own sources.
-FACT_FIELDS: dict[str, tuple[str, ...]] = {
-    "accelerators": (
-        "architecture", "memory_gb", "memory_type", "form_factor", "counted_as", "dies",
-        "host_interface", "host_lanes", "tdp_w", "released", "fabric",
-        "fabric_interconnect", "fabric_bandwidth_gb_s",
-    ),
-}
-# What a source's `states` may name: the record's own fields, but its bookkeeping.
-NOT_STATED = {"id", "source", "history", "updated", "notes", "same_as"}
-
-# The fields holding ids of other records, and the kind each must name.
-REFERENCES: dict[str, dict[str, str]] = {
-    "accelerators": {"interconnect_ids": "interconnects", "family": "accelerators",
-                     "host_interface": "interconnects", "fabric_interconnect": "interconnects"},
-    "systems": {"accelerators.id": "accelerators", "interconnect_ids": "interconnects"},
-    "models": {"family": "models"},
-    "benchmarks": {
-        "metric": "metrics", "model": "models", "engine": "engines",
-        "accelerators": "accelerators", "system": "systems",
-        "interconnect_ids": "interconnects", "measurements.metric": "metrics",
-    },
-}
-
-
-# Reference fields that may instead hold a code naming no record: `host_interface: on-chip`
-# for a GPU on its host CPU's own chip or module, where no interconnect joins the two. The
-# codes are those of vocab.HOST_INTERFACE_CODES, kept here as text so that reading records
-# needs no RDF (a test checks that the two agree).
-CODES: dict[tuple[str, str], frozenset[str]] = {
-    ("accelerators", "host_interface"): frozenset({"on-chip"}),
-}
-
-
-# Links to vendor records that may also be a plain name: `vendor: nvidia` names
-# data/vendors/nvidia.yaml when it exists; a vendor naming no record stays valid as the
-# name it is (an info message says so), and one that is not id-shaped (`NVIDIA`) is a name.
-SOFT_REFERENCES: dict[str, dict[str, str]] = {
-    kind: {f: "vendors" for f in ("vendor", "chip_vendor") if f in KINDS[kind]}
-    for kind in KINDS
-}
-
-
-def vendor_id(value: Any) -> str | None:
-    """The vendor record id a `vendor:` value may name: the value when it is id-shaped."""
-    return value if isinstance(value, str) and ID_PATTERN.match(value) else None
-
-
-def line_of(lines: dict[str, int], dotted: str) -> int:
-    """The line of a dotted field, or of the nearest field above it that has one."""
-    while dotted:
-        if dotted in lines:
-            return lines[dotted]
-        dotted = dotted.rpartition(".")[0]
-    return 1
-
-
-@dataclass
-class Record:
-    """One record file: its kind (the folder), id, fields and the line of each field."""
-
-    kind: str
-    id: str
-    path: str
-    fields: dict[str, Any]
-    lines: dict[str, int] = field(default_factory=dict)
-
-    def line(self, dotted: str) -> int:
-        """The line of a field such as `parallelism.tensor` or `measurements.1.value`."""
-        return line_of(self.lines, dotted)
-
-    def references(self) -> Iterator[tuple[str, str, str]]:
-        """(dotted field, id, kind it must name) for every link to another record."""
-        for spec, kind in REFERENCES.get(self.kind, {}).items():
-            head, _, tail = spec.partition(".")
-            value = self.fields.get(head)
-            if tail:
-                for i, item in enumerate(value or []):
-                    if isinstance(item, dict) and item.get(tail) is not None:
-                        yield f"{head}.{i}.{tail}", str(item[tail]), kind
-            elif isinstance(value, list):
-                for i, item in enumerate(value):
-                    if isinstance(item, dict):  # a run's {id, count}
-                        if item.get("id") is not None:
-                            yield f"{head}.{i}.id", str(item["id"]), kind
-                    else:
-                        yield f"{head}.{i}", str(item), kind
-            elif value is not None and value not in CODES.get((self.kind, head), ()):
-                yield head, str(value), kind
-        for head, kind in SOFT_REFERENCES.get(self.kind, {}).items():
-            target = vendor_id(self.fields.get(head))
-            if target is not None:
-                yield head, target, kind
-
-    def is_soft(self, dotted: str) -> bool:
-        """Whether a reference may name no record (a vendor given as a plain name)."""
-        return dotted in SOFT_REFERENCES.get(self.kind, {})
-
-
-def find_record_files(data_dir: Path) -> list[Path]:
-    """Every YAML file below a kind folder of data_dir, in a stable order."""
-    return [Path(f[0]) for f in scan_record_files(data_dir)]
-
-
-BY_NAME = attrgetter("name")
-
-
-def scan_record_files(data_dir: Path, prefix: str = "") -> list[tuple[str, str, int, int]]:
-    """(path, prefix + path below data_dir with "/", size, modification time in ns) of every
-    record file, in find_record_files' order: one pass of scandir and stat, no pathlib (a
-    build lists 100k files).
-
-    A symlink to a folder is walked as the folder, each real folder once (a link to a folder
-    above it would loop). Any other name ending in .yaml is listed, whatever it is: a FIFO, a
-    device or a dangling symlink is that file's problem when it is read (read_record_bytes),
-    never a reason to stop listing; its size and time are those of the link when its target
-    cannot be stat-ed."""
-    found: list[tuple[str, str, int, int]] = []
-    seen: set[tuple[int, int]] = set()
-
-    def walk(folder: str, rel: str) -> None:
-        try:
-            st = os.stat(folder)
-            with os.scandir(folder) as it:
-                names = sorted(it, key=BY_NAME)
-        except OSError:  # as os.walk: an unreadable or missing folder holds no records
-            return
-        if (st.st_dev, st.st_ino) in seen:
-            return
-        seen.add((st.st_dev, st.st_ino))
-        below = []
-        for d in names:
-            try:
-                is_dir = d.is_dir()  # through a symlink too
-            except OSError:
-                is_dir = False
-            if is_dir:
-                below.append(d)
-            elif d.name.endswith((".yaml", ".yml")):
-                try:
-                    st = d.stat()
-                except OSError:  # a dangling symlink, or one that loops
-                    st = d.stat(follow_symlinks=False)
-                found.append((d.path, f"{rel}/{d.name}", st.st_size, st.st_mtime_ns))
-        for d in below:
-            walk(d.path, f"{rel}/{d.name}")
-
-    for kind in KINDS:
-        walk(os.path.join(data_dir, kind), prefix + kind)
-    return found
-
-
-def kind_of(path: Path, data_dir: Path) -> str:
-    """The kind folder a record file sits in."""
-    return path.relative_to(data_dir).parts[0]
-
-
-# --- reading a record file: only regular files, and no bigger than the limit --------------
-
-MAX_RECORD_BYTES = 8 * 1024 * 1024  # the default; the largest shipped record is under 40 KB
-LIMIT_VARIABLE = "BENCHGRAPH_MAX_RECORD_BYTES"
-_UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3}
-
-
-def max_record_bytes() -> int:
-    """The size limit of one record file: $BENCHGRAPH_MAX_RECORD_BYTES (bytes, or a number
-    with KiB, MiB or GiB), 8 MiB by default. A file over it is that record's problem: a
-    huge file took the whole build's memory (a symlink to /dev/zero: a MemoryError)."""
-    raw = os.environ.get(LIMIT_VARIABLE, "").strip()
-    if not raw:
-        return MAX_RECORD_BYTES
-    m = re.fullmatch(r"([0-9]+)\s*([a-z]*)", raw.lower())
-    if not m or m[2] not in _UNITS or int(m[1]) == 0:
-        raise CannotRun(f"{LIMIT_VARIABLE}={raw!r}: give the largest record file to read, in "
-                        "bytes or with KiB, MiB or GiB, e.g. 8MiB")
-    return int(m[1]) * _UNITS[m[2]]
-
-
-def size_text(n: int) -> str:
-    """A size as a person reads it: 17,000,000 bytes (16.2 MiB)."""
-    if n < 1024:
-        return f"{n:,} bytes"
-    for unit, size in (("GiB", 1024 ** 3), ("MiB", 1024 ** 2), ("KiB", 1024)):
-        if n >= size:
-            amount = f"{n / size:.1f}".removesuffix(".0")
-            return f"{n:,} bytes ({amount} {unit})"
-    raise AssertionError(n)
-
-
-class RecordFileError(Exception):
-    """A record file that is not read: not a regular file, too big, or not there."""
-
-    def __init__(self, message: str, code: str):
-        super().__init__(message)
-        self.message, self.code = message, code
-
-
-_FILE_TYPES = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-               (stat.S_ISDIR, "a folder"))
-
-
-def _not_regular(mode: int) -> RecordFileError:
-    what = next((name for test, name in _FILE_TYPES if test(mode)), "not a file")
-    return RecordFileError(f"is not a regular file ({what}): only regular files, or symlinks "
-                           "to one, are read as records", "not-a-file")
-
-
-def _too_big(size: int, limit: int, more: bool = False) -> RecordFileError:
-    return RecordFileError(
-        f"is {'over ' if more else ''}{size_text(size)}, over the limit of {size_text(limit)}"
-        f" for one record file (${LIMIT_VARIABLE}): shorten or split it, or raise the limit",
-        "file-too-large")
-
-
-def read_record_bytes(path: str, limit: int | None = None) -> bytes:
-    """The bytes of a record file, or RecordFileError. Only a regular file (or a symlink to
-    one) is opened: a FIFO blocked every command reading it, /dev/zero never ended. The file
-    is checked again once open, and read to the limit and no further, as it may change."""
-    limit = max_record_bytes() if limit is None else limit
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise _unopened(path, exc) from None
-    if not stat.S_ISREG(st.st_mode):
-        raise _not_regular(st.st_mode)
-    if st.st_size > limit:
-        raise _too_big(st.st_size, limit)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise _unopened(path, exc) from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):  # replaced between the stat and the open
-            raise _not_regular(st.st_mode)
-        chunks, got = [], 0
-        while got <= limit:
-            chunk = os.read(fd, min(limit + 1 - got, 1 << 20) or 1)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
-        if got > limit:
-            raise _too_big(limit, limit, more=True)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def _unopened(path: str, exc: OSError) -> RecordFileError:
-    if os.path.islink(path):
-        try:
-            target = os.readlink(path)
-        except OSError:
-            target = "?"
-        if isinstance(exc, FileNotFoundError):
-            return RecordFileError(f"is a symlink to {target}, which does not exist",
-                                   "unreadable")
-        if exc.errno == 40:  # ELOOP
-            return RecordFileError(f"is a symlink that loops ({target})", "unreadable")
-    return RecordFileError(f"cannot be read: {exc.strerror or exc}", "unreadable")
+from ..errors import Problem
+from .checks import check_run_accelerators, check_stated_fields
+from .files import RecordFileError, kind_of, read_record_bytes
+from .schema import (
+    BOOL,
+    DATE,
+    ID_PATTERN,
+    KINDS,
+    LIST,
+    MAP,
+    NUMBER,
+    SCALARS,
+    TEXT,
+    TEXT_MAP,
+    VALUE,
+    Record,
+    shortened,
+)
 
 
 def load_record(path: Path, data_dir: Path, display: str | None = None,
@@ -439,97 +90,11 @@ def load_record(path: Path, data_dir: Path, display: str | None = None,
                                 "must be lower-case letters, digits, '.', '_' or '-', "
                                 "starting with a letter or digit", value=stem,
                                 code="id-pattern"))
-    problems += _stated_fields(kind, fields, reader.lines, shown)
+    problems += check_stated_fields(kind, fields, reader.lines, shown)
     if kind == "benchmarks":
         problems += check_run_accelerators(fields, reader.lines, shown)
     record = Record(kind, stem, shown, fields, reader.lines)
     return record, problems
-
-
-def check_run_accelerators(fields: dict[str, Any], lines: dict[str, int],
-                           shown: str) -> list[Problem]:
-    """A run's `accelerators` in one form: plain ids (with accelerator_count, as the seed),
-    or an {id, count} mapping for each kind, the run's total of it across nodes, whose sum
-    accelerator_count, where given, equals. A run on several kinds without a count of each
-    is a warning: a figure per accelerator cannot be told apart by kind."""
-    items = fields.get("accelerators")
-    if not isinstance(items, list) or not items:
-        return []
-    problems: list[Problem] = []
-
-    def bad(dotted: str, message: str, value: Any = "", code: str = "accelerators",
-            severity: str = VIOLATION) -> None:
-        problems.append(Problem(shown, line_of(lines, dotted), dotted, message,
-                                value="" if value is None else _shortened(str(value)),
-                                code=code, severity=severity))
-
-    mappings = [i for i, item in enumerate(items) if isinstance(item, dict)]
-    plain = [i for i, item in enumerate(items) if not isinstance(item, dict)]
-    if mappings and plain:
-        for i in plain:
-            bad(f"accelerators.{i}", "is a plain id in a list of {id, count} mappings: give "
-                "every entry as a mapping (id: and count:, the run's total of that kind)",
-                items[i])
-        return problems
-    seen: dict[str, int] = {}
-    for i, (ident, _) in enumerate((str(x.get("id")) if isinstance(x, dict) else str(x), 0)
-                                   for x in items):
-        if ident in seen and ident != "None":
-            bad(f"accelerators.{i}" + (".id" if mappings else ""),
-                f"is listed twice (also as entry {seen[ident] + 1}): list each kind once"
-                + (" with its total count" if mappings else ""), ident)
-        seen.setdefault(ident, i)
-    if plain:
-        if len(seen) > 1:
-            bad("accelerators", f"lists {len(seen)} kinds of accelerator without a count of "
-                "each: give each as {id, count} (the run's total of that kind), so a figure "
-                "per accelerator is never read as any one kind's", ", ".join(seen),
-                severity=WARNING)
-        return problems
-    total = 0
-    for i in mappings:
-        item = items[i]
-        if item.get("id") is None:
-            bad(f"accelerators.{i}", "has no id: name the accelerator record (id: ...)")
-        count = item.get("count")
-        if count is None:
-            bad(f"accelerators.{i}", "has no count: give the run's total of this kind across "
-                "its nodes (count: ...), or list plain ids with accelerator_count")
-        elif isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            bad(f"accelerators.{i}.count", "must be a whole number above 0: the run's total "
-                "of this kind across its nodes", count)
-        else:
-            total += count
-    stated = fields.get("accelerator_count")
-    counted = all(isinstance(items[i].get("count"), int) and items[i]["count"] > 0
-                  for i in mappings)
-    if counted and isinstance(stated, int) and not isinstance(stated, bool) \
-            and stated != total:
-        parts = " + ".join(f"{items[i]['count']} {items[i].get('id')}" for i in mappings)
-        bad("accelerator_count", f"is not the sum of the accelerators' counts, {total} "
-            f"({parts}): make them agree, or leave accelerator_count out", stated,
-            code="accelerator-count-mismatch")
-    return problems
-
-
-def _stated_fields(kind: str, fields: dict[str, Any], lines: dict[str, int],
-                   shown: str) -> list[Problem]:
-    """A source's `states` and `derives` name fields of the record's kind (an error
-    otherwise)."""
-    known = sorted(set(KINDS[kind]) - NOT_STATED)
-    out = []
-    for i, src in enumerate(fields.get("source") or []):
-        if not isinstance(src, dict):
-            continue
-        for listed in ("states", "derives"):
-            for j, name in enumerate(src.get(listed) or []):
-                if name not in known:
-                    dotted = f"source.{i}.{listed}.{j}"
-                    out.append(Problem(shown, line_of(lines, dotted), dotted,
-                                       f"names no field of {kind} records (fields: "
-                                       f"{', '.join(known)})", value=str(name),
-                                       code="unknown-stated-field"))
-    return out
 
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
@@ -615,7 +180,7 @@ def _said(value: Any, text: str) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, (int, float)):
-        return _shortened(repr(value)) if not math.isnan(value) else "not-a-number"
+        return shortened(repr(value)) if not math.isnan(value) else "not-a-number"
     if isinstance(value, (dt.date, dt.datetime)):
         return f"the date {value.isoformat()}"
     return "text"
@@ -633,7 +198,7 @@ class _Reader:
     def problem(self, node: yaml.Node, dotted: str, message: str, value: str = "",
                 code: str = "shape") -> None:
         self.problems.append(Problem(self.shown, node.start_mark.line + 1, dotted, message,
-                                     value=_shortened(value), code=code))
+                                     value=shortened(value), code=code))
 
     def first_time(self, node: yaml.Node, dotted: str) -> bool:
         """False for a mapping or list met before: a YAML alias (*name) of it. Refused, as
@@ -877,13 +442,6 @@ def _timestamp(text: str) -> dt.date | dt.datetime:
                       value.second, value.microsecond, value.tzinfo)
     stamp.written = text if XSD_DATETIME.match(text) else value.isoformat()
     return stamp
-
-
-def _shortened(text: str) -> str:
-    """A value as a message shows it: a long one cut in the middle."""
-    if len(text) <= 200:
-        return text
-    return f"{text[:100]}...{text[-40:]} ({len(text):,} characters)"
 
 
 def _show(node: yaml.Node) -> str:

@@ -27,7 +27,8 @@ import pyoxigraph as ox
 
 from ..errors import VIOLATION, CannotRun, Problem
 from ..namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
-from ..records.reader import REFERENCES, Record, size_text
+from ..records.files import size_text
+from ..records.schema import REFERENCES, Record
 from .cache import ID as ROW_ID
 from .cache import KIND, Cache, Entries, Entry, pack, unpack
 

@@ -32,7 +32,7 @@ from ..errors import INFO, VIOLATION, WARNING, Problem
 from ..namespaces import BG, ID, QUDT, SCHEMA, record_iri
 from ..rdf.convert import CLASSES, FIELD_PROPERTIES
 from ..rdf.nquads import term
-from ..records.reader import FACT_FIELDS, Record, line_of
+from ..records.schema import FACT_FIELDS, Record, line_of
 from ..store.cache import DIGEST, KIND
 from ..store.cache import ID as ROW_ID
 from .shacl import SH, Index, Result, Shapes, is_numeric, render
