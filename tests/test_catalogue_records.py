@@ -16,7 +16,7 @@ from benchgraph.namespaces import BG, SCHEMA, record_iri
 from benchgraph.pipeline.steps import build
 from benchgraph.rdf.convert import record_triples
 from benchgraph.records.reader import load_record
-from benchgraph.validation.across import check_record
+from benchgraph.validation.record import check_record
 from paths import TEST_DATA
 
 CATALOGUE = TEST_DATA / "catalogue"

@@ -31,7 +31,7 @@ from benchgraph.namespaces import graph_iri
 from benchgraph.rdf.convert import record_triples
 from benchgraph.rdf.nquads import nquads
 from benchgraph.records import reader, schema
-from benchgraph.validation.across import check_record
+from benchgraph.validation.record import check_record
 
 EXAMPLES = int(os.environ.get("BENCHGRAPH_HYPOTHESIS_EXAMPLES", "60"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None,

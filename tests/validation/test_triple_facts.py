@@ -6,7 +6,7 @@ from rdflib.namespace import RDF, XSD
 
 from benchgraph.namespaces import BG, QUDT, SCHEMA, record_iri
 from benchgraph.rdf.nquads import nquads
-from benchgraph.validation.across import facts_from_nquads, triple_facts
+from benchgraph.validation.facts import facts_from_nquads, triple_facts
 
 
 def test_triple_facts_equal_the_text_s_for_every_kind_of_object() -> None:

@@ -27,7 +27,7 @@ KINDS = ("benchmarks", "accelerators", "interconnects", "systems", "engines", "m
 
 def report_graph(problems: list[Problem]) -> Graph:
     """An sh:ValidationReport holding one result per problem, in a stable order."""
-    from ..validation.across import shape_info, shapes_graph
+    from ..validation.shapes import shape_info, shapes_graph
 
     sh = _Ns(SH_NS)
     g = Graph()

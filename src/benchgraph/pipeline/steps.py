@@ -55,7 +55,9 @@ from ..store.cache import (
 )
 from ..store.load import Loader, forget_store, store_problem
 from ..timing import Timer
-from ..validation.across import check_dataset, check_record, local_shapes, triple_facts
+from ..validation.facts import triple_facts
+from ..validation.incremental import check_dataset
+from ..validation.record import check_record, local_shapes
 
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.
 NOT_IN_BUILD = {"cli.py", "serve.py", "serving.py", "__main__.py", "report.py",
