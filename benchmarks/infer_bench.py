@@ -32,7 +32,9 @@ import synth  # noqa: E402
 
 from benchgraph.namespaces import INFERRED_GRAPH  # noqa: E402
 from benchgraph.pipeline import steps as build_module  # noqa: E402
+from benchgraph.pipeline import workers  # noqa: E402
 from benchgraph.query.saved import run, saved_queries  # noqa: E402
+from benchgraph.reasoning import ontology  # noqa: E402
 
 STRATEGY = """
 ## The strategy these figures chose
@@ -98,8 +100,8 @@ class _NoReasoner:
 
 
 def _without_inference() -> None:
-    none = _NoReasoner(build_module.ontology_graph())
-    build_module.reasoner = lambda saved=None: none
+    none = _NoReasoner(ontology.ontology_graph())
+    build_module.reasoner = workers.reasoner = lambda saved=None: none
     build_module.ontology_closure = lambda: ""
     build_module.derive = lambda store, runs=None, judged=None: None
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from rdflib import RDFS, Graph, URIRef
 
 from benchgraph.cli.main import main
-from benchgraph.pipeline.steps import ontology_graph
+from benchgraph.reasoning.ontology import ontology_graph
 from paths import ROOT, TEST_DATA
 
 ALIGNMENTS = ROOT / "ontology" / "alignments" / "hardware.ttl"

@@ -218,10 +218,10 @@ def test_two_files_of_one_id_in_one_load_leave_the_last_one_read(tmp_path, copy_
                                                                   monkeypatch):
     """The store loads batches as they come, one record each here: the second file of an id
     replaces the first in the store, so deleting the first leaves what a fresh build has."""
-    import benchgraph.pipeline.steps as build_module
+    import benchgraph.pipeline.workers as workers
     from benchgraph.errors import RecordsInvalid
 
-    monkeypatch.setattr(build_module, "BATCH", 1)
+    monkeypatch.setattr(workers, "BATCH", 1)
     data = copy_data(REASONING)
     twin = data / "benchmarks" / "zz" / "h100-1x-tp1.yaml"
     twin.parent.mkdir()
@@ -237,16 +237,16 @@ def test_two_files_of_one_id_in_one_load_leave_the_last_one_read(tmp_path, copy_
 
 
 def test_a_failure_while_the_store_loads_is_raised_as_itself(tmp_path, copy_data, monkeypatch):
-    import benchgraph.pipeline.steps as build_module
+    import benchgraph.pipeline.workers as workers
 
-    real = build_module.process
+    real = workers.process
 
     def process(path, *args):
         if path.endswith("pcie-8x-tp8.yaml"):
             raise RuntimeError("conversion failed")
         return real(path, *args)
 
-    monkeypatch.setattr(build_module, "process", process)
+    monkeypatch.setattr(workers, "process", process)
     with pytest.raises(RuntimeError, match="conversion failed"):
         build_store(copy_data(REASONING), tmp_path / "cache")
 

@@ -181,7 +181,7 @@ def _gunicorn_options(args: argparse.Namespace, host: str) -> dict[str, Any]:
 
 def _queries_dir() -> Path | None:
     """The saved queries the app shows: $BENCHGRAPH_QUERIES_DIR, else the shipped ones."""
-    from ..pipeline.steps import resource
+    from ..resources import resource
 
     named = os.environ.get("BENCHGRAPH_QUERIES_DIR")
     return Path(named) if named else resource("queries")
@@ -189,7 +189,7 @@ def _queries_dir() -> Path | None:
 
 def _watch(args: argparse.Namespace, queries: Path | None, reloader: Reloader) -> Watcher:
     """Watch what the served dataset is made of."""
-    from ..pipeline.steps import resource
+    from ..resources import resource
 
     watcher = Watcher(reloader.changed, poll=args.watch_poll)
     watcher.tree(args.data)

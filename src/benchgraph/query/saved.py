@@ -43,7 +43,7 @@ class SavedQuery:
 def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
     """Every saved query, by name (the file stem)."""
     if folder is None:
-        from ..pipeline.steps import resource
+        from ..resources import resource
 
         folder = resource("queries")
     out = {}

@@ -29,6 +29,7 @@ FACT_PREDICATES = {str(BG.unitCode): "unit", str(QUDT.hasUnit): "known-unit",
 # An integer fact (a count) as the N-Quads write it.
 _INTEGER = re.compile(r'^"(\d+)"\^\^<http://www\.w3\.org/2001/XMLSchema#integer>$')
 
+
 @dataclass
 class RecordFacts:
     """What the dataset pass needs of one record: where it is, its links and a few facts."""

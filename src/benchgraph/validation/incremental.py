@@ -50,6 +50,7 @@ def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
                                code="copied-fabric-text", severity=WARNING))
     return sorted(out)
 
+
 def check_dataset(entries: Entries, cache: Cache, fresh: list[str], gone: list[str],
                   link_problems: list[Problem],
                   quiet: Container[tuple[str, str]] = ()) -> list[Problem]:

@@ -36,6 +36,8 @@ NESTED = [
     (re.compile(r"interconnect-raw-(\d+)"), lambda m, f: "interconnect_raw." + (
         sorted(f.get("interconnect_raw") or {}) or [""])[int(m[1]) - 1]),
 ]
+
+
 @lru_cache(maxsize=1)
 def local_shapes() -> Shapes:
     """The shapes compiled for one record alone: constraints needing other records left out."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +12,12 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 
 from ..namespaces import BG
+from ..resources import resource
 from .shacl import SH
 
 
 def shapes_dir() -> Path:
-    return Path(str(resources.files("benchgraph").joinpath("resources", "shapes")))
+    return resource("shapes")
 
 
 @lru_cache(maxsize=1)
