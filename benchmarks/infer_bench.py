@@ -33,7 +33,8 @@ import synth  # noqa: E402
 from benchgraph.namespaces import INFERRED_GRAPH  # noqa: E402
 from benchgraph.pipeline import steps as build_module  # noqa: E402
 from benchgraph.pipeline import workers  # noqa: E402
-from benchgraph.query.saved import run, saved_queries  # noqa: E402
+from benchgraph.query.render import run  # noqa: E402
+from benchgraph.query.saved import saved_queries  # noqa: E402
 from benchgraph.reasoning import ontology  # noqa: E402
 
 STRATEGY = """

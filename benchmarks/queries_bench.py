@@ -31,7 +31,7 @@ def old_text(commit: str, name: str) -> str | None:
 
 
 def timed(store, text: str) -> tuple[float, int]:
-    from benchgraph.query.saved import run
+    from benchgraph.query.render import run
 
     start = time.perf_counter()
     rows = sum(1 for _ in run(store, text))

@@ -13,7 +13,7 @@ from rdflib.compare import graph_diff, to_isomorphic
 
 from benchgraph.cli.main import main
 from benchgraph.pipeline.steps import build
-from benchgraph.query.saved import run
+from benchgraph.query.render import run
 from paths import DATA, TEST_DATA
 
 SEED = "https://w3id.org/benchgraph/id/benchmarks/ev-sglang-dsv41-production-decode-tok-s-per-user"

@@ -9,7 +9,7 @@ import pyoxigraph as ox
 
 from benchgraph.namespaces import PREFIXES
 from benchgraph.pipeline.steps import build
-from benchgraph.query.saved import run
+from benchgraph.query.render import run
 from paths import TEST_DATA
 
 REASONING = TEST_DATA / "reasoning" / "data"

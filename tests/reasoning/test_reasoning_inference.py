@@ -9,7 +9,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 
 from benchgraph.namespaces import BG, INFERRED_GRAPH
-from benchgraph.query.saved import run
+from benchgraph.query.render import run
 from benchgraph.reasoning.infer import Reasoner, owlrl_closure, useful
 from benchgraph.reasoning.ontology import ontology_graph, reasoner
 

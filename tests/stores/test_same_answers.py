@@ -14,7 +14,8 @@ import pytest
 
 from benchgraph.namespaces import PREFIXES
 from benchgraph.pipeline.steps import build
-from benchgraph.query.saved import run, saved_queries
+from benchgraph.query.render import run
+from benchgraph.query.saved import saved_queries
 from benchgraph.store.export import dump
 from benchgraph.store.push import local_graphs, push
 from benchgraph.store.remote import RemoteStore

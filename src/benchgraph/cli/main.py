@@ -230,7 +230,8 @@ def cmd_build(args) -> int:
 
 
 def cmd_query(args) -> int:
-    from ..query.saved import render, run, saved_queries
+    from ..query.render import render, run
+    from ..query.saved import saved_queries
     from ..query.syntax import from_engine
     from ..query.text import QueryTextError, check_depth
 

@@ -36,7 +36,7 @@ from ..namespaces import (
     graph_iri,
     record_iri,
 )
-from ..query.saved import short
+from ..query.render import short
 from ..rdf.convert import CLASSES
 from ..serving.description import DATASET, DCAT, ENDPOINT, VOID
 from ..store.export import DUMP_PREFIXES
