@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchgraph.query.inspect import Refused, check_services, inspect_query, needs_parse
+from benchgraph.errors import QueryRefused
+from benchgraph.query.inspect import check_services, inspect_query, needs_parse
 from benchgraph.query.text import (
     DEFAULT_MAX_DEPTH,
     MAX_DEPTH_ENV,
@@ -65,7 +66,7 @@ def check_passes(query: str) -> bool:
     """Whether the endpoint's check lets the query run, with no SERVICE allowed."""
     try:
         check_services(inspect_query(query, BASE), [])
-    except Refused:
+    except QueryRefused:
         return False
     return True
 
@@ -76,7 +77,7 @@ def worker_passes(query: str) -> bool:
     try:
         if not needs_parse(query):
             return True
-    except Refused:
+    except QueryRefused:
         return False
     return check_passes(query)
 
@@ -88,7 +89,7 @@ def test_a_comment_ended_by_a_bare_cr_hides_service_from_rdflib_but_not_from_oxi
     the SERVICE as part of the comment, which ends at LF. The check refuses the text."""
     query = f"SELECT * WHERE {{ #\r SERVICE <{listener.url}> {{ ?s ?p ?o }}\n ?s ?p ?o }}"
     assert engine_calls(engine, listener, query)
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(QueryRefused) as refused:
         inspect_query(query, BASE)
     assert refused.value.status == 400
     assert refused.value.position == {"line": 1, "column": 19}
@@ -122,7 +123,7 @@ def test_text_the_two_parsers_read_differently_is_refused_with_its_position(text
         check_text(text)
     assert (error.value.line, error.value.column) == where
     assert says in str(error.value)
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(QueryRefused) as refused:
         inspect_query(text, BASE)
     assert refused.value.status == 400 and refused.value.title == "ambiguous query"
     assert refused.value.position == {"line": where[0], "column": where[1]}

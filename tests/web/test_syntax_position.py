@@ -12,8 +12,9 @@ import pyoxigraph as ox
 import pytest
 
 from benchgraph.cli.main import main
+from benchgraph.errors import QueryRefused
 from benchgraph.namespaces import PREFIXES
-from benchgraph.query.inspect import Refused, inspect_query
+from benchgraph.query.inspect import inspect_query
 from benchgraph.query.syntax import engine_error, without_service
 from web.web_support import RECORDS
 
@@ -56,7 +57,7 @@ def test_a_query_only_rdflib_refuses_says_so_with_rdflibs_position():
     """Oxigraph reads LATERAL, rdflib does not: the endpoint cannot check it for SERVICE."""
     text = "SELECT * { ?s ?p ?o LATERAL { ?s ?p ?o } }"
     assert engine_error(text) is None
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(QueryRefused) as refused:
         inspect_query(text, "http://localhost/sparql")
     assert refused.value.status == 400
     assert "Oxigraph, which runs the queries here, reads this query" in refused.value.detail

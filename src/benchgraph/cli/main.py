@@ -11,7 +11,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from ..errors import BenchgraphError, CannotRun, RecordsInvalid
+from ..errors import BenchgraphError, CannotRun, QueryRefused, RecordsInvalid
 from ..query import stack as bigstack
 from ..store.extra import add_with_options, joined
 
@@ -233,7 +233,7 @@ def cmd_query(args) -> int:
     from ..query.render import render, run
     from ..query.saved import saved_queries
     from ..query.syntax import from_engine
-    from ..query.text import QueryTextError, check_depth
+    from ..query.text import check_depth
 
     if args.example:
         saved = saved_queries()
@@ -251,10 +251,8 @@ def cmd_query(args) -> int:
         text = args.query
     try:
         check_depth(text)  # before the build: a query too deep is refused at once
-    except QueryTextError as exc:
+    except QueryRefused as exc:
         raise CannotRun(f"the query is refused: {exc}") from None
-    except ValueError as exc:  # BENCHGRAPH_QUERY_MAX_DEPTH is not a number
-        raise CannotRun(str(exc)) from None
     def answer() -> tuple[str | None, str | None]:
         """The rendered answer, or why the engine could not give one (a SERVICE it could not
         reach, a remote store's refusal): told as text, so that no traceback carries the

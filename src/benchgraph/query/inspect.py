@@ -27,9 +27,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
+from ..errors import QueryRefused
 from . import stack as bigstack
 from .syntax import engine_error
-from .text import QueryTextError, check_text, code_outside, max_depth, max_operators
+from .text import check_text, code_outside, max_depth, max_operators
 
 # rdflib's parser takes about 40 Python frames per level of ( ); below this depth it runs on
 # the caller's stack, above it in a thread whose recursion limit fits the measured depth.
@@ -66,20 +67,11 @@ class QueryInfo:
     graphs: tuple[str, ...] = ()  # the graphs FROM and FROM NAMED name
 
 
-class Refused(Exception):
-    """A query the endpoint will not run; carries the HTTP status and a message."""
-
-    def __init__(self, status: int, title: str, detail: str,
-                 position: dict[str, int] | None = None):
-        self.status, self.title, self.detail, self.position = status, title, detail, position
-        super().__init__(detail)
-
-
 def needs_parse(text: str) -> bool:
-    """Refuse (400) what querytext.check_text refuses; then whether the query needs rdflib's
+    """Refuse (400) what text.check_text refuses; then whether the query needs rdflib's
     parse before Oxigraph may run it: False when its code, as Oxigraph splits it, cannot
     hold a SERVICE call or a FROM clause (NEEDS_PARSE)."""
-    _check_text(text, max_depth())
+    check_text(text, max_depth())
     code = code_outside(text)
     return code is None or NEEDS_PARSE.search(code) is not None
 
@@ -92,8 +84,8 @@ def graph_form(text: str) -> str:
 
 def inspect_query(text: str, base_iri: str | None = None,
                   prefixes: tuple[tuple[str, str], ...] = ()) -> QueryInfo:
-    """Parse the query; raise Refused (400) with the engine's message and position where it
-    does not parse (querysyntax.py)."""
+    """Parse the query; raise QueryRefused (400) with the engine's message and position
+    where it does not parse (syntax.py)."""
     return _inspect(text, base_iri, prefixes)
 
 
@@ -104,26 +96,26 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
     from rdflib.plugins.sparql.parser import parseQuery
 
     limit = max_depth()
-    depth, operators = _check_text(text, limit)
+    depth, operators = check_text(text, limit)
     try:
         prologue, query = _deep(lambda: parseQuery(text), depth, operators)
     except RecursionError:
-        raise Refused(400, "query too deep",
-                      "the query nests too deep or chains too long to check (this server's "
-                      f"limits: {limit} levels, {max_operators():,} operators); flatten or "
-                      "split it") from None
+        raise QueryRefused("query-too-deep", 400, "query too deep",
+                           "the query nests too deep or chains too long to check (this server's "
+                           f"limits: {limit} levels, {max_operators():,} operators); flatten or "
+                           "split it") from None
     except ParseBaseException as exc:
         # The position reported is the engine's, as `benchgraph query` reports it
-        # (querysyntax.py); rdflib's only where Oxigraph reads the query and rdflib cannot.
+        # (syntax.py); rdflib's only where Oxigraph reads the query and rdflib cannot.
         engine = engine_error(text, base_iri, dict(prefixes))
         if engine is not None:
-            raise Refused(400, "malformed query", str(engine), engine.position) from None
+            raise engine from None
         position = {"line": exc.lineno, "column": exc.col}
-        raise Refused(400, "malformed query",
-                      "Oxigraph, which runs the queries here, reads this query, but rdflib's "
-                      "parser, with which this server first checks every query for SERVICE "
-                      f"calls, does not: {exc.msg}, found {_found(exc)} at line {exc.lineno}, "
-                      f"column {exc.col}", position) from None
+        raise QueryRefused("malformed", 400, "malformed query",
+                           "Oxigraph, which runs the queries here, reads this query, but rdflib's "
+                           "parser, with which this server first checks every query for SERVICE "
+                           f"calls, does not: {exc.msg}, found {_found(exc)} at line {exc.lineno}, "
+                           f"column {exc.col}", position) from None
     known = dict(prefixes)
     base = base_iri
     for decl in prologue:
@@ -136,16 +128,6 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
     graphs = tuple(_resolve(clause.get("default") or clause.get("named"), known, base)
                    for clause in (query["datasetClause"] if "datasetClause" in query else []))
     return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs)
-
-
-def _check_text(text: str, limit: int) -> tuple[int, int]:
-    """check_text, its refusal a Refused (400) with the position."""
-    try:
-        return check_text(text, limit)
-    except QueryTextError as exc:
-        title = {"too deep": "query too deep", "too long": "query too long"}.get(
-            exc.reason, "ambiguous query")
-        raise Refused(400, title, str(exc), {"line": exc.line, "column": exc.column}) from None
 
 
 def _deep(work: Callable[[], object], depth: int, operators: int):
@@ -162,14 +144,14 @@ def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
     allowed = set(allowed)
     for endpoint in info.services:
         if endpoint.startswith("?"):
-            raise Refused(403, "federated query refused",
-                          f"SERVICE {endpoint}: an endpoint chosen at run time cannot be "
-                          "checked, so this server does not call it")
+            raise QueryRefused("service", 403, "federated query refused",
+                               f"SERVICE {endpoint}: an endpoint chosen at run time cannot be "
+                               "checked, so this server does not call it")
         if endpoint not in allowed:
             hint = ("federated queries (SERVICE) are off on this server" if not allowed
                     else "allowed: " + ", ".join(sorted(allowed)))
-            raise Refused(403, "federated query refused",
-                          f"SERVICE <{endpoint}> is not an allowed endpoint; {hint}")
+            raise QueryRefused("service", 403, "federated query refused",
+                               f"SERVICE <{endpoint}> is not an allowed endpoint; {hint}")
 
 
 # An engine's pragma before the query (Virtuoso's `define get:soft "replace"` fetches the
@@ -183,15 +165,15 @@ def check_remote(text: str, info: QueryInfo | None, known: Iterable[str],
     an engine pragma, and a FROM / FROM NAMED graph (or protocol graph, `extra`) it does
     not hold, which some stores fetch from the web."""
     if PRAGMA.match(text):
-        raise Refused(403, "engine pragma refused",
-                      "a query may not start with an engine pragma (define ...): the store "
-                      "would obey it, and pragmas fetch graphs and reach the engine's SQL")
+        raise QueryRefused("engine-pragma-refused", 403, "engine pragma refused",
+                           "a query may not start with an engine pragma (define ...): the store "
+                           "would obey it, and pragmas fetch graphs and reach the engine's SQL")
     known = set(known)
     for graph in [*(info.graphs if info else ()), *extra]:
         if graph not in known:
-            raise Refused(403, "graph refused",
-                          f"<{graph}> is not a graph of this dataset, and the store might "
-                          "fetch it from the web; name one of the dataset's graphs")
+            raise QueryRefused("graph-refused", 403, "graph refused",
+                               f"<{graph}> is not a graph of this dataset, and the store might "
+                               "fetch it from the web; name one of the dataset's graphs")
 
 
 def _service_terms(tree: object) -> Iterator[object]:
@@ -219,7 +201,8 @@ def _resolve(term: object, prefixes: dict[str, str], base: str | None) -> str:
     if isinstance(term, CompValue) and term.name == "pname":
         prefix = _param(term, "prefix")
         if prefix not in prefixes:
-            raise Refused(400, "malformed query", f"SERVICE {prefix}:...: unknown prefix")
+            raise QueryRefused("malformed", 400, "malformed query",
+                               f"SERVICE {prefix}:...: unknown prefix")
         return prefixes[prefix] + _param(term, "localname")
     iri = str(term)
     return urljoin(base, iri) if base else iri

@@ -17,10 +17,10 @@ it could call is spelt out in the text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import pyoxigraph as ox
 
+from ..errors import QueryRefused
 from . import stack as bigstack
 
 ENGINE_POSITION = re.compile(r"^error at (\d+):(\d+): ?")
@@ -31,22 +31,15 @@ ENGINE_POSITION = re.compile(r"^error at (\d+):(\d+): ?")
 SERVICE = re.compile(r"(?<![\w?$:\-])SERVICE(?:\s+SILENT)?(?![\w:\-])", re.IGNORECASE)
 
 
-@dataclass
-class QuerySyntaxError(ValueError):
+class QuerySyntaxError(QueryRefused):
     """A query the engine cannot parse: its message, 1-based line and column (in characters)."""
 
-    message: str
-    line: int | None
-    column: int | None
-
-    def __str__(self) -> str:
-        if self.line is None:
-            return self.message
-        return f"line {self.line}, column {self.column}: {self.message}"
-
-    @property
-    def position(self) -> dict[str, int] | None:
-        return None if self.line is None else {"line": self.line, "column": self.column}
+    def __init__(self, message: str, line: int | None, column: int | None):
+        self.message, self.line, self.column = message, line, column
+        where = None if line is None else {"line": line, "column": column}
+        super().__init__("malformed", 400, "malformed query",
+                         message if line is None else f"line {line}, column {column}: {message}",
+                         where)
 
 
 def from_engine(exc: SyntaxError) -> QuerySyntaxError:
@@ -129,16 +122,16 @@ def without_service(text: str) -> str:
 def _code_spans(text: str) -> list[tuple[int, int]]:
     """The stretches of the query outside strings, <IRIs> and # comments (a `<` that starts
     no IRI, a less-than, stays code)."""
-    from .text import IRIREF, _line_end, _string_end
+    from .text import IRIREF, line_end, string_end
 
     spans, start, i, n = [], 0, 0, len(text)
     while i < n:
         c = text[i]
         end = None
         if c == "#":
-            end = _line_end(text, i)
+            end = line_end(text, i)
         elif c in "\"'":
-            end = _string_end(text, i)
+            end = string_end(text, i)
         elif c == "<":
             iri = IRIREF.match(text, i)
             end = iri.end() if iri else None

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+from ..errors import CannotRun, QueryRefused
 
 DEFAULT_MAX_DEPTH = 256
 MAX_DEPTH_ENV = "BENCHGRAPH_QUERY_MAX_DEPTH"
@@ -56,17 +57,20 @@ PROLOGUE = re.compile(rf"(?:[ \t\r\n]++|#[^\r\n]*+|(?i:BASE)[ \t\r\n]*+{_IRI}"
 CODE_BREAKS = re.compile(r"[#\"'<\\]")
 
 
-@dataclass
-class QueryTextError(ValueError):
+class QueryTextError(QueryRefused):
     """Query text refused before any parser reads it, with where (1-based line and column)."""
 
-    message: str
-    line: int
-    column: int
-    reason: str  # "too deep", "too long" or "ambiguous"
+    # the reason -> (code, title)
+    KINDS = {"too deep": ("query-too-deep", "query too deep"),
+             "too long": ("query-too-long", "query too long"),
+             "ambiguous": ("ambiguous-query", "ambiguous query")}
 
-    def __str__(self) -> str:
-        return f"line {self.line}, column {self.column}: {self.message}"
+    def __init__(self, message: str, line: int, column: int, reason: str):
+        self.message, self.line, self.column = message, line, column
+        self.reason = reason  # "too deep", "too long" or "ambiguous"
+        code, title = self.KINDS[reason]
+        super().__init__(code, 400, title, f"line {line}, column {column}: {message}",
+                         {"line": line, "column": column})
 
 
 def max_depth() -> int:
@@ -88,7 +92,7 @@ def _limit(env: str, default: int, what: str) -> int:
     except ValueError:
         limit = 0
     if limit < 1:
-        raise ValueError(f"{env}={given!r}: give a whole number of {what}, at least 1 "
+        raise CannotRun(f"{env}={given!r}: give a whole number of {what}, at least 1 "
                          f"(default {default})")
     return limit
 
@@ -152,13 +156,13 @@ def _scan(text: str, limit: int, ambiguity: bool) -> tuple[int, int]:
         elif c in CLOSERS:
             depth = max(depth - 1, 0)
         elif c == "#":
-            end = _line_end(text, i)
+            end = line_end(text, i)
             if ambiguity:
                 _check_breaks(text, i, end)
             i = end
             continue
         elif c in "\"'":
-            i = _string_end(text, i)
+            i = string_end(text, i)
             continue
         elif c == "<":
             if text.startswith("<", i + 1) and not IRIREF.match(text, i + 1):
@@ -227,18 +231,18 @@ def code_outside(text: str) -> str | None:
             i = iri.end()
             continue
         parts.append(" ")
-        i = _line_end(text, j) if c == "#" else _string_end(text, j)
+        i = line_end(text, j) if c == "#" else string_end(text, j)
     return "".join(parts)
 
 
-def _line_end(text: str, start: int) -> int:
+def line_end(text: str, start: int) -> int:
     """Where a comment starting at `start` ends: the first CR or LF (Oxigraph's rule; rdflib
     ends it at LF only, which is why a bare CR is refused)."""
     ends = [p for p in (text.find("\n", start), text.find("\r", start)) if p >= 0]
     return min(ends) if ends else len(text)
 
 
-def _string_end(text: str, start: int) -> int:
+def string_end(text: str, start: int) -> int:
     """The index after the string literal opening at `start` (or where a short string breaks
     at a line end: the parsers refuse that; the scan only has to go on past it)."""
     quote = text[start]

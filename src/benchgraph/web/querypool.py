@@ -61,6 +61,7 @@ class PoolError(Exception):
 
     status = 500
     title = "query failed"
+    code = "query-failed"  # the label /metrics counts it under
 
 
 class QueryTimeout(PoolError):
@@ -68,6 +69,7 @@ class QueryTimeout(PoolError):
 
     status = 503
     title = "query timed out"
+    code = "timeout"
 
 
 class QueryOutOfMemory(PoolError):
@@ -79,6 +81,7 @@ class QueryOutOfMemory(PoolError):
 
     status = 507
     title = "query used too much memory"
+    code = "memory"
 
 
 class ClientGone(PoolError):
@@ -88,6 +91,7 @@ class ClientGone(PoolError):
 
     status = 499
     title = "client gone"
+    code = "client-gone"
 
 
 class PoolBusy(PoolError):
@@ -95,6 +99,7 @@ class PoolBusy(PoolError):
 
     status = 503
     title = "server busy"
+    code = "busy"
 
 
 class WorkerDied(PoolError):
@@ -102,6 +107,7 @@ class WorkerDied(PoolError):
 
     status = 500
     title = "query worker died"
+    code = "worker-died"
 
 
 @dataclass

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from ..errors import QueryRefused
 from ..query import stack as bigstack
 from ..query.inspect import (
-    Refused,
     check_remote,
     check_services,
     graph_form,
@@ -109,25 +109,29 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
         # worker's own, see main).
         form, fmt, body = bigstack.call(lambda: _run(store, text, base, dataset, request,
                                                      settings))
-    except Refused as exc:
-        return _error(exc.status, exc.title, exc.detail, exc.position), b""
+    except QueryRefused as exc:
+        return _error(exc.status, exc.title, exc.detail, exc.position, exc.code), b""
     except NotAcceptable as exc:
         return _error(406, "not acceptable", f"this query's answer: {exc}"), b""
     except SyntaxError as exc:  # rdflib read it, Oxigraph does not: the engine's words
         refused = from_engine(exc)
-        return _error(400, "malformed query", str(refused), refused.position), b""
+        return _error(refused.status, refused.title, refused.detail, refused.position,
+                      refused.code), b""
     except TooLarge:
         return _error(422, "result too large",
                       f"the result passes this server's cap of {settings.max_bytes:,} bytes "
-                      "and was not sent; add a LIMIT or narrow the query"), b""
+                      "and was not sent; add a LIMIT or narrow the query",
+                      code="too-large"), b""
     except ConnectionError as exc:
-        return _error(502, "federated query failed", f"a SERVICE call failed: {exc}"), b""
+        return _error(502, "federated query failed", f"a SERVICE call failed: {exc}",
+                      code="service-failed"), b""
     except StoreTooLarge:
         return _error(422, "result too large",
                       f"the store's answer passes this server's cap of {settings.max_bytes:,}"
-                      " bytes and was not sent; add a LIMIT or narrow the query"), b""
+                      " bytes and was not sent; add a LIMIT or narrow the query",
+                      code="too-large"), b""
     except StoreTimeout as exc:
-        return _error(503, "query timed out", str(exc)), b""
+        return _error(503, "query timed out", str(exc), code="timeout"), b""
     except StoreUnavailable as exc:
         return _error(503, "store unavailable", str(exc)), b""
     except StoreError as exc:
@@ -229,10 +233,13 @@ def _serialize(result: object, fmt: Format, settings: Settings) -> bytearray:
     return out.getvalue()
 
 
-def _error(status: int, title: str, detail: str, position: dict | None = None) -> dict:
+def _error(status: int, title: str, detail: str, position: dict | None = None,
+           code: str | None = None) -> dict:
     header = {"status": status, "error": title, "detail": detail}
     if position:
         header["position"] = position
+    if code:
+        header["code"] = code  # what /metrics counts it under (errors.reason)
     return header
 
 
@@ -292,11 +299,12 @@ def serve(store: object, settings: Settings, requests: Connection, reply: Connec
             header, body = answer(store, request, settings)
         except MemoryError:  # Python's allocator failed under the limit; Rust's aborts
             header, body = _error(507, "query used too much memory",
-                                  memory_detail(settings.memory_mb)), b""
+                                  memory_detail(settings.memory_mb), code="memory"), b""
             header["retire"] = True  # the pool replaces this worker
         except Exception as exc:  # keep the worker alive; the pool reports a server error
             traceback.print_exc()
-            header, body = _error(500, "query failed", f"{type(exc).__name__}: {exc}"), b""
+            header, body = _error(500, "query failed", f"{type(exc).__name__}: {exc}",
+                                  code="query-failed"), b""
         reply.send_bytes(json.dumps(header).encode())
         reply.send_bytes(body)
 
