@@ -190,9 +190,9 @@ def role_of(p: psutil.Process) -> str:
     line = " ".join(p.cmdline())
     if "benchgraph.web.queryworker" in line:
         return "query workers"
-    if "benchgraph.cli.serve" in line:  # gunicorn: the master, and the workers it forked
+    if "benchgraph.web.server" in line:  # gunicorn: the master, and the workers it forked
         return "gunicorn worker" if p.parent().cmdline() == p.cmdline() else "gunicorn master"
-    if "benchgraph.cli.serve" in line:
+    if "benchgraph.web.server" in line:
         return "serve command (build, reloads)"
     return p.name()
 

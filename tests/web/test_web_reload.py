@@ -197,7 +197,7 @@ def server_processes(server: LiveServer) -> list[int]:
             command = " ".join(p.cmdline())
         except psutil.Error:  # ended meanwhile: an old snapshot's query worker
             continue
-        if "benchgraph.cli.serve" in command or "gunicorn" in command:
+        if "benchgraph.web.server" in command or "gunicorn" in command:
             found.append(p.pid)
     return sorted(found)
 

@@ -8,9 +8,9 @@ import argparse
 import pyoxigraph as ox
 import pytest
 
+from benchgraph.cli.options import parse_with
 from benchgraph.pipeline.steps import build
 from benchgraph.serving.prepare import prepare
-from benchgraph.store.extra import parse_with
 from web.web_support import RECORDS
 
 

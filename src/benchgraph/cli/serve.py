@@ -13,8 +13,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -22,28 +20,27 @@ from typing import Any
 
 from ..serving import snapshots
 from ..serving.prepare import prepare
+from ..serving.process import run_server_process
 from ..serving.reload import SETTLE, Job, Reloader
 from ..serving.watch import Watcher
-from ..store.extra import add_with_options
+from .common import built
+from .options import command, data_option, with_options
 
 
-# --- the command ---------------------------------------------------------------------------
-def add_serve_command(subparsers: Any) -> None:
+def add(subparsers: Any) -> None:
     """Add `serve` to benchgraph's argparse subcommands."""
-    from .main import _command, _data_option
-
-    p = _command(subparsers, "serve",
-                 "Serve the dataset: SPARQL endpoint at /sparql, query page at /, Linked Data "
-                 "at /id/<kind>/<id>, dumps, /healthz, /metrics.",
-                 "benchgraph serve --data data --port 5000 --with gpus.ttl=https://example.org/gpus")
-    _data_option(p)
+    p = command(subparsers, "serve",
+                "Serve the dataset: SPARQL endpoint at /sparql, query page at /, Linked Data "
+                "at /id/<kind>/<id>, dumps, /healthz, /metrics.",
+                "benchgraph serve --data data --port 5000 --with gpus.ttl=https://example.org/gpus")
+    data_option(p)
     p.add_argument("--store", metavar="QUERY_URL",
                    help="serve what `benchgraph push` wrote to this SPARQL store server, "
                         "instead of building --data (no --with, --watch)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: %(default)s)")
     p.add_argument("--port", type=int, default=5000, help="port (default: %(default)s)")
-    add_with_options(p)
+    with_options(p)
     p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                    help="stop a query after this long (default: %(default)g)")
     p.add_argument("--query-workers", type=int, default=max(4, os.cpu_count() or 1),
@@ -74,14 +71,12 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--watch-poll", action="store_true",
                    help="with --watch, look for changes by polling, for file systems that "
                         "report none (some network and container mounts)")
-    p.set_defaults(run=cmd_serve)
+    p.set_defaults(run=run)
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Build, prepare the serving snapshot, run gunicorn until interrupted; rebuild and swap
     in a new snapshot on SIGHUP, and with --watch on every change."""
-    from .main import built
-
     if args.store:
         return _serve_store(args)
     root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
@@ -118,7 +113,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"benchgraph: serving {args.data} at http://{host}:{args.port}/ "
               "(SPARQL at /sparql)" + ("; watching for changes" if watcher else ""),
               file=sys.stderr)
-        return _run_server_process(path, reloader)
+        return run_server_process(path, reloader)
     finally:
         if watcher is not None:
             watcher.stop()
@@ -158,7 +153,7 @@ def _serve_store(args: argparse.Namespace) -> int:
         path.write_text(json.dumps(settings), encoding="utf-8")
         print(f"benchgraph: serving the store {args.store} at http://{host}:{args.port}/ "
               "(SPARQL at /sparql)", file=sys.stderr)
-        return _run_server_process(path, _NoReloads())
+        return run_server_process(path, _NoReloads())
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -238,65 +233,3 @@ def _query_memory_mb(args: argparse.Namespace) -> int:
     return default_memory_mb(args.workers, args.query_workers)
 
 
-def _run_server_process(settings: Path, reloader: Reloader) -> int:
-    """Run gunicorn in a fresh process and wait for it, passing on signals to stop; rebuild
-    here, between looks at it, when SIGHUP or a change asks for it.
-
-    gunicorn forks its workers; the build left RocksDB threads in this process, and a process
-    forked from it would hang at exit waiting for threads it does not have. A fresh process
-    has none."""
-    proc = subprocess.Popen([sys.executable, "-m", "benchgraph.cli.serve", str(settings)])
-
-    def forward(signum: int, _frame: object) -> None:
-        reloader.stop()
-        proc.send_signal(signum)
-
-    def hangup(_signum: int, _frame: object) -> None:
-        reloader.hangup()  # gunicorn would restart its workers on the same snapshot
-
-    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
-    previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, hangup)
-    try:
-        while True:
-            try:
-                return proc.wait(timeout=0.1)
-            except subprocess.TimeoutExpired:
-                reloader.tick()
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait()
-
-
-def run_gunicorn(app_config: dict[str, Any], options: dict[str, Any]) -> None:
-    """Run gunicorn in this process with the app built by create_app in each worker."""
-    from gunicorn.app.base import BaseApplication
-
-    class Application(BaseApplication):
-        def load_config(self) -> None:
-            for name, value in options.items():
-                if value is not None and name in self.cfg.settings:
-                    self.cfg.set(name, value)
-
-        def load(self) -> Any:
-            from ..web import create_app
-
-            return create_app(app_config)
-
-    from ..web import requestline
-
-    requestline.install()  # before gunicorn forks its workers
-    Application().run()
-
-
-def main(argv: list[str]) -> int:
-    """`python -m benchgraph.cli.serve SETTINGS_JSON`: the server process cmd_serve starts."""
-    settings = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
-    run_gunicorn(settings["app"], settings["gunicorn"])
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

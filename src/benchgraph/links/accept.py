@@ -43,6 +43,16 @@ class Accepted:
     compared: bool = True  # whether the proposals as written were there to tell deletions
 
 
+def write_proposals(proposals: sssom.MappingSet, path: Path) -> None:
+    """Write a proposal file for a curator to review and, beside it, the proposals as
+    written (PROPOSED): `accept` compares the reviewed file with it to tell the rows the
+    curator deleted, which it remembers as rejected."""
+    text = proposals.write()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.with_name(path.name + PROPOSED).write_text(text, encoding="utf-8")
+
+
 def curator_name(given: str | None, data_dir: Path) -> str:
     """--curator, else git's user.name where the data is."""
     if given:

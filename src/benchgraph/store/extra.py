@@ -11,7 +11,6 @@ checkpoint: hard links, cheap), made for the one command and removed after.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -29,17 +28,6 @@ EXTENSIONS = {"owl": ox.RdfFormat.RDF_XML, "xml": ox.RdfFormat.RDF_XML,
 WITH_INFERRED_GRAPH = GRAPH["with-inferred"]
 
 Extra = tuple[Path, str | None]
-
-
-def parse_with(value: str) -> Extra:
-    """`FILE` or `FILE=GRAPH_IRI` (a file whose name holds '=' is taken whole if it exists)."""
-    if Path(value).is_file() or "=" not in value:
-        path, iri = value, None
-    else:
-        path, _, iri = value.partition("=")
-    if not Path(path).is_file():
-        raise argparse.ArgumentTypeError(f"{path}: no such file")
-    return Path(path), iri
 
 
 def graph_of(path: Path, iri: str | None) -> str:
@@ -124,16 +112,3 @@ def joined(store_path: Path, extra: list[Extra], reason: bool = False) -> Iterat
         del store
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def add_with_options(parser: argparse.ArgumentParser) -> None:
-    """--with and --reason-with, the same on every command that reads the dataset."""
-    parser.add_argument("--with", dest="extra", action="append", default=[], type=parse_with,
-                        metavar="FILE[=GRAPH_IRI]",
-                        help="load an RDF file as a named graph of its own (named by "
-                             "GRAPH_IRI, else by the file's URI), not validated and not "
-                             "reasoned over; repeatable")
-    parser.add_argument("--reason-with", action="store_true",
-                        help="apply the --with graphs' rdfs:subClassOf/subPropertyOf (and "
-                             "owl:equivalentClass/Property) to the dataset, into "
-                             f"<{WITH_INFERRED_GRAPH}>")
