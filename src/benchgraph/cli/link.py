@@ -13,7 +13,7 @@ from .options import command, data_option
 def add(sub) -> None:
     """Add the command to the main parser's subcommands."""
     from ..links.reconcile import MIN_CONFIDENCE, WD, WIKIDATA_SPARQL
-    from ..links.sparql import TIMEOUT, USER_AGENT
+    from ..links.sparql import MAX_RESULT_MB, TIMEOUT, USER_AGENT
 
     p = command(sub, "link",
                 "Propose links from records to the entities of a SPARQL endpoint (Wikidata's "
@@ -36,7 +36,11 @@ def add(sub) -> None:
     p.add_argument("--namespace", default=WD, metavar="IRI",
                    help="the entities that count as a link (default: %(default)s)")
     p.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
-                   help="per request to the endpoint (default: %(default)g)")
+                   help="the most one request to the endpoint takes, all of it: connecting, "
+                        "redirects and the whole answer (default: %(default)g)")
+    p.add_argument("--max-result-mb", type=float, default=MAX_RESULT_MB, metavar="MB",
+                   help="the largest answer read from the endpoint; a bigger one is an error "
+                        "(default: %(default)g)")
     p.add_argument("--user-agent", default=USER_AGENT,
                    help="sent to the endpoint; name how to reach you (default: %(default)s)")
     p.add_argument("--curator", help="who accepts (default: git's user.name)")
@@ -63,7 +67,7 @@ def run(args) -> int:
     from ..links.reconcile import Reconciler, proposal_set, subjects
     from ..links.sparql import Endpoint
 
-    endpoint = Endpoint(args.endpoint, args.user_agent, args.timeout)
+    endpoint = Endpoint(args.endpoint, args.user_agent, args.timeout, args.max_result_mb)
     reconciler = Reconciler(endpoint, args.namespace, rejected_pairs(args.data))
     proposals = reconciler.propose(subjects(args.data))
     ms, below = proposal_set(proposals, args.min_confidence, args.endpoint,

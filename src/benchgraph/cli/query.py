@@ -30,7 +30,7 @@ def add(sub) -> None:
 def run(args) -> int:
     from ..query.render import render, run
     from ..query.saved import saved_queries
-    from ..query.syntax import from_engine
+    from ..query.syntax import syntax_error
     from ..query.text import check_depth
 
     if args.example:
@@ -64,8 +64,8 @@ def run(args) -> int:
         try:
             # on a deep stack: Oxigraph recurses along long chains of patterns and operators
             shown, failed = bigstack.call(answer)
-        except SyntaxError as exc:  # the engine's line and column, as the endpoint gives them
-            raise CannotRun(f"the query does not parse: {from_engine(exc)}") from exc
+        except SyntaxError as exc:  # the place the endpoint reports too (query/syntax.py)
+            raise CannotRun(f"the query does not parse: {syntax_error(text, exc)}") from exc
     if failed is not None:
         raise CannotRun(f"the query could not be answered: {failed}")
     sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own

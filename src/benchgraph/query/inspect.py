@@ -4,13 +4,13 @@ would call.
 The check works on rdflib's parse tree, not on the text: `SERVICE` inside a subquery, a
 FILTER EXISTS, behind a prefixed name or a `\\u0053ERVICE` escape is found all the same. A
 query rdflib cannot parse is refused, so nothing unchecked reaches pyoxigraph, which would
-fetch a SERVICE URL by itself. Before rdflib, querytext.py refuses what rdflib and Oxigraph
+fetch a SERVICE URL by itself. Before rdflib, text.py refuses what rdflib and Oxigraph
 would read differently (a bare carriage return, escapes of quotes...) and text nested deeper
 than the limit; a deep query is parsed in a thread of its own with room to recurse.
 
 rdflib's parse costs milliseconds a query (its parser is pyparsing), more than Oxigraph takes
 to answer a point lookup, and it is needed only to find SERVICE calls and FROM clauses. So
-`needs_parse` looks at the code first, as Oxigraph splits it (querytext.code_outside: comments
+`needs_parse` looks at the code first, as Oxigraph splits it (text.code_outside: comments
 and string literals left out): a query in whose code neither word occurs, in any case, and no
 backslash either, can hold neither keyword in the engine's reading, and goes to the embedded
 Oxigraph store unparsed; Oxigraph's own parser then checks its syntax (and refuses an update,
@@ -21,31 +21,21 @@ rdflib is imported only when a query needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from ..errors import QueryRefused
-from . import stack as bigstack
-from .syntax import engine_error
-from .text import check_text, code_outside, max_depth, max_operators
-
-# rdflib's parser takes about 40 Python frames per level of ( ); below this depth it runs on
-# the caller's stack, above it in a thread whose recursion limit fits the measured depth.
-# Parsed on the caller's stack below these; on bigstack's above (rdflib takes about 64
-# Python frames a level of ( ); 2,000 levels parse in 16 MiB of stack).
-INLINE_DEPTH = 12
-INLINE_OPERATORS = 300
-FRAMES_PER_LEVEL = 64
+from .syntax import QuerySyntaxError, parse
+from .text import IRIREF, check_text, code_outside, max_depth, max_operators
 
 if TYPE_CHECKING:
-    from pyparsing import ParseBaseException
     from rdflib.plugins.sparql.parserutils import CompValue
 
 # What only rdflib's parse tree can tell apart (see the module's text): matched in the code,
-# outside comments and strings (querytext.code_outside, which gives no code for text with
+# outside comments and strings (text.code_outside, which gives no code for text with
 # a backslash outside strings).
 NEEDS_PARSE = re.compile(r"SERVICE|FROM", re.IGNORECASE)
 # The form of a query whose answer is a graph: CONSTRUCT or DESCRIBE, after the prologue
@@ -76,6 +66,29 @@ def needs_parse(text: str) -> bool:
     return code is None or NEEDS_PARSE.search(code) is not None
 
 
+# The SERVICE keyword in the code (text.code_outside, IRIs blanked): a whole word, not
+# part of a name (?service, ex:service, ex:a.service, a_service), followed by white space or
+# the endpoint's IRI or variable. Only an early refusal: a SERVICE this misses is found by the
+# parse, which every query with the word in its code gets.
+SERVICE_KEYWORD = re.compile(r"(?<![\w?$:.\-])SERVICE(?:\s+SILENT)?(?:\s|(?=[<?$]))",
+                             re.IGNORECASE)
+
+
+def refuse_service_early(text: str, allowed: Iterable[str]) -> None:
+    """Refuse (403) at once a query whose code calls a SERVICE where none is allowed, before
+    rdflib parses it: rdflib's parser needs thousands of frames a level of nested SERVICE
+    (50 levels overflow 200,000), so a nested one was a "query too deep" after seconds."""
+    if any(True for _ in allowed):
+        return
+    code = code_outside(text)
+    if code is None:
+        return
+    found = SERVICE_KEYWORD.search(IRIREF.sub(lambda iri: " " * len(iri[0]), code))
+    if found:
+        raise QueryRefused("service", 403, "federated query refused",
+                           "SERVICE: federated queries (SERVICE) are off on this server")
+
+
 def graph_form(text: str) -> str:
     """CONSTRUCT or DESCRIBE, for a query Oxigraph answered with triples."""
     found = GRAPH_FORM.match(text)
@@ -84,38 +97,27 @@ def graph_form(text: str) -> str:
 
 def inspect_query(text: str, base_iri: str | None = None,
                   prefixes: tuple[tuple[str, str], ...] = ()) -> QueryInfo:
-    """Parse the query; raise QueryRefused (400) with the engine's message and position
-    where it does not parse (syntax.py)."""
+    """Parse the query; raise QueryRefused (400) with the message and position where it
+    does not parse (syntax.py)."""
     return _inspect(text, base_iri, prefixes)
 
 
 @lru_cache(maxsize=512)
 def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]
              ) -> QueryInfo:
-    from pyparsing import ParseBaseException
-    from rdflib.plugins.sparql.parser import parseQuery
-
     limit = max_depth()
     depth, operators = check_text(text, limit)
     try:
-        prologue, query = _deep(lambda: parseQuery(text), depth, operators)
+        prologue, query = parse(text, depth, operators)
     except RecursionError:
         raise QueryRefused("query-too-deep", 400, "query too deep",
                            "the query nests too deep or chains too long to check (this server's "
                            f"limits: {limit} levels, {max_operators():,} operators); flatten or "
                            "split it") from None
-    except ParseBaseException as exc:
-        # The position reported is the engine's, as `benchgraph query` reports it
-        # (syntax.py); rdflib's only where Oxigraph reads the query and rdflib cannot.
-        engine = engine_error(text, base_iri, dict(prefixes))
-        if engine is not None:
-            raise engine from None
-        position = {"line": exc.lineno, "column": exc.col}
-        raise QueryRefused("malformed", 400, "malformed query",
-                           "Oxigraph, which runs the queries here, reads this query, but rdflib's "
-                           "parser, with which this server first checks every query for SERVICE "
-                           f"calls, does not: {exc.msg}, found {_found(exc)} at line {exc.lineno}, "
-                           f"column {exc.col}", position) from None
+    except QuerySyntaxError:
+        # rdflib's position, said to be rdflib's: asking Oxigraph where it stops would mean
+        # running the text (syntax.py). `benchgraph query` reports the same.
+        raise
     known = dict(prefixes)
     base = base_iri
     for decl in prologue:
@@ -124,19 +126,10 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
         elif decl.name == "Base":
             base = urljoin(base or "", str(decl["iri"]))
     services = tuple(_resolve(term, known, base)
-                     for term in _deep(lambda: list(_service_terms(query)), depth, operators))
+                     for term in _service_terms(query))
     graphs = tuple(_resolve(clause.get("default") or clause.get("named"), known, base)
                    for clause in (query["datasetClause"] if "datasetClause" in query else []))
     return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs)
-
-
-def _deep(work: Callable[[], object], depth: int, operators: int):
-    """work(), on a thread with stack and recursion limit enough for the query when it is
-    deeper or longer than the caller's stack is sure to hold: rdflib's parser recurses along
-    flat chains too (10,000 triple patterns are a RecursionError on the default limit)."""
-    if depth <= INLINE_DEPTH and operators <= INLINE_OPERATORS:
-        return work()
-    return bigstack.call(work, recursion_limit=FRAMES_PER_LEVEL * (depth + operators) + 2000)
 
 
 def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
@@ -177,19 +170,20 @@ def check_remote(text: str, info: QueryInfo | None, known: Iterable[str],
 
 
 def _service_terms(tree: object) -> Iterator[object]:
+    """The term of every SERVICE in the parse tree, outermost first. A walk with a stack of
+    its own, not recursion: a SERVICE nested in a SERVICE as deep as the depth limit allows
+    is found at once, never a RecursionError."""
     from rdflib.plugins.sparql.parserutils import CompValue
 
-    def walk(node: object) -> Iterator[object]:
+    todo = [tree]
+    while todo:
+        node = todo.pop()
         if isinstance(node, CompValue):
             if node.name == "ServiceGraphPattern":
                 yield node["term"]
-            for value in node.values():
-                yield from walk(value)
+            todo.extend(reversed(list(node.values())))
         elif isinstance(node, (list, tuple)) or hasattr(node, "as_list"):
-            for value in node:
-                yield from walk(value)
-
-    return walk(tree)
+            todo.extend(reversed(list(node)))
 
 
 def _resolve(term: object, prefixes: dict[str, str], base: str | None) -> str:
@@ -211,8 +205,3 @@ def _resolve(term: object, prefixes: dict[str, str], base: str | None) -> str:
 def _param(node: CompValue, name: str) -> str:
     # CompValue.get answers the key's own name when it is missing, so test membership.
     return str(node[name]) if name in node else ""
-
-
-def _found(exc: ParseBaseException) -> str:
-    rest = exc.pstr[exc.loc:exc.loc + 20].split("\n")[0]
-    return repr(rest) if rest else "the end of the query"

@@ -38,8 +38,9 @@ from ..query.inspect import (
     graph_form,
     inspect_query,
     needs_parse,
+    refuse_service_early,
 )
-from ..query.syntax import from_engine
+from ..query.syntax import syntax_error
 from ..store import is_remote
 from ..store import open as open_store
 from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
@@ -113,8 +114,8 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
         return _error(exc.status, exc.title, exc.detail, exc.position, exc.code), b""
     except NotAcceptable as exc:
         return _error(406, "not acceptable", f"this query's answer: {exc}"), b""
-    except SyntaxError as exc:  # rdflib read it, Oxigraph does not: the engine's words
-        refused = from_engine(exc)
+    except SyntaxError as exc:  # the place `benchgraph query` reports too (query/syntax.py)
+        refused = syntax_error(text, exc)
         return _error(refused.status, refused.title, refused.detail, refused.position,
                       refused.code), b""
     except TooLarge:
@@ -147,6 +148,7 @@ def _run(store: object, text: str, base: str | None, dataset: dict | None, reque
     if remote:
         check_remote(text, None, ())  # the pragma, before rdflib reads it as an error
     if remote or needs_parse(text):
+        refuse_service_early(text, settings.allow_service)
         info = inspect_query(text, base, settings.prefix_items)
         check_services(info, settings.allow_service)
         if remote and (info.graphs or dataset):
