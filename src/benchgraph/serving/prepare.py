@@ -21,10 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyoxigraph as ox
-
 from ..errors import CannotRun
-from ..store.extra import graph_of, load_all
+from ..store.extra import copy_with, graph_of
 from . import description, snapshots
 
 
@@ -72,7 +70,7 @@ class Served:
 def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None = None,
             queries: Path | None = None, reason: bool = False,
             optimize: bool = False) -> Served:
-    """A serving copy of a build (benchgraph.build.BuildResult) with the extra files loaded,
+    """A serving copy of a build (benchgraph.pipeline.BuildResult) with the extra files loaded,
     in a new folder (in `root`, as a snapshot there, when given). The key covers the build,
     the extra files and the saved queries in `queries` (the query page shows them).
 
@@ -88,9 +86,7 @@ def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None
     dumps = Path(result.store_path).parent / "dumps"
     try:
         key = serving_key(result.key, extra, queries, reason)
-        ox.Store.read_only(str(result.store_path)).backup(str(copy))
-        store = ox.Store(str(copy))
-        load_all(store, extra, reason)
+        store = copy_with(result.store_path, copy, extra, reason)
         # served, queryable and in every dump: the description of what this copy holds
         store.extend(description.cached(store, key, dumps))
         store.flush()

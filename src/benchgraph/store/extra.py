@@ -95,6 +95,18 @@ def apply_hierarchy(store: ox.Store, graphs: list[str]) -> None:
             f"  GRAPH ?h {{ {body} }} FILTER(?a != ?b)\n}}")
 
 
+def copy_with(store_path: Path, copy: Path, extra: list[Extra],
+              reason: bool = False) -> ox.Store:
+    """A private copy of the built store at `copy`, writable, with the outside graphs loaded:
+    a RocksDB checkpoint (hard links, cheap), so the build's own store is never written.
+    What `--with` does for one command (joined) and for a served snapshot
+    (serving.prepare) alike."""
+    ox.Store.read_only(str(store_path)).backup(str(copy))
+    store = ox.Store(str(copy))
+    load_all(store, extra, reason)
+    return store
+
+
 @contextmanager
 def joined(store_path: Path, extra: list[Extra], reason: bool = False) -> Iterator[ox.Store]:
     """The built store with the outside graphs beside it: the store itself (read-only) when
@@ -104,9 +116,7 @@ def joined(store_path: Path, extra: list[Extra], reason: bool = False) -> Iterat
         return
     folder = Path(tempfile.mkdtemp(prefix="benchgraph-with-", dir=store_path.parent))
     try:
-        ox.Store.read_only(str(store_path)).backup(str(folder / "store"))
-        store = ox.Store(str(folder / "store"))
-        load_all(store, extra, reason)
+        store = copy_with(store_path, folder / "store", extra, reason)
         store.flush()
         yield store
         del store
