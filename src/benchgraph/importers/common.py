@@ -7,12 +7,11 @@ looks strings up, and writes generated record files deterministically.
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import yaml
 
@@ -247,18 +246,43 @@ def check_references(report: ImportReport, data_dir: Path | None,
                                    "points to a record that does not exist")
 
 
-class Timer:
-    """Wall time of a block, stored into a report."""
+def detect_commit(root: Path, round_name: str | None = None) -> str | None:
+    """The commit a source's checkout is at: for one round of several, its line (`round
+    commit`) in a SOURCES file beside the checkout; else a SOURCE file in it (its URL and
+    commit); else its git HEAD, read rather than run."""
+    sources = root.resolve().parent / "SOURCES"
+    if round_name is not None and sources.is_file():
+        for line in sources.read_text(encoding="utf-8").splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == round_name:
+                return parts[1]
+    source = root / "SOURCE"
+    if source.is_file():
+        parts = source.read_text(encoding="utf-8").split()
+        if len(parts) >= 2:
+            return parts[1]
+    return git_head(root / ".git")
 
-    def __init__(self, report: ImportReport):
-        self.report = report
 
-    def __enter__(self) -> Self:
-        self.start = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.report.seconds = time.perf_counter() - self.start
+def git_head(git: Path) -> str | None:
+    """The commit HEAD names in a .git folder: detached, a loose ref, or a ref in
+    packed-refs, where `git pack-refs` (and `git gc`, and some clones) keeps refs."""
+    head = git / "HEAD"
+    if not head.is_file():
+        return None
+    text = head.read_text(encoding="utf-8").strip()
+    if not text.startswith("ref: "):
+        return text or None
+    ref = text[5:]
+    if (git / ref).is_file():
+        return (git / ref).read_text(encoding="utf-8").strip() or None
+    packed = git / "packed-refs"
+    if packed.is_file():
+        for line in packed.read_text(encoding="utf-8").splitlines():
+            commit, _, name = line.partition(" ")
+            if name == ref and not line.startswith(("#", "^")):
+                return commit
+    return None
 
 
 def source_entry(**fields: Any) -> dict[str, Any]:
