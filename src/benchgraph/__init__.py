@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from ._version import __version__
+
 __all__ = ["__version__", "BuildResult", "BenchgraphError", "Problem"]
 
 

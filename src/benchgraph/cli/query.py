@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import CannotRun, QueryRefused
-from ..query import stack as bigstack
+from ..query import stack
 from .common import EXIT_OK, reading
 from .options import command, data_option, store_option, with_options
 
@@ -63,7 +63,7 @@ def run(args) -> int:
     with reading(args) as store:
         try:
             # on a deep stack: Oxigraph recurses along long chains of patterns and operators
-            shown, failed = bigstack.call(answer)
+            shown, failed = stack.call(answer)
         except SyntaxError as exc:  # the place the endpoint reports too (query/syntax.py)
             raise CannotRun(f"the query does not parse: {syntax_error(text, exc)}") from exc
     if failed is not None:

@@ -24,7 +24,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from .. import __version__
+from .._version import __version__
 from ..errors import CannotRun, printable
 
 USER_AGENT = (f"benchgraph/{__version__} (https://w3id.org/benchgraph; record linking) "
@@ -39,7 +39,7 @@ CHUNK = 64 * 1024
 # SPARQL JSON results nest 4 deep ({"results": {"bindings": [{"x": {...}}]}}). json's C
 # decoder recurses on the C stack up to the interpreter's recursion limit (Python 3.11): at the
 # default limit a deep answer is a RecursionError, but where something raised the limit
-# (bigstack.py does for the query parser, up to 3.2 million) 100,000 levels overflow an 8 MiB
+# (query/stack.py does for the query parser, up to 3.2 million) 100,000 levels overflow an 8 MiB
 # stack and kill the process (measured: 50,000 fit). There the depth is counted first: a few
 # passes in C, about as long as the parse itself, so not where the limit is safe.
 MAX_DEPTH = 32

@@ -7,7 +7,7 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 from ..resources import resource
 
 # Modules whose code does not shape what a build holds: editing them rebuilds nothing.

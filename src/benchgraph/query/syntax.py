@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import CannotRun, QueryRefused
-from . import stack as bigstack
+from . import stack
 
 if TYPE_CHECKING:
     from pyparsing import ParseBaseException
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 ENGINE_POSITION = re.compile(r"^error at (\d+):(\d+): ?")
 # rdflib's parser takes about 64 Python frames a level of ( ) and recurses along flat chains
 # too (10,000 triple patterns are a RecursionError on the default limit): below these it
-# parses on the caller's stack, above them on bigstack's, with a recursion limit to fit.
+# parses on the caller's stack, above them on stack.py's, with a recursion limit to fit.
 INLINE_DEPTH = 12
 INLINE_OPERATORS = 300
 FRAMES_PER_LEVEL = 64
@@ -137,7 +137,7 @@ def deep(work: Callable[[], object], depth: int, operators: int):
     deeper or longer than the caller's stack is sure to hold."""
     if depth <= INLINE_DEPTH and operators <= INLINE_OPERATORS:
         return work()
-    return bigstack.call(work, recursion_limit=FRAMES_PER_LEVEL * (depth + operators) + 2000)
+    return stack.call(work, recursion_limit=FRAMES_PER_LEVEL * (depth + operators) + 2000)
 
 
 def _found(exc: ParseBaseException) -> str:

@@ -19,7 +19,7 @@ from ..errors import CannotRun, QueryRefused
 DEFAULT_MAX_DEPTH = 256
 MAX_DEPTH_ENV = "BENCHGRAPH_QUERY_MAX_DEPTH"
 # Oxigraph recurses along flat chains too (triple patterns, UNION, FILTER, `+`, `!`): on the
-# 256 MiB stack bigstack.py gives it, 50,000 of each run and 200,000 may crash the process.
+# 256 MiB stack stack.py gives it, 50,000 of each run and 200,000 may crash the process.
 # So the operators and separators of a query are counted, outside strings, IRIs, comments.
 DEFAULT_MAX_OPERATORS = 50_000
 MAX_OPERATORS_ENV = "BENCHGRAPH_QUERY_MAX_OPERATORS"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .. import __version__
+from .._version import __version__
 from ..namespaces import (
     BASE,
     DESCRIPTION_GRAPH,

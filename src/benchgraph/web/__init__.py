@@ -65,7 +65,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from ..query.saved import saved_queries
-    from . import dumps, errors, hooks, ld, ops, sparql, ui
+    from . import dumps, errors, hooks, ld, limits, ops, sparql, ui
+    from .fastpath import FastSparql
     from .querypool import QueryPool
     from .site import Site, Snapshot
 
@@ -106,6 +107,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(blueprint)
     errors.register(app)
     hooks.register(app)
+    # The WSGI stack: the size limits first, then plain queries answered below Flask
+    # (fastpath.py), then Flask. Composed here, not in hooks.py, which fastpath.py reads.
+    app.wsgi_app = limits.RequestLimits(FastSparql(app, app.wsgi_app),
+                                        limits.Limits.from_config(app.config))
     return app
 
 

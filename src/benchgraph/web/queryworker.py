@@ -10,7 +10,7 @@ message (multiprocessing.connection framing).
 A worker is kept small, since the pool holds several: it imports neither rdflib nor werkzeug
 unless a query needs rdflib's check (queryinfo.needs_parse); the server process picks the
 answer's format (negotiation.formats_for) and sends the prefixes. It serves every request on
-one thread with a big stack (bigstack.py), started once.
+one thread with a big stack (query/stack.py), started once.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from ..errors import QueryRefused
-from ..query import stack as bigstack
+from ..query import stack
 from ..query.inspect import (
     check_remote,
     check_services,
@@ -108,7 +108,7 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
     try:
         # Both parsers and Oxigraph's evaluator recurse: on a deep stack (inline on the
         # worker's own, see main).
-        form, fmt, body = bigstack.call(lambda: _run(store, text, base, dataset, request,
+        form, fmt, body = stack.call(lambda: _run(store, text, base, dataset, request,
                                                      settings))
     except QueryRefused as exc:
         return _error(exc.status, exc.title, exc.detail, exc.position, exc.code), b""
@@ -257,11 +257,11 @@ def limit_memory(limit_mb: int) -> None:
     it fails, so a query cannot take the machine's memory even between the pool's looks.
     Set once the store is open: RocksDB maps much at opening, and an address-space limit
     (RLIMIT_AS) would count its file mappings too."""
-    # The thread stack a query or a long parse runs on (bigstack.py, one at a time) is
+    # The thread stack a query or a long parse runs on (query/stack.py, one at a time) is
     # reserved address space, counted as data but touched only as deep as the query goes:
     # the limit leaves room for it, and the pool's watch on resident memory holds the rest
     # to limit_mb.
-    limit = limit_mb * MB + bigstack.STACK_BYTES
+    limit = limit_mb * MB + stack.STACK_BYTES
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
@@ -287,7 +287,7 @@ def main(argv: list[str]) -> int:
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())
     # Every request on one thread with a deep stack, for the parsers and Oxigraph's
     # evaluator: started once, not per query (limit_memory counts its reservation).
-    return bigstack.call(lambda: serve(store, settings, requests, reply))
+    return stack.call(lambda: serve(store, settings, requests, reply))
 
 
 def serve(store: object, settings: Settings, requests: Connection, reply: Connection) -> int:
