@@ -5,6 +5,8 @@
 app serves the snapshot it names and swaps in each new one. Else STORE_PATH names a prepared
 store (benchgraph.serving prepares one); without either the app builds DATA_DIR itself, as
 `benchgraph serve` would.
+
+May import: serving, query, links, pipeline and everything below them; not cli.
 """
 
 from __future__ import annotations
