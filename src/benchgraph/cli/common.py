@@ -40,7 +40,7 @@ def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True):
 
 def description(result, store=None, extra=()) -> list:
     """The dataset's VoID/DCAT description for a dump (the server holds it in what it serves;
-    the build does not: see description.py); with --with graphs, of the store holding them
+    the build does not: see serving/description.py); with --with graphs, of the store holding them
     (keyed as the server keys it), made afresh."""
     from ..serving.description import cached, describe
 

@@ -25,7 +25,7 @@ def file_digests(files: list[tuple[str, str, int, int]], commits: dict[str, str]
     (`now`: the time the scan began).
 
     A file that is not read (not a regular file, over the size `limit`: see
-    records.read_record_bytes) has the digest of why; one over the limit, or refused by an
+    records.files.read_record_bytes) has the digest of why; one over the limit, or refused by an
     earlier limit, is looked at again, as the limit may have changed."""
     stats: dict[str, tuple[int, int, str, str]] = {}
     out = {}

@@ -35,7 +35,7 @@ FEWER_COLLECTIONS = (50_000, 20, 20)  # gc thresholds while converting (700, 10,
 # A record's links to outside entities (its `same_as`) go to the link graph, one graph for
 # every record's links, so that it can be described and taken whole as a void:Linkset; the
 # mapping's own facts (justification, confidence, curator, date: a bg:Mapping node) stay in
-# the record's graph with the rest of what its file states, and the SSSOM export (sssom.py)
+# the record's graph with the rest of what its file states, and the SSSOM export (links/sssom.py)
 # joins the two. Like the inferred graph, the record's share of it is loaded and removed
 # with the record (load.Loader), so an edit replaces exactly its own links.
 LINK_PREDICATES = frozenset((SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs))

@@ -14,7 +14,7 @@ from .text import check_depth
 def run(store: ox.Store, text: str):
     """Run a query over the union of all graphs, with benchgraph's prefixes predeclared.
 
-    Raises querytext.QueryTextError for text nested past the limit: pyoxigraph would overflow
+    Raises text.QueryTextError for text nested past the limit: pyoxigraph would overflow
     the stack and take the whole process down (near 5,000 levels), so the depth is checked
     first."""
     check_depth(text)

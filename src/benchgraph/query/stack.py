@@ -3,7 +3,7 @@
 Oxigraph parses and evaluates a query by recursion on the calling thread's stack: a flat
 chain of 10,000 triple patterns, UNIONs, FILTERs or `+` overflows the 8 MiB main stack and
 kills the process (exit 139), and rdflib's parser recurses about 64 Python frames per level
-of nesting. Both run here on a thread whose stack holds what querytext's limits let through
+of nesting. Both run here on a thread whose stack holds what text.py's limits let through
 (measured: 50,000 of each chain, 2,000 levels of nesting, in 256 MiB). The stack is address
 space; only the pages a query touches are memory.
 """

@@ -236,7 +236,7 @@ class _Converter:
                 elif key == "licence" and IRI.match(str(value)):  # else kept as its text
                     yield node, DCTERMS.license, URIRef(str(value))
                 elif key in ("states", "derives"):
-                    # a name of no field is records.py's to report
+                    # a name of no field is records/checks.py's to report
                     link = BG.states if key == "states" else BG.derives
                     for name in value:
                         prop = FIELD_PROPERTIES.get(str(name))
@@ -302,7 +302,7 @@ class _Converter:
 
     def vendor(self) -> Iterator[Triple]:
         """`vendor` (and `chip_vendor`): the name as written, and the vendor record an
-        id-shaped value names (whether it exists is the build's to say: records.py)."""
+        id-shaped value names (whether it exists is the build's to say: records/schema.py)."""
         yield from self.plain(BG.vendor, "vendor")
         for key, prop in (("vendor", BG.madeBy), ("chip_vendor", BG.chipMadeBy)):
             target = vendor_id(self.f.get(key))

@@ -2,7 +2,7 @@
 the dataset's description added.
 
 The copy is a RocksDB checkpoint (hard links, cheap), made in a snapshot folder (see
-snapshots.py); the build's own store is never written. serve.py (the command), reload.py
+snapshots.py); the build's own store is never written. cli/serve.py (the command), reload.py
 (rebuilds) and web/ (an app that builds for itself) all make copies here, so none of them
 imports another for it.
 """

@@ -5,8 +5,8 @@ A rebuild that would leave out a record the served snapshot serves is refused: t
 snapshot stays whole, and the violations are published (on /healthz) and logged until they
 are mended. Records left out already (a first start serves what conforms) may stay out.
 
-Each rebuild runs in a fresh process (`python -m benchgraph.serving.reload`, a job as JSON on stdin,
-its outcome as JSON on stdout): it reads the code, ontology and shapes afresh (an edited
+Each rebuild runs in a fresh process (`python -m benchgraph.serving.reload`, a job as JSON
+on stdin, its outcome as JSON on stdout): it reads the code, ontology and shapes afresh (an edited
 ontology rebuilds everything, as a restart would), a crash in it cannot take the server
 down, and the serving process keeps no build state. On the shipped data a rebuild after an
 edit to an accelerator that 345 records link to took 0.7-1.6 s so (benchmarks/reports/

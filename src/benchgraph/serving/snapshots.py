@@ -25,7 +25,7 @@ from typing import IO, Any
 POINTER = "current.json"
 LOCK = "use.lock"
 PREFIX = "snap-"
-# build._left_out gives a record linking to a left-out one this reason
+# pipeline.steps._left_out gives a record linking to a left-out one this reason
 LINKS = re.compile(r"^links to (?P<other>.+?), which is left out")
 
 

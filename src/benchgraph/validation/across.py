@@ -79,7 +79,7 @@ def across_checks() -> tuple[dict[tuple[str, str], list[_ClassCheck]], list[_Twi
         message = str(g.value(shape, SH.message) or "")
         path = g.value(shape, SH.path)
         # sh:class on the shape, or on a member of its sh:or: host_interface is a record of
-        # that class or a code, and records.py leaves the code out of the references checked
+        # that class or a code, and records/schema.py leaves the code out of the references checked
         classes = list(g.objects(shape, SH["class"])) + [
             c for alts in g.objects(shape, SH["or"]) for m in Collection(g, alts)
             for c in g.objects(m, SH["class"])]

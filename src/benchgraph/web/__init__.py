@@ -1,7 +1,7 @@
 """The web app: a SPARQL endpoint, Linked Data pages and a query page over the built dataset.
 
 `create_app(config)` takes defaults, then `BENCHGRAPH_*` environment variables, then
-`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see snapshots.py): the
+`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see serving/snapshots.py): the
 app serves the snapshot it names and swaps in each new one. Else STORE_PATH names a prepared
 store (benchgraph.serving prepares one); without either the app builds DATA_DIR itself, as
 `benchgraph serve` would.

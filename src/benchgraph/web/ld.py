@@ -137,7 +137,7 @@ def record_graph(kind: str, record_id: str) -> Response:
 
 @bp.route("/.well-known/void")
 def void() -> Response:
-    """The dataset's VoID and DCAT description (description.py): RDF, or a page of it."""
+    """The dataset's VoID and DCAT description (serving/description.py): RDF, or a page of it."""
     answer = _negotiated("void", request.url_root)
     if isinstance(answer, Response):
         return answer

@@ -8,7 +8,7 @@ answers leave on the original stdout, each as a JSON header message followed by 
 message (multiprocessing.connection framing).
 
 A worker is kept small, since the pool holds several: it imports neither rdflib nor werkzeug
-unless a query needs rdflib's check (queryinfo.needs_parse); the server process picks the
+unless a query needs rdflib's check (query.inspect.needs_parse); the server process picks the
 answer's format (negotiation.formats_for) and sends the prefixes. It serves every request on
 one thread with a big stack (query/stack.py), started once.
 """
