@@ -334,7 +334,7 @@ def _report(rows, owl, owlrl_skip, queries) -> str:
     lines += ["", STRATEGY.strip()]
     if queries:
         lines += ["", f"## Saved queries on the inferred store, {QUERY_SIZE:,} runs", "",
-                  "Best of three runs through `benchgraph.queries.run` (pyoxigraph).", "",
+                  "Best of three runs through `benchgraph.query.render.run` (pyoxigraph).", "",
                   "| query | seconds | rows |", "| --- | ---: | ---: |"]
         for name, (seconds, count) in sorted(queries.items()):
             lines.append(f"| {name} | {seconds:.3f} | {count:,} |")
