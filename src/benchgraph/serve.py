@@ -214,12 +214,29 @@ def _limit_options(p: argparse.ArgumentParser) -> None:
                    default=DEFAULTS["MAX_QUERY_STRING_BYTES"] / 1024, metavar="KB",
                    help="refuse (414) a longer URL query string, as sent (a GET carries the "
                         "SPARQL query there, URL-encoded; default: %(default)g)")
+    # These two default to None so that $BENCHGRAPH_HEADER_TIMEOUT and
+    # $BENCHGRAPH_MAX_CONNECTIONS_PER_CLIENT, read by create_app, still apply.
+    p.add_argument("--header-timeout", type=float, default=None, metavar="SECONDS",
+                   help="answer 408 and close a connection whose request head is not all sent "
+                        "this long after it opened, however it trickles in (default: "
+                        f"{DEFAULTS['HEADER_TIMEOUT']:g}, or $BENCHGRAPH_HEADER_TIMEOUT)")
+    p.add_argument("--max-connections-per-client", type=int, default=None, metavar="N",
+                   help="answer 429 and close a client address's connection past this many "
+                        "open at once; 0 for no limit. Behind a proxy every client has the "
+                        "proxy's address: raise it or turn it off there (default: "
+                        f"{DEFAULTS['MAX_CONNECTIONS_PER_CLIENT']}, or "
+                        "$BENCHGRAPH_MAX_CONNECTIONS_PER_CLIENT)")
 
 
-def _limit_config(args: argparse.Namespace) -> dict[str, int]:
-    return {"MAX_CONTENT_LENGTH": int(args.max_body_mb * 2**20),
-            "MAX_PATH_BYTES": int(args.max_path_kb * 1024),
-            "MAX_QUERY_STRING_BYTES": int(args.max_query_string_kb * 1024)}
+def _limit_config(args: argparse.Namespace) -> dict[str, Any]:
+    config: dict[str, Any] = {"MAX_CONTENT_LENGTH": int(args.max_body_mb * 2**20),
+                              "MAX_PATH_BYTES": int(args.max_path_kb * 1024),
+                              "MAX_QUERY_STRING_BYTES": int(args.max_query_string_kb * 1024)}
+    if args.header_timeout is not None:
+        config["HEADER_TIMEOUT"] = args.header_timeout
+    if args.max_connections_per_client is not None:
+        config["MAX_CONNECTIONS_PER_CLIENT"] = args.max_connections_per_client
+    return config
 
 
 def _request_line_limit(args: argparse.Namespace) -> int:

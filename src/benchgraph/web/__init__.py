@@ -54,6 +54,9 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a longer request body gets 413, however sent
     "MAX_PATH_BYTES": 8 * 1024,  # a longer URL path (as sent) gets 414
     "MAX_QUERY_STRING_BYTES": 256 * 1024,  # a longer query string (as sent) gets 414
+    # Read by the HTTP worker (httpworker.py), under gunicorn only:
+    "HEADER_TIMEOUT": 10.0,  # seconds for a whole request head; 408 past it
+    "MAX_CONNECTIONS_PER_CLIENT": 32,  # open connections per client address; 429 over it; 0: any
     "CONTENT_SECURITY_POLICY": CSP,  # on every response; "" sends none
     "REFERRER_POLICY": "same-origin",  # other sites are never sent this server's URLs
 }
