@@ -243,6 +243,7 @@ class SlowLoris:
     def __init__(self, port: int, n: int):
         self.port, self.n = port, n
         self.conns: dict[socket.socket, int] = {}  # -> bytes sent
+        self.sources: dict[socket.socket, int] = {}  # -> its place, which names its address
         self.answers: dict[str, int] = {}  # the server's status line's code, or "closed"
         self.opened = 0
         self.stop = threading.Event()
@@ -258,6 +259,7 @@ class SlowLoris:
             return
         sock.setblocking(False)
         self.conns[sock] = 0
+        self.sources[sock] = i
         self.opened += 1
 
     def start(self) -> None:
@@ -281,8 +283,10 @@ class SlowLoris:
                         ended = True
                 if ended:
                     self.ended(sock)
-            while len(self.conns) < self.n and not self.stop.is_set():
-                self.open(len(self.conns))
+            taken = set(self.sources.values())
+            for i in range(self.n):  # opened again from the same address
+                if i not in taken and not self.stop.is_set():
+                    self.open(i)
 
     def ended(self, sock: socket.socket) -> None:
         try:
@@ -292,6 +296,7 @@ class SlowLoris:
         code = first.split(b" ")[1].decode() if first.startswith(b"HTTP/") else "closed"
         self.answers[code] = self.answers.get(code, 0) + 1
         del self.conns[sock]
+        del self.sources[sock]
         sock.close()
 
     def close(self) -> dict:
