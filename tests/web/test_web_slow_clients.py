@@ -160,8 +160,10 @@ def test_connections_per_client_address_are_capped(tmp_path, web_cache):
 
 
 def test_no_cap_on_connections_with_zero(tmp_path, web_cache):
-    """--max-connections-per-client 0 turns the cap off (a proxy in front is one address)."""
-    server = start_server(tmp_path, web_cache, "--max-connections-per-client", "0")
+    """A cap of 0 turns it off (a proxy in front is one address), here set by its variable:
+    40 connections are over the default cap."""
+    server = start_server(tmp_path, web_cache,
+                          env={"BENCHGRAPH_MAX_CONNECTIONS_PER_CLIENT": "0"})
     held: list[socket.socket] = []
     try:
         held = [socket.create_connection((server.host, server.port), timeout=5)

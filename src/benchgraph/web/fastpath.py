@@ -153,7 +153,8 @@ class FastSparql:
         content_type = header["content_type"]
         headers = [("Content-Type", content_type),
                    ("Server-Timing", f"query;dur={elapsed * 1000:.1f}, "
-                                     f"wait;dur={header.get('wait_s', 0) * 1000:.1f}"),
+                                     f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "
+                                     f"slot;dur={header.get('slot_s', 0) * 1000:.1f}"),
                    ("Vary", "Accept, Accept-Encoding")]
         if etag:
             headers += [("ETag", quote_etag(etag, weak=True)), ("Cache-Control", "no-cache"),

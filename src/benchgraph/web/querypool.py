@@ -201,6 +201,7 @@ class QueryPool:
     def _run(self, message: bytes, start: float, deadline: float, timeout: float,
              gone: Callable[[], bool] | None) -> tuple[dict, bytes]:
         self._enter_short(deadline, timeout, gone)
+        slotted = time.monotonic() - start
         lane = [self._short]  # the lane whose slot this query holds; moves to the long one
         try:
             for _attempt in range(2):  # a worker found dead while idle is replaced, retried
@@ -213,6 +214,7 @@ class QueryPool:
                     continue
                 header, body = self._receive(worker, start, deadline, timeout, gone, lane)
                 header["wait_s"] = waited  # for Server-Timing: queued, not running
+                header["slot_s"] = slotted  # of which for a slot (the rest: for a worker)
                 return header, body
             raise WorkerDied("query workers keep dying; see the server log")
         finally:

@@ -184,7 +184,8 @@ def run_query(operation: Operation) -> Response:
         return error_response(status, header["error"], header["detail"], **extra)
     response = Response(body, status=200, content_type=header["content_type"])
     response.headers["Server-Timing"] = (f"query;dur={elapsed * 1000:.1f}, "
-                                         f"wait;dur={header.get('wait_s', 0) * 1000:.1f}")
+                                         f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "
+                                         f"slot;dur={header.get('slot_s', 0) * 1000:.1f}")
     response.vary.add("Accept")
     if etag:
         response.set_etag(etag, weak=True)
