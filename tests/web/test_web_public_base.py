@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 import pytest
 from rdflib import Graph, URIRef
 
-from benchgraph.web import publicbase
+from benchgraph.web import DEFAULTS, publicbase
 from web.web_support import start_server
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
@@ -25,8 +25,10 @@ VARYING = ("Server-Timing", "Date")
 @contextmanager
 def served_as(app, base: str, allowed: list[str]) -> Iterator[None]:
     """The app with another public base and allow-list, for one test."""
-    before = {k: app.config[k] for k in ("PUBLIC_BASE", "ALLOWED_HOSTS", "TRUSTED_HOSTS")}
-    app.config.update(PUBLIC_BASE=base, ALLOWED_HOSTS=allowed)
+    before = {k: app.config[k] for k in ("PUBLIC_BASE", "ALLOWED_HOSTS", "TRUSTED_HOSTS",
+                                         "CONTENT_SECURITY_POLICY")}
+    app.config.update(PUBLIC_BASE=base, ALLOWED_HOSTS=allowed,
+                      CONTENT_SECURITY_POLICY=DEFAULTS["CONTENT_SECURITY_POLICY"])
     publicbase.configure(app.config)
     try:
         yield
@@ -52,8 +54,12 @@ def test_the_service_description_names_the_public_base_not_the_host(app, client)
                                                   "Accept": "text/turtle"})
         assert response.status_code == 200
         assert endpoint_of(response.get_data(as_text=True)) == {"https://bg.example.org/sparql"}
-        page = client.get("/", headers={"Host": "alt.example"}).get_data(as_text=True)
+        response = client.get("/", headers={"Host": "alt.example"})
+        page = response.get_data(as_text=True)
         assert "https://bg.example.org/sparql" in page and "alt.example" not in page
+        # the page, loaded as alt.example, may send its queries to the public base
+        connect = response.headers["Content-Security-Policy"].split("connect-src ")[1]
+        assert connect.split(";")[0].split() == ["'self'", "https://bg.example.org"]
         void = client.get("/.well-known/void", headers={"Host": "alt.example",
                                                         "Accept": "text/turtle"})
         assert b"alt.example" not in void.data

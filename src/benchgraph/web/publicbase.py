@@ -88,7 +88,9 @@ def _loopback(host: str) -> bool:
 
 
 def configure(config: dict) -> None:
-    """Set PUBLIC_BASE (normalized) and TRUSTED_HOSTS from the app's settings."""
+    """Set PUBLIC_BASE (normalized) and TRUSTED_HOSTS from the app's settings, and let pages
+    connect to the public base: the query page sends its queries there, and a page loaded
+    under another allowed name (localhost for 127.0.0.1) was blocked by `connect-src 'self'`."""
     bind_host, bind_port = config.get("BIND_HOST"), config.get("BIND_PORT")
     base = config.get("PUBLIC_BASE") or (
         bound_base(bind_host, int(bind_port)) if bind_host is not None and bind_port
@@ -96,6 +98,10 @@ def configure(config: dict) -> None:
     config["PUBLIC_BASE"] = normalize(base)
     config["TRUSTED_HOSTS"] = allowed_hosts(config["PUBLIC_BASE"],
                                             _hosts(config.get("ALLOWED_HOSTS")), bind_host)
+    policy = config.get("CONTENT_SECURITY_POLICY") or ""
+    if "connect-src 'self'" in policy and config["PUBLIC_BASE"] not in policy:
+        config["CONTENT_SECURITY_POLICY"] = policy.replace(
+            "connect-src 'self'", f"connect-src 'self' {config['PUBLIC_BASE']}", 1)
 
 
 def url(config: Any, path: str) -> str:
