@@ -8,6 +8,7 @@ plus details such as "position"}; the same fields on an HTML page when a browser
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, SecurityError
@@ -75,9 +76,26 @@ def register(app: Flask) -> None:
         if exc.code == 405 and exc.valid_methods:
             headers["Allow"] = ", ".join(exc.valid_methods)
         if isinstance(exc, SecurityError):  # Flask's TRUSTED_HOSTS check (publicbase.py)
-            from .publicbase import refusal_detail
-
             return error_response(400, "host not allowed",
                                   refusal_detail(request.environ, current_app.config))
         return error_response(exc.code or 500, (exc.name or "error").lower(),
                               exc.description or "", headers)
+
+
+ECHO = 120  # characters of a refused or unknown name an error message repeats
+
+
+def shorten(text: str, limit: int = ECHO) -> str:
+    """`text`, or its first `limit` characters and how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def refusal_detail(environ: dict, config: Any) -> str:
+    """What a client sending a Host not allowed is told."""
+    host = environ.get("HTTP_HOST", "")
+    names = ", ".join(config["TRUSTED_HOSTS"])
+    return (f"this server answers as {config['PUBLIC_BASE']} (and {names}), not as "
+            f"{shorten(host)!r}. The operator can add a name with `serve --allowed-host` "
+            "(BENCHGRAPH_ALLOWED_HOSTS) or set `serve --public-base`")

@@ -40,9 +40,8 @@ from ..query.render import short
 from ..rdf.convert import CLASSES
 from ..serving.description import DATASET, DCAT, ENDPOINT, VOID
 from ..store.export import DUMP_PREFIXES
-from .errors import error_response
+from .errors import error_response, shorten
 from .hooks import not_modified
-from .limits import shorten
 from .negotiation import GRAPH as GRAPH_FORMATS
 from .negotiation import HTML, TURTLE, Format, NotAcceptable, choose, serialize_rdf
 from .publicbase import url as public_url
