@@ -479,10 +479,10 @@ class QueryPool:
 
     # --- state ------------------------------------------------------------------------
     def stats(self) -> dict[str, int]:
-        """Workers alive, idle now, and replaced so far."""
+        """Workers alive, idle now, running a long-lane query now, and replaced so far."""
         with self._lock:
             return {"workers": len(self._all), "idle": len(self._idle),
-                    "restarts": self.restarts}
+                    "long": self._long_busy, "restarts": self.restarts}
 
     def pids(self) -> list[int]:
         """The process ids of the workers alive now."""
