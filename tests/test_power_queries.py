@@ -8,8 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from benchgraph.build import build
-from benchgraph.queries import run, saved_queries
+from benchgraph.pipeline.steps import build
+from benchgraph.query.render import run
+from benchgraph.query.saved import saved_queries
 from paths import DATA, TEST_DATA
 
 POWER = TEST_DATA / "power"

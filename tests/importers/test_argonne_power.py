@@ -10,7 +10,7 @@ import yaml
 
 from benchgraph.importers import import_argonne
 from benchgraph.importers.common import MAPPINGS
-from benchgraph.records import load_record
+from benchgraph.records.reader import load_record
 
 POWER = "Plots/Fig_16_a_b/power_results.csv"
 HEAD = ("Hardware,Num of Hardware,Framework,Model,Input Output Length,Batch Size,Latency,"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from benchgraph.cli.imports import main as import_main
 from benchgraph.importers import import_trtllm
-from benchgraph.importers.cli import main as import_main
-from benchgraph.records import load_record
+from benchgraph.records.reader import load_record
 from paths import SHARED
 
 COPIES = SHARED / "data" / "other" / "tensorrt-llm-perf-overview"

@@ -20,7 +20,7 @@ from benchgraph.importers.mlperf_power import (
     compute,
     find_power_logs,
 )
-from benchgraph.records import load_record
+from benchgraph.records.reader import load_record
 
 RGAT = "closed/Lenovo/results/SR780a_V3_B200SXMx8_TRT/rgat/Offline"
 RGAT_RUN = "mlperf-v5.1-closed-lenovo-sr780a-v3-b200sxmx8-trt-rgat-offline"

@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from benchgraph.cli import main
-from benchgraph.queries import saved_queries
+from benchgraph.cli.main import main
+from benchgraph.query.saved import saved_queries
 
 from .reasoning_support import REASONING, select, short_value
 
@@ -352,7 +352,7 @@ def test_exact_answer_on_the_fixture(name, capsys):
 
 # --- properties of the answers on the shipped data (which grows) ----------------------
 def _shipped(shipped_store, name: str) -> list[dict]:
-    from benchgraph.queries import run
+    from benchgraph.query.render import run
 
     result = run(shipped_store, saved_queries()[name].text)
     variables = [v.value for v in result.variables]
@@ -503,7 +503,7 @@ OTHER_ROWS = re.compile(r"\(one row per (?!run\))[^)]+\)")
 
 
 def _runs_seen_twice(store, name: str) -> dict[str, int]:
-    from benchgraph.queries import run
+    from benchgraph.query.render import run
 
     result = run(store, saved_queries()[name].text)
     variables = list(result.variables)
@@ -528,7 +528,8 @@ def test_a_saved_query_answers_one_row_per_run_unless_its_title_says_otherwise(
 def test_a_title_promising_other_rows_is_honest(fixture_store):
     """condition-beats and changed-after do list a run more than once: their titles say so."""
     said = {n for n, q in saved_queries().items() if OTHER_ROWS.search(q.title)}
-    assert said == {"condition-beats", "changed-after", "per-accelerator", "why-fabric-status"}
+    assert said == {"condition-beats", "changed-after", "per-accelerator", "why-fabric-status",
+                    "scaling-by-fabric", "derived-facts"}
     assert _runs_seen_twice(fixture_store, "condition-beats")
 
 

@@ -3,6 +3,8 @@
 `import_mlperf` reads an mlcommons/inference_results_vX.Y checkout; `import_argonne`
 the LLM-Inference-Bench tables; `import_trtllm` NVIDIA's TensorRT-LLM performance
 overview. Normalisation is data: the tables in `mappings/`.
+
+May import: records, and the base floor (errors, timing). Its command is cli/imports.py.
 """
 
 from __future__ import annotations

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CannotRun
+from ..timing import Timer
 from .common import (
     ImportReport,
-    Timer,
     check_ids,
     check_references,
     clean,
@@ -110,7 +110,7 @@ def import_trtllm(path: Path | str, out_dir: Path | str | None = None, *,
     """Import every version of the overview found at path into out_dir."""
     root = Path(path)
     report = ImportReport("TensorRT-LLM performance overview")
-    with Timer(report):
+    with Timer() as timer:
         rules = load_mapping("trtllm", mapping_dir)
         versions = _versions(root, rules, commit)
         report.round = f"{len(versions)} version(s)"
@@ -135,6 +135,7 @@ def import_trtllm(path: Path | str, out_dir: Path | str | None = None, *,
                           + ", ".join(v.commit[:12] for v in versions))
             report.files = write_records(out, {RUNS: runs, SYSTEMS: systems}, head)
             report.written = True
+    report.seconds = timer.seconds
     return report
 
 
