@@ -116,7 +116,8 @@ def resource(*parts: str) -> Path:
 
 @lru_cache(maxsize=1)
 def code_key() -> str:
-    """A hash of benchgraph's code, ontology and shapes: a change to any rebuilds all."""
+    """A hash of benchgraph's code, ontology, shapes and validation lists: a change to any
+    rebuilds all."""
     h = hashlib.blake2b(__version__.encode(), digest_size=16)
     package = Path(__file__).parent
     for path in sorted(package.glob("*.py")):  # the build's modules, not web/ or importers/
@@ -127,6 +128,9 @@ def code_key() -> str:
     for folder in ("ontology", "shapes"):
         for path in sorted(resource(folder).glob("*.ttl")):
             h.update(path.read_bytes())
+    # the lists that shape validation: the aggregator hosts no fact may rest on alone
+    for path in sorted(resource("validation").glob("*.txt")):
+        h.update(path.read_bytes())
     return h.hexdigest()
 
 

@@ -19,13 +19,14 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from importlib import resources
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .errors import VIOLATION, WARNING, CannotRun, Problem
+from .errors import INFO, VIOLATION, WARNING, CannotRun, Problem
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
@@ -47,12 +48,16 @@ SOURCE = {
     "publisher": TEXT, "title": TEXT, "url": TEXT, "date": DATE,
     "repository": TEXT, "commit": TEXT, "path": TEXT, "row": TEXT,
     "round": TEXT, "licence": TEXT, "note": TEXT,
-    # the fact fields of the record this source states (checked against the record's kind
-    # below), those the record derives from it with others (the source states something
-    # else, e.g. of the part's architecture, from which the fact follows), and whether it is
-    # a secondary source (not the vendor's own page)
-    "states": LIST, "derives": LIST, "secondary": BOOL,
+    # what the source is (SOURCE_KINDS; the older yes/no `secondary: true` reads as
+    # `kind: blog`), the fact fields of the record this source states (checked against the
+    # record's kind below) and those the record derives from it with others (the source
+    # states something else, e.g. of the part's architecture, from which the fact follows)
+    "kind": TEXT, "states": LIST, "derives": LIST, "secondary": BOOL,
 }
+# What a source may be, strongest first: the maker of the thing, a maker of systems with it,
+# the site that runs the machine, a paper, the press, a reseller, a blog, a result set. The
+# codes of vocab.SOURCE_KINDS, kept here as text (reading records needs no RDF).
+SOURCE_KINDS = ("vendor", "oem", "operator", "paper", "press", "reseller", "blog", "result-set")
 HISTORY = {"date": DATE, "note": TEXT}
 # A link to an outside entity: a bare IRI (an exact match) or this mapping (SSSOM's fields).
 SAME_AS = {
@@ -440,6 +445,8 @@ def load_record(path: Path, data_dir: Path, display: str | None = None,
                                 "starting with a letter or digit", value=stem,
                                 code="id-pattern"))
     problems += _stated_fields(kind, fields, reader.lines, shown)
+    problems += _source_kinds(fields, reader.lines, shown)
+    problems += _aggregated_facts(fields, reader.lines, shown)
     if kind == "benchmarks":
         problems += check_run_accelerators(fields, reader.lines, shown)
     record = Record(kind, stem, shown, fields, reader.lines)
@@ -529,6 +536,97 @@ def _stated_fields(kind: str, fields: dict[str, Any], lines: dict[str, int],
                                        f"names no field of {kind} records (fields: "
                                        f"{', '.join(known)})", value=str(name),
                                        code="unknown-stated-field"))
+    return out
+
+
+def _source_kinds(fields: dict[str, Any], lines: dict[str, int], shown: str) -> list[Problem]:
+    """The older `secondary:` of a source, read as its kind: `secondary: true` (not the
+    vendor's own page) as `kind: blog`, the weakest page, with an info message asking for the
+    source's own kind; `secondary:` beside a `kind:` is left for the kind. (A kind that is no
+    kind of source is SHACL's to report, as every controlled value.)"""
+    out = []
+    for i, src in enumerate(fields.get("source") or []):
+        if not isinstance(src, dict) or "secondary" not in src:
+            continue
+        secondary = src.pop("secondary")
+        dotted = f"source.{i}.secondary"
+        if src.get("kind") is not None:
+            message = ("is the older form of kind:, which this source gives: the kind is "
+                       "read and secondary left out; remove it")
+        elif secondary is True:
+            src["kind"] = "blog"
+            message = ("is the older form of kind: and reads as kind: blog, the weakest page; "
+                       f"give the source's own kind ({', '.join(SOURCE_KINDS)})")
+        else:
+            message = ("is the older form of kind: and says only that this is no secondary "
+                       f"page: give the source's kind ({', '.join(SOURCE_KINDS)})")
+        out.append(Problem(shown, line_of(lines, dotted), dotted, message,
+                           value=str(secondary).lower(), code="secondary", severity=INFO))
+    return out
+
+
+def aggregator_hosts() -> frozenset[str]:
+    """The hosts of spec aggregators and content sites, which are no source of a fact
+    (resources/validation/aggregator-hosts.txt: one host a line, # comments)."""
+    return _aggregator_hosts(str(resources.files("benchgraph").joinpath(
+        "resources", "validation", "aggregator-hosts.txt")))
+
+
+_HOSTS: dict[str, frozenset[str]] = {}
+
+
+def _aggregator_hosts(path: str) -> frozenset[str]:
+    if path not in _HOSTS:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:  # the install itself is broken
+            raise CannotRun(f"{path}: the list of aggregator hosts cannot be read: {exc}") from exc
+        _HOSTS[path] = frozenset(line.split("#", 1)[0].strip().lower()
+                                 for line in text.splitlines() if line.split("#", 1)[0].strip())
+    return _HOSTS[path]
+
+
+HOST = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#:@]+@)?([^/?#:]+)", re.IGNORECASE)
+
+
+def source_host(url: Any) -> str | None:
+    """The host of a source's address, lower-cased (None for no address)."""
+    m = HOST.match(url) if isinstance(url, str) else None
+    return m.group(2).lower().rstrip(".") if m else None
+
+
+def on_aggregator(url: Any, hosts: frozenset[str]) -> str | None:
+    """The listed host a source's address is on (the host or a domain above it), else None."""
+    host = source_host(url)
+    while host:
+        if host in hosts:
+            return host
+        host = host.partition(".")[2] if "." in host else ""
+    return None
+
+
+def _aggregated_facts(fields: dict[str, Any], lines: dict[str, int], shown: str
+                      ) -> list[Problem]:
+    """A warning for each fact the record gives whose only sources, of those that state or
+    derive it, are on spec aggregators or content sites: such a page is no source."""
+    hosts = aggregator_hosts()
+    naming: dict[str, list[dict]] = {}
+    for src in fields.get("source") or []:
+        if isinstance(src, dict):
+            for listed in ("states", "derives"):
+                for name in src.get(listed) or []:
+                    if isinstance(name, str) and fields.get(name) is not None:
+                        naming.setdefault(name, []).append(src)
+    out = []
+    for name, sources in naming.items():
+        found = [on_aggregator(src.get("url"), hosts) for src in sources]
+        if all(found):
+            out.append(Problem(
+                shown, line_of(lines, name), name,
+                f"rests only on {', '.join(sorted(set(found)))}, a spec aggregator or content "
+                "site, which is no source: cite the vendor's, an OEM's, an operator's page, a "
+                "reseller's table, the press or a paper, or remove the fact",
+                value=_shortened(str(fields[name])), code="aggregator-only", severity=WARNING))
     return out
 
 
