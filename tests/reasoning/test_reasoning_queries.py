@@ -37,10 +37,17 @@ EXPECTED = {
     # No part of the fixture states its own fabric, and the saved why-query asks about the
     # seed run, which it does not hold: tests/test_fabric_parts.py checks both on parts that do.
     "fabric-contradictions": (
-        ("record", "claimed", "claimSource", "accelerator", "partSource"), []),
+        ("record", "contradiction", "claimed", "claimSource", "accelerator", "partFact",
+         "partSource"), []),
     "why-fabric-status": (
         ("run", "status", "accelerator", "partFabric", "rule", "kindStatus", "restsOn",
-         "source"), []),
+         "strongest", "evidence", "source"), []),
+    # the fixture's sources say nothing of what they are: every stated fact is listed, with
+    # the runs on its part (tests/test_source_kinds.py checks blogs, resellers, derivations)
+    "weakest-facts": (
+        ("accelerator", "fact", "value", "restsOn", "runs", "sources"),
+        [("accelerators/nvidia-h100-sxm", "formFactor", "SxmModule", "kind not given", "6", None),
+         ("accelerators/nvidia-h100-sxm", "memoryGB", "80", "kind not given", "6", None)]),
     # No source of the fixture derives a fact: tests/test_fabric_parts.py checks one that does.
     "derived-facts": (("record", "field", "sources"), []),
     "accelerator-profile": (
@@ -521,7 +528,8 @@ def test_a_saved_query_answers_one_row_per_run_unless_its_title_says_otherwise(
 def test_a_title_promising_other_rows_is_honest(fixture_store):
     """condition-beats and changed-after do list a run more than once: their titles say so."""
     said = {n for n, q in saved_queries().items() if OTHER_ROWS.search(q.title)}
-    assert said == {"condition-beats", "changed-after", "per-accelerator", "why-fabric-status"}
+    assert said == {"condition-beats", "changed-after", "per-accelerator", "why-fabric-status",
+                    "weakest-facts"}
     assert _runs_seen_twice(fixture_store, "condition-beats")
 
 
