@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from benchgraph import build as build_module
-from benchgraph.build import build
-from benchgraph.cli import main
-from benchgraph.convert import record_triples
+from benchgraph.cli.main import main
 from benchgraph.namespaces import BG
-from benchgraph.records import load_record
+from benchgraph.pipeline.steps import build
+from benchgraph.rdf.convert import record_triples
+from benchgraph.records.reader import load_record
 from paths import TEST_DATA
 
 CATALOGUE = TEST_DATA / "catalogue"
@@ -113,7 +112,8 @@ def test_a_kind_that_is_no_kind_of_source_is_a_violation(tmp_path, capsys):
     assert "1 violation(s)" in out
 
 
-# --- a fact that rests on a spec aggregator alone ----------------------------------------
+# --- a fact that rests on a spec aggregator alone (the list is in the build key: see
+# tests/test_build_key.py) -----------------------------------------------------------------
 def test_a_fact_resting_only_on_aggregator_hosts_is_a_warning(tmp_path):
     """Its file, line, field and value, and the host; a fact another source also gives is
     not; a host below a listed one (www.) counts."""
@@ -140,21 +140,6 @@ source:
                      (5, "released", "2023", "warning", "aggregator-only")]
     assert "pcpartdb.com" in problems[0].message and "no source" in problems[0].message
     assert "fpsbench.com" in problems[1].message
-
-
-def test_the_aggregator_list_is_part_of_the_code_key(tmp_path, monkeypatch):
-    """The list shapes validation: a build made with another list is not reused."""
-    real = build_module.resource
-
-    def with_list(text: str) -> str:
-        folder = tmp_path / text[:1]
-        folder.mkdir()
-        (folder / "aggregator-hosts.txt").write_text(text, encoding="utf-8")
-        monkeypatch.setattr(build_module, "resource", lambda *parts: folder
-                            if parts == ("validation",) else real(*parts))
-        return build_module.code_key.__wrapped__()
-
-    assert with_list("a.example\n") != with_list("b.example\n")
 
 
 # --- how strong each fabric answer is ----------------------------------------------------
@@ -197,7 +182,7 @@ def _query(data, name: str, capsys, text: str | None = None) -> list[dict]:
 
 
 def test_the_why_query_gives_the_strength(built, capsys):
-    from benchgraph.queries import saved_queries
+    from benchgraph.query.saved import saved_queries
 
     data, _result = built
     text = saved_queries()["why-fabric-status"].text.replace(

@@ -1,10 +1,12 @@
 """The web app: a SPARQL endpoint, Linked Data pages and a query page over the built dataset.
 
 `create_app(config)` takes defaults, then `BENCHGRAPH_*` environment variables, then
-`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see snapshots.py): the
+`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see serving/snapshots.py): the
 app serves the snapshot it names and swaps in each new one. Else STORE_PATH names a prepared
 store (benchgraph.serving prepares one); without either the app builds DATA_DIR itself, as
 `benchgraph serve` would.
+
+May import: serving, query, links, pipeline and everything below them; not cli.
 """
 
 from __future__ import annotations
@@ -54,8 +56,16 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a longer request body gets 413, however sent
     "MAX_PATH_BYTES": 8 * 1024,  # a longer URL path (as sent) gets 414
     "MAX_QUERY_STRING_BYTES": 256 * 1024,  # a longer query string (as sent) gets 414
+    # Read by the HTTP worker (httpworker.py), under gunicorn only:
+    "HEADER_TIMEOUT": 10.0,  # seconds for a whole request head; 408 past it
+    "MAX_CONNECTIONS_PER_CLIENT": 32,  # open connections per client address; 429 over it; 0: any
     "CONTENT_SECURITY_POLICY": CSP,  # on every response; "" sends none
     "REFERRER_POLICY": "same-origin",  # other sites are never sent this server's URLs
+    # How the server names itself, and the Host headers it answers (publicbase.py):
+    "PUBLIC_BASE": None,  # e.g. https://benchgraph.example.org; default: the bound address
+    "ALLOWED_HOSTS": [],  # more Host names answered (a list, or one comma-separated string)
+    "BIND_HOST": None,  # the address serve binds, and its port
+    "BIND_PORT": None,
 }
 
 
@@ -64,8 +74,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # Imported here, not above: query worker processes import this package and need no Flask.
     from flask import Flask
 
-    from ..queries import saved_queries
-    from . import dumps, errors, hooks, ld, ops, sparql, ui
+    from ..query.saved import saved_queries
+    from . import dumps, errors, hooks, ld, limits, ops, publicbase, sparql, ui
+    from .fastpath import FastSparql
     from .querypool import QueryPool
     from .site import Site, Snapshot
 
@@ -75,6 +86,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if config:
         app.config.from_mapping(config)
     c = app.config
+    publicbase.configure(c)
     queries = Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None
     if c["STORE_URL"]:
         snapshot = _remote_snapshot(c)
@@ -106,6 +118,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(blueprint)
     errors.register(app)
     hooks.register(app)
+    # The WSGI stack: the size limits first, then plain queries answered below Flask
+    # (fastpath.py), then Flask. Composed here, not in hooks.py, which fastpath.py reads.
+    app.wsgi_app = limits.RequestLimits(FastSparql(app, app.wsgi_app),
+                                        limits.Limits.from_config(app.config))
     return app
 
 
@@ -132,8 +148,8 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
 
 def _build_into(config: dict) -> None:
     """Build DATA_DIR (leaving out invalid records) and serve a private copy of it."""
-    from ..build import build
-    from ..serving import prepare
+    from ..pipeline.steps import build
+    from ..serving.prepare import prepare
 
     result = build(Path(config["DATA_DIR"]), skip_invalid=True)
     served = prepare(result, [])
@@ -159,7 +175,7 @@ def _pool_settings(c: Mapping[str, Any], store_path: Path | str) -> PoolSettings
 
 def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
     """A snapshot the pointer names, held open (see snapshots.hold), its workers started."""
-    from .. import snapshots
+    from ..serving import snapshots
     from .querypool import QueryPool
     from .site import Snapshot
 
@@ -179,7 +195,7 @@ def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
 
 def _open_current(pointer: Path, c: Mapping[str, Any]) -> Snapshot:
     """The snapshot the pointer names now (read again if it was swept meanwhile)."""
-    from .. import snapshots
+    from ..serving import snapshots
 
     for _attempt in range(20):
         try:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, current_app, request, send_file
 
-from .. import sssom
+from ..links import sssom
 from ..store import export
-from .limits import shorten
+from .errors import shorten
 from .site import Site
 
 bp = Blueprint("dumps", __name__)

@@ -22,12 +22,7 @@ _static_lock = threading.Lock()
 
 
 def register(app: Flask) -> None:
-    """Install the hooks on the app."""
-    from .fastpath import FastSparql
-
-    # The limits first, then plain queries below Flask (fastpath.py), then Flask.
-    app.wsgi_app = limits.RequestLimits(FastSparql(app, app.wsgi_app),
-                                        limits.Limits.from_config(app.config))
+    """Install the hooks on the app (the WSGI layers below Flask are create_app's)."""
     # First of all before-request hooks: a refused request does nothing else.
     app.before_request_funcs.setdefault(None, []).insert(0, limits.refuse)
     app.after_request(security_headers)
@@ -84,10 +79,11 @@ def conditional(response: Response) -> Response:
 
 
 def compress(response: Response) -> Response:
-    """gzip text-like bodies for clients that accept it; the ETag becomes weak."""
+    """gzip text-like bodies for clients that accept it; the ETag becomes weak. A HEAD too,
+    whose headers (Content-Encoding, Content-Length) are GET's."""
     response.vary.add("Accept-Encoding")
     if (response.status_code != 200 or "Content-Encoding" in response.headers
-            or request.method == "HEAD" or not _compressible(response.mimetype or "")
+            or not _compressible(response.mimetype or "")
             or request.accept_encodings["gzip"] <= 0):
         return response
     if response.direct_passthrough:  # a static file: compress it once

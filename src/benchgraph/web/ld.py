@@ -23,8 +23,6 @@ from flask import (
     url_for,
 )
 
-from ..convert import CLASSES
-from ..description import DATASET, DCAT, ENDPOINT, VOID
 from ..namespaces import (
     BASE,
     BG,
@@ -38,13 +36,15 @@ from ..namespaces import (
     graph_iri,
     record_iri,
 )
-from ..queries import short
+from ..query.render import short
+from ..rdf.convert import CLASSES
+from ..serving.description import DATASET, DCAT, ENDPOINT, VOID
 from ..store.export import DUMP_PREFIXES
-from .errors import error_response
+from .errors import error_response, shorten
 from .hooks import not_modified
-from .limits import shorten
 from .negotiation import GRAPH as GRAPH_FORMATS
 from .negotiation import HTML, TURTLE, Format, NotAcceptable, choose, serialize_rdf
+from .publicbase import url as public_url
 from .site import Site
 
 bp = Blueprint("ld", __name__)
@@ -137,13 +137,13 @@ def record_graph(kind: str, record_id: str) -> Response:
 
 @bp.route("/.well-known/void")
 def void() -> Response:
-    """The dataset's VoID and DCAT description (description.py): RDF, or a page of it."""
-    answer = _negotiated("void", request.url_root)
+    """The dataset's VoID and DCAT description (serving/description.py): RDF, or a page of it."""
+    answer = _negotiated("void", public_url(current_app.config, "/"))
     if isinstance(answer, Response):
         return answer
     fmt, etag = answer
     quads = list(site().store().quads_for_pattern(None, None, None, DESCRIPTION))
-    here = request.url_root + "sparql"
+    here = public_url(current_app.config, "/sparql")
     if quads and here != ENDPOINT.value:  # served elsewhere than its public IRI: say so too
         quads.append(ox.Quad(DATASET, VOID_ENDPOINT, ox.NamedNode(here), DESCRIPTION))
     if fmt is not HTML:

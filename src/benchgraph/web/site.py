@@ -2,7 +2,7 @@
 
 A Site serves one Snapshot at a time: a build's store, its key, its query pool and what the
 build left out. Each request is pinned to the snapshot that was current when it began, so it
-sees one dataset whole. A new snapshot (published by `benchgraph serve`, see snapshots.py)
+sees one dataset whole. A new snapshot (published by `benchgraph serve`, see serving/snapshots.py)
 is opened beside the old one, query workers started and all, then swapped in by replacing
 one reference; the old one is closed once its last request has ended.
 """
@@ -22,8 +22,8 @@ from typing import IO, Any
 import pyoxigraph as ox
 from flask import g, has_request_context
 
-from .. import snapshots
-from ..queries import SavedQuery, SavedQueryError
+from ..query.saved import SavedQuery, SavedQueryError
+from ..serving import snapshots
 from ..store import open as open_store
 from .metrics import Metrics
 from .negotiation import formats_for

@@ -20,8 +20,8 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.datastructures import MultiDict
 
-from ..description import by_kind
 from ..namespaces import GRAPH as GRAPH_NS
+from ..serving.description import by_kind
 from .errors import error_response
 from .hooks import not_modified
 from .negotiation import (
@@ -34,6 +34,7 @@ from .negotiation import (
     formats_for,
     serialize_rdf,
 )
+from .publicbase import url as public_url
 from .querypool import PoolBusy, PoolError, QueryTimeout
 from .site import Site
 
@@ -99,14 +100,15 @@ def endpoint() -> Response:
     if operation.kind == "update":
         return error_response(403, "read-only endpoint",
                               "this endpoint does not accept SPARQL Update: the dataset is "
-                              "built from the record files, so change those instead")
+                              "built from the record files, so change those instead",
+                              code="update")
     return run_query(operation)
 
 
 def read_operation() -> Operation | None:
     """The operation of the request, following the SPARQL 1.1 Protocol; None for none."""
     args = request.args
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):
         params = args
     else:
         mimetype = request.mimetype
@@ -149,7 +151,7 @@ def run_query(operation: Operation) -> Response:
     accept = request.headers.get("Accept", "")
     override = request.values.getlist("format")
     etag = None
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):  # HEAD: GET's answer, Flask leaves out the body
         etag = s.etag(request.full_path, accept)
         if request.if_none_match.contains_weak(etag):
             return not_modified(etag)
@@ -159,7 +161,7 @@ def run_query(operation: Operation) -> Response:
         outcome, elapsed = answered
     else:
         start = time.perf_counter()
-        job = {"query": operation.text, "base": request.base_url.rstrip("/"),
+        job = {"query": operation.text, "base": endpoint_url().rstrip("/"),
                "formats": formats_for(accept, tuple(override)),
                "default_graphs": operation.default_graphs,
                "named_graphs": operation.named_graphs}
@@ -174,16 +176,18 @@ def run_query(operation: Operation) -> Response:
         s.metrics.observe(exc.status, elapsed, timed_out=isinstance(exc, QueryTimeout))
         current_app.logger.warning("%s: %s", exc.title, exc)
         retry = {"Retry-After": "5"} if isinstance(exc, PoolBusy) else None
-        return error_response(exc.status, exc.title, str(exc), retry)
+        return error_response(exc.status, exc.title, str(exc), retry, code=exc.code)
     header, body = outcome
     status = header["status"]
     s.metrics.observe(status, elapsed, header.get("form", ""))
     if status != 200:
         extra = {"position": header["position"]} if "position" in header else {}
-        return error_response(status, header["error"], header["detail"], **extra)
+        return error_response(status, header["error"], header["detail"],
+                              code=header.get("code"), **extra)
     response = Response(body, status=200, content_type=header["content_type"])
     response.headers["Server-Timing"] = (f"query;dur={elapsed * 1000:.1f}, "
-                                         f"wait;dur={header.get('wait_s', 0) * 1000:.1f}")
+                                         f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "
+                                         f"slot;dur={header.get('slot_s', 0) * 1000:.1f}")
     response.vary.add("Accept")
     if etag:
         response.set_etag(etag, weak=True)
@@ -192,6 +196,11 @@ def run_query(operation: Operation) -> Response:
         extension = {f.name: f.extension for f in (*SOLUTIONS, *GRAPH)}[header["format"]]
         response.headers["Content-Disposition"] = f'attachment; filename="result.{extension}"'
     return response
+
+
+def endpoint_url() -> str:
+    """The endpoint's IRI as asked (/sparql or /sparql/), on the public base."""
+    return public_url(current_app.config, request.path)
 
 
 def client_gone(environ: dict) -> Callable[[], bool] | None:
@@ -225,7 +234,7 @@ def _utf8(data: bytes) -> str:
 def service_description() -> Response:
     """The SPARQL Service Description of this endpoint, in the format the client prefers."""
     s = site()
-    endpoint_iri = request.base_url
+    endpoint_iri = endpoint_url()
     try:
         fmt = choose((*GRAPH, HTML), request.headers.get("Accept"),
                      request.args.getlist("format"))
@@ -278,7 +287,8 @@ def describe_service(s: Site, endpoint_iri: str) -> list[ox.Triple]:
         ox.Triple(default, RDF_TYPE, SD("Graph")),
         ox.Triple(default, VOID_TRIPLES, _integer(union)),
         # the rest is in the VoID: clients fetch this just to learn what the endpoint is
-        ox.Triple(dataset, SEE_ALSO, ox.NamedNode(request.url_root + ".well-known/void")),
+        ox.Triple(dataset, SEE_ALSO, ox.NamedNode(public_url(current_app.config,
+                                                          "/.well-known/void"))),
     ]
     # Record graphs are counted per kind, not listed: one a record made this 1.7 MB of
     # Turtle at 6k records (about 30 MB at 100k). The other graphs are named one by one.

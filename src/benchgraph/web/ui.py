@@ -11,6 +11,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, ur
 from ..namespaces import BASE, BG, GRAPH, ID, ONTOLOGY_IRI, PREFIXES, UNIT
 from .dumps import dump_formats
 from .negotiation import BY_FORM
+from .publicbase import url as public_url
 from .site import Site
 
 bp = Blueprint("ui", __name__)
@@ -34,10 +35,10 @@ def index() -> Response:
     ordered = sorted(s.examples.values(), key=lambda q: (q.name != HEADLINE, q.name))
     examples = [{"name": q.name, "title": q.title, "description": q.description,
                  "query": with_prefixes(_body(q.text)), "view": q.view} for q in ordered]
-    etag = s.etag("ui", url_for("ui.index", _external=True),
+    etag = s.etag("ui", public_url(current_app.config, url_for("ui.index")),
                   *(e["query"] + repr(sorted(e["view"].items())) for e in examples))
     config = {
-        "endpoint": url_for("sparql.endpoint", _external=True),
+        "endpoint": public_url(current_app.config, url_for("sparql.endpoint")),
         "links": local_links(),
         "prefixes": url_for("ui.prefixes"),
         "prefixMap": PREFIXES,
