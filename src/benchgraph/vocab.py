@@ -95,3 +95,12 @@ PEER_FABRICS = {
 }
 # A `same_as` link's kind of match: the SKOS mapping property it becomes.
 MATCHES = {"exact": "exactMatch", "close": "closeMatch"}
+# What a source is (a record source's `kind:`), strongest first: records.SOURCE_KINDS's codes
+# and the concepts they become (the ontology gives each its bg:strengthRank, 1 strongest).
+SOURCE_KINDS = {
+    "vendor": BG.VendorSource, "oem": BG.OemSource, "operator": BG.OperatorSource,
+    "paper": BG.PaperSource, "press": BG.PressSource, "reseller": BG.ResellerSource,
+    "blog": BG.BlogSource, "result-set": BG.ResultSetSource,
+}
+# A fact stated of the thing itself, or derived from what is stated of something else.
+EVIDENCE = {"stated": BG.StatedFact, "derived": BG.DerivedFact}

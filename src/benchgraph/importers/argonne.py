@@ -240,6 +240,7 @@ def _record(run_id: str, m: _Measurement, rules: dict[str, Any], commit: str | N
         publisher=rules["publisher"], title=rules["title"],
         url=(f"https://github.com/{repo}/blob/{commit}/{quote(path)}" if commit else None),
         repository=repo, commit=commit, path=path, row=str(line), licence=rules["licence"],
+        kind=rules.get("kind"),
     ) for path, line in m.sources]
     sources += argonne_power.sources(m, rules, commit, lambda path: (
         f"https://github.com/{repo}/blob/{commit}/{quote(path)}" if commit else None))

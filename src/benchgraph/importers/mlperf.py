@@ -176,7 +176,7 @@ class _Context:
         return [source_entry(
             publisher=self.rules.get("publisher"), title=f"MLPerf Inference {self.rnd} results",
             url=url, repository=self.repo, commit=self.commit, path=rel, row=row,
-            round=self.rnd, licence=self.rules.get("licence"))]
+            round=self.rnd, licence=self.rules.get("licence"), kind=self.rules.get("kind"))]
 
     def scenario(self, raw: str, where: str) -> tuple[str, dict[str, Any]] | None:
         hit = self.scenarios.get(key(raw))
