@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 from collections import Counter
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 import pyoxigraph as ox
@@ -14,6 +15,7 @@ import pytest
 
 from benchgraph.namespaces import PREFIXES
 from benchgraph.pipeline.steps import build
+from benchgraph.query.inspect import check_store_query
 from benchgraph.query.render import run
 from benchgraph.query.saved import saved_queries
 from benchgraph.store.export import dump
@@ -79,33 +81,57 @@ def embedded_answers(shipped):
     return {name: rows(run(store, q.text)) for name, q in QUERIES.items()}
 
 
+@dataclass
+class ReadOnly:
+    """A store served as the README says: `oxigraph serve-read-only` over the pushed store,
+    Virtuoso's /sparql-auth with an account that can only read (`env`, as serve reads it)."""
+
+    name: str
+    query: str
+    env: dict[str, str]
+
+
 @pytest.fixture(scope="module", params=["oxigraph", "virtuoso"])
 def pushed_shipped(request, shipped, tmp_path_factory):
     """The shipped data pushed into a server of its own (the session's servers would then
-    remove its 13k graphs one request each for the next test's records)."""
-    server = start(request.param, tmp_path_factory.mktemp(f"shipped-{request.param}"))
+    remove its 13k graphs one request each for the next test's records), then read from a
+    read-only setup."""
+    folder = tmp_path_factory.mktemp(f"shipped-{request.param}")
+    server = start(request.param, folder)
     try:
         with pytest.MonkeyPatch.context() as mp:
             for key, val in server.env.items():
                 mp.setenv(key, val)
             push(shipped.open(), shipped.key, server.query, server.graph_store)
-            yield server
+        if server.name == "oxigraph":
+            server.stop()
+            server = servers.start_oxigraph(folder, read_only=True)
+            yield ReadOnly(server.name, server.query, {})
+        else:
+            yield ReadOnly(server.name, server.query + "-auth", servers.add_reader(server))
     finally:
         server.stop()
 
 
-def test_shipped_data_quad_counts(pushed_shipped, shipped, monkeypatch):
+@pytest.fixture
+def reading(pushed_shipped, monkeypatch) -> RemoteStore:
+    """The store as `query --store` and `serve --store` read it: the serving account, and
+    every query through the endpoint's gate."""
     for key, val in pushed_shipped.env.items():
         monkeypatch.setenv(key, val)
+    return RemoteStore(pushed_shipped.query, gate=check_store_query)
+
+
+def test_shipped_data_quad_counts(reading, shipped):
     local = local_graphs(shipped.open())
-    held = store_quads(RemoteStore(pushed_shipped.query))
+    held = store_quads(reading)
     assert sum(held.values()) == sum(g.quads for g in local.values())
     assert held == {name: g.quads for name, g in local.items()}
 
 
 @pytest.mark.parametrize("name", sorted(QUERIES))
-def test_saved_query_same_rows(name, pushed_shipped, embedded_answers):
-    remote = RemoteStore(pushed_shipped.query)
+def test_saved_query_same_rows(name, pushed_shipped, reading, embedded_answers):
+    remote = reading
     got = rows(run(remote, QUERIES[name].text))
     want = embedded_answers[name]
     assert got == want, (f"{name} on {pushed_shipped.name}: only there "
@@ -153,9 +179,9 @@ def test_dumps_load_unchanged_and_answer_the_same(engine, fmt, tmp_path):
         s.stop()
 
 
-def test_prefixes_reach_the_store(pushed_shipped):
+def test_prefixes_reach_the_store(reading):
     """The predeclared prefixes are written out for the store (it knows none of them)."""
-    remote = RemoteStore(pushed_shipped.query)
+    remote = reading
     answer = remote.query("ASK { ?run a bg:BenchmarkRun }", prefixes=PREFIXES,
                           use_default_graph_as_union=True)
     assert bool(answer)

@@ -438,7 +438,11 @@ def chain(n: int) -> str:
 
 
 def test_a_long_flat_chain_is_answered_not_a_dead_worker():
-    """The worker's own answer(), in a process of its own: before, it died of the chain."""
+    """The worker's own answer(), in a process of its own: before, it died of the chain.
+    The algebra budget refuses such a chain by default (a store server would die of it);
+    raised past it, the embedded store's deep stack answers it."""
+    from benchgraph.query.text import MAX_PARTS_ENV
+
     program = (
         "import json, sys, pyoxigraph as ox\n"
         "from benchgraph.web.queryworker import Settings, answer\n"
@@ -446,11 +450,17 @@ def test_a_long_flat_chain_is_answered_not_a_dead_worker():
         "'application/sparql-results+json'}, Settings('', 1 << 20))\n"
         "print(json.dumps(header)); print(body.decode())\n")
     done = subprocess.run([sys.executable, "-c", program], input=chain(12_000),
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300,
+                          env=os.environ | {MAX_PARTS_ENV: "100000"})
     assert done.returncode == 0, done.stderr[-2000:]
     header, body = done.stdout.splitlines()[:2]
     assert json.loads(header)["status"] == 200, header
     assert json.loads(body)["boolean"] is True
+    done = subprocess.run([sys.executable, "-c", program], input=chain(12_000),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    header = json.loads(done.stdout.splitlines()[0])
+    assert header["status"] == 400 and header["error"] == "query too large", header
 
 
 def test_past_the_operator_limit_is_a_400_naming_the_limit(client):
@@ -465,14 +475,16 @@ def test_past_the_operator_limit_is_a_400_naming_the_limit(client):
 
 
 def test_the_cli_runs_a_long_flat_chain_and_refuses_one_past_its_limit(tmp_path, web_cache):
-    from benchgraph.query.text import MAX_OPERATORS_ENV
+    from benchgraph.query.text import MAX_OPERATORS_ENV, MAX_PARTS_ENV
 
     cache = {"BENCHGRAPH_CACHE": str(web_cache)}
     path = tmp_path / "chain.rq"
     path.write_text(chain(12_000), encoding="utf-8")
-    done = run_cli("--format", "json", f"@{path}", env=cache)
+    done = run_cli("--format", "json", f"@{path}", env=cache | {MAX_PARTS_ENV: "100000"})
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["boolean"] is True
+    done = run_cli(f"@{path}", env=cache)  # the algebra budget's default refuses it
+    assert done.returncode == 2 and "the query has 12,001 parts" in done.stderr, done.stderr
     done = run_cli(f"@{path}", env=cache | {MAX_OPERATORS_ENV: "1000"})
     assert done.returncode == 2 and "more than 1,000 operators" in done.stderr
     assert "Traceback" not in done.stderr

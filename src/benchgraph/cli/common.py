@@ -58,7 +58,10 @@ def remote(args):
     if args.extra:
         raise CannotRun("--with reads outside graphs into a local copy; with --store, push "
                         "them to the store instead")
-    return store.open(args.store)
+    from ..query.inspect import check_store_query
+
+    # every query sent is checked as the endpoint checks it; read with the serving account
+    return store.open(args.store, gate=check_store_query)
 
 
 def reading(args):

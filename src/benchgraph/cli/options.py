@@ -17,8 +17,9 @@ def data_option(parser: argparse.ArgumentParser) -> None:
 def store_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", metavar="QUERY_URL",
                         help="answer from this SPARQL store server (what `benchgraph push` "
-                             "sent there) instead of building --data; credentials from "
-                             "BENCHGRAPH_STORE_USER/_PASSWORD or BENCHGRAPH_STORE_TOKEN")
+                             "sent there) instead of building --data; credentials (of an "
+                             "account that can only read) from BENCHGRAPH_SERVE_STORE_USER/"
+                             "_PASSWORD or BENCHGRAPH_SERVE_STORE_TOKEN")
 
 
 def command(sub, name: str, help: str, example: str) -> argparse.ArgumentParser:

@@ -49,6 +49,7 @@ def run(args) -> int:
         text = args.query
     try:
         check_depth(text)  # before the build: a query too deep is refused at once
+        _check_query(text, bool(getattr(args, "store", None)))
     except QueryRefused as exc:
         raise CannotRun(f"the query is refused: {exc}") from None
     def answer() -> tuple[str | None, str | None]:
@@ -80,3 +81,16 @@ def _examples() -> str:
     width = max(map(len, saved), default=0)
     return "Saved queries (--example NAME):\n" + "\n".join(
         f"  {name.ljust(width)}  {query.title}" for name, query in saved.items())
+
+
+def _check_query(text: str, remote: bool) -> None:
+    """The endpoint's checks of what a query may hold, before anything is built or sent: for
+    a store server every query is parsed, its functions and its size checked (the store
+    runs it); on the embedded store, its size (the algebra budget)."""
+    from ..namespaces import PREFIXES
+    from ..query.inspect import check_parts, check_store_query
+
+    if remote:
+        check_store_query(text, None, PREFIXES)
+    else:
+        check_parts(text, PREFIXES)

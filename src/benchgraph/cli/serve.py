@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..errors import CannotRun
+from ..query.text import DEFAULT_MAX_PARTS, MAX_PARTS_ENV
 from ..serving import snapshots
 from ..serving.prepare import prepare
 from ..serving.process import run_server_process
@@ -61,6 +63,11 @@ def add(subparsers: Any) -> None:
                         "workers x (query workers + long-lane workers))")
     p.add_argument("--max-result-mb", type=float, default=64, metavar="MB",
                    help="refuse results bigger than this (default: %(default)g)")
+    p.add_argument("--max-query-parts", type=int, default=None, metavar="N",
+                   help="refuse (400) a query with more parts than this: patterns, groups, "
+                        "OPTIONALs, UNION branches, FILTERs, BINDs, path steps, operators, "
+                        "function calls (default: $BENCHGRAPH_QUERY_MAX_PARTS, else "
+                        f"{DEFAULT_MAX_PARTS}: what store servers survive, with room)")
     _limit_options(p)
     p.add_argument("--allow-service", action="append", default=[], metavar="ENDPOINT",
                    help="a SERVICE endpoint queries may call (federation is off otherwise); "
@@ -86,6 +93,11 @@ def add(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build, prepare the serving snapshot, run gunicorn until interrupted; rebuild and swap
     in a new snapshot on SIGHUP, and with --watch on every change."""
+    if args.max_query_parts is not None:
+        if args.max_query_parts < 1:
+            raise CannotRun(f"--max-query-parts {args.max_query_parts}: give at least 1")
+        # read where queries are checked: the query workers, which inherit the environment
+        os.environ[MAX_PARTS_ENV] = str(args.max_query_parts)
     if args.store:
         return _serve_store(args)
     root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
@@ -147,11 +159,13 @@ def _serve_store(args: argparse.Namespace) -> int:
     from ..store.http import check_url
 
     check_url(args.store, "--store")
+    warning = _check_read_only(args.store)
     root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
     try:
         host = f"[{args.host}]" if ":" in args.host else args.host
         settings = {
             "app": {"STORE_URL": args.store, "DUMP_DIR": str(root / "dumps"),
+                    "STORE_WARNING": warning,
                     "QUERY_TIMEOUT": args.timeout, "QUERY_WORKERS": args.query_workers,
                     "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
                     **_limit_config(args), **_host_config(args),
@@ -166,6 +180,36 @@ def _serve_store(args: argparse.Namespace) -> int:
         return run_server_process(path, _NoReloads())
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _check_read_only(url: str) -> str | None:
+    """Refuse (CannotRun) to serve a store with an account that can write to it, where the
+    store says so without anything written (RemoteStore.can_write); where it cannot say,
+    the warning to print and log (None: the account is known to be read-only)."""
+    from ..store.http import SERVE_ACCOUNT, CannotRun
+    from ..store.remote import RemoteStore
+
+    store = RemoteStore(url, account=SERVE_ACCOUNT)
+    try:
+        writes, how = store.can_write()
+    except CannotRun as exc:  # down now: its queries answer 503 until it is back
+        writes, how = None, f"the store could not be asked ({exc})"
+    finally:
+        store.close()
+    if writes:
+        raise CannotRun(
+            f"--store {url}: the serving account can write to the store ({how}). Serve with "
+            f"an account that can only read ({SERVE_ACCOUNT.user} and "
+            f"{SERVE_ACCOUNT.password}, or {SERVE_ACCOUNT.token}; push keeps its own "
+            "account): for Virtuoso, a user with the SPARQL_SELECT role only, or its "
+            "anonymous /sparql; for the Oxigraph server, `oxigraph serve-read-only` (README: "
+            "\"Pushing to a store server\")")
+    if writes is None:
+        warning = (f"WARNING: could not learn whether the serving account can write to "
+                   f"{url} ({how}); serve with an account that can only read")
+        print(f"benchgraph: {warning}", file=sys.stderr)
+        return warning
+    return None
 
 
 def _gunicorn_options(args: argparse.Namespace, host: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from ..errors import QueryRefused
+from .gate import Shape, check_query, may_exceed, shape
 from .syntax import QuerySyntaxError, parse
 from .text import IRIREF, check_text, code_outside, max_depth, max_operators
 
@@ -55,13 +56,17 @@ class QueryInfo:
     has_dataset: bool  # FROM or FROM NAMED in the query
     services: tuple[str, ...]  # the SERVICE endpoints; "?name" for a variable
     graphs: tuple[str, ...] = ()  # the graphs FROM and FROM NAMED name
+    shape: Shape = Shape()  # its size, the functions it calls, how it reads the dataset
 
 
 def needs_parse(text: str) -> bool:
     """Refuse (400) what text.check_text refuses; then whether the query needs rdflib's
     parse before Oxigraph may run it: False when its code, as Oxigraph splits it, cannot
-    hold a SERVICE call or a FROM clause (NEEDS_PARSE)."""
-    check_text(text, max_depth())
+    hold a SERVICE call or a FROM clause (NEEDS_PARSE), nor more parts than the algebra
+    budget (gate.may_exceed)."""
+    _depth, operators = check_text(text, max_depth())
+    if may_exceed(operators, text):
+        return True
     code = code_outside(text)
     return code is None or NEEDS_PARSE.search(code) is not None
 
@@ -129,7 +134,8 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
                      for term in _service_terms(query))
     graphs = tuple(_resolve(clause.get("default") or clause.get("named"), known, base)
                    for clause in (query["datasetClause"] if "datasetClause" in query else []))
-    return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs)
+    return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs,
+                     shape(query, known, base))  # one walk for all of it (gate.py)
 
 
 def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
@@ -167,6 +173,35 @@ def check_remote(text: str, info: QueryInfo | None, known: Iterable[str],
             raise QueryRefused("graph-refused", 403, "graph refused",
                                f"<{graph}> is not a graph of this dataset, and the store might "
                                "fetch it from the web; name one of the dataset's graphs")
+
+
+def check_store_query(text: str, base_iri: str | None = None,
+                      prefixes: dict[str, str] | None = None) -> QueryInfo:
+    """Refuse what no query sent to a store server may hold, whoever sends it (the gate a
+    RemoteStore is opened with): an engine pragma, a function SPARQL 1.1 does not define
+    (403), more parts than the algebra budget (400). Always parsed: a store has no fast
+    path. Answers what it found, which a store needs to keep the query to the dataset."""
+    check_remote(text, None, ())
+    info = inspect_query(text, base_iri, tuple(sorted((prefixes or {}).items())))
+    check_query(info.shape, functions=True)
+    return info
+
+
+def check_parts(text: str, prefixes: dict[str, str] | None = None) -> None:
+    """Refuse (400) a query run on the embedded store with more parts than the algebra
+    budget, parsing it only where its operators say it could have them (`benchgraph query`;
+    the endpoint counts in its own parse). A query rdflib cannot read is left to Oxigraph,
+    which reports it."""
+    _depth, operators = check_text(text, max_depth())
+    if not may_exceed(operators, text):
+        return
+    try:
+        info = inspect_query(text, None, tuple(sorted((prefixes or {}).items())))
+    except QueryRefused as exc:
+        if exc.code == "malformed":
+            return
+        raise
+    check_query(info.shape, functions=False)
 
 
 def _service_terms(tree: object) -> Iterator[object]:

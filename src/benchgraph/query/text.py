@@ -23,6 +23,17 @@ MAX_DEPTH_ENV = "BENCHGRAPH_QUERY_MAX_DEPTH"
 # So the operators and separators of a query are counted, outside strings, IRIs, comments.
 DEFAULT_MAX_OPERATORS = 50_000
 MAX_OPERATORS_ENV = "BENCHGRAPH_QUERY_MAX_OPERATORS"
+# The parts of a query's algebra (query/gate.py counts them on rdflib's parse tree): each
+# pattern, group, OPTIONAL, UNION branch, MINUS, GRAPH, FILTER, BIND, VALUES, subquery, path
+# step, operator and function call. Store servers recurse along them with far less stack than
+# the embedded store's 256 MiB. Measured (benchmarks/store_algebra_bench.py; Oxigraph server
+# 0.5.13, Debian's Virtuoso 7.2.5): the Oxigraph server aborts, a stack overflow, at about 790
+# OPTIONALs, BINDs, MINUSes, GRAPHs or subqueries in a row, 1,550 triple patterns of one
+# subject and predicate, 1,600 UNION branches; Virtuoso crashes at 4,650 `&&` and 6,500 `+`
+# and refuses most other long chains ("memory exhausted"). 400 is half the lowest; the largest
+# saved query (scaling-by-fabric) has 349.
+DEFAULT_MAX_PARTS = 400
+MAX_PARTS_ENV = "BENCHGRAPH_QUERY_MAX_PARTS"
 OPERATORS = frozenset("{}()[].;,|/^!+-*&=<>")
 
 OPENERS, CLOSERS = "{([", "})]"
@@ -81,6 +92,11 @@ def max_depth() -> int:
 def max_operators() -> int:
     """The operator limit: BENCHGRAPH_QUERY_MAX_OPERATORS, else DEFAULT_MAX_OPERATORS."""
     return _limit(MAX_OPERATORS_ENV, DEFAULT_MAX_OPERATORS, "operators")
+
+
+def max_parts() -> int:
+    """The algebra budget: BENCHGRAPH_QUERY_MAX_PARTS, else DEFAULT_MAX_PARTS."""
+    return _limit(MAX_PARTS_ENV, DEFAULT_MAX_PARTS, "parts")
 
 
 def _limit(env: str, default: int, what: str) -> int:

@@ -18,7 +18,7 @@ May import: records (what a record links to, for the cache's index) and the base
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -52,12 +52,17 @@ def is_remote(location: str | Path | None) -> bool:
 
 
 def open(location: str | Path, timeout: float | None = None,  # noqa: A001
-         max_bytes: int | None = None) -> Store:
+         max_bytes: int | None = None,
+         gate: Callable[[str, str | None, dict[str, str] | None], None] | None = None
+         ) -> Store:
     """The store at `location`, read-only: a URL is a remote SPARQL store, anything else a
-    built store folder. For a remote store: `timeout`, its per-query limit in seconds, and
-    `max_bytes`, the most read of one answer."""
+    built store folder. For a remote store: `timeout`, its per-query limit in seconds,
+    `max_bytes`, the most read of one answer, and `gate`, called with every query before it
+    is sent (text, base IRI, prefixes), to refuse it by raising (the query floor's check:
+    this floor cannot import it). A remote store reads with the serving account
+    (http.SERVE_ACCOUNT), never push's."""
     if is_remote(location):
         from .remote import RemoteStore
 
-        return RemoteStore(str(location), timeout, max_bytes=max_bytes)
+        return RemoteStore(str(location), timeout, max_bytes=max_bytes, gate=gate)
     return ox.Store.read_only(str(location))

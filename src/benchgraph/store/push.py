@@ -29,7 +29,7 @@ import pyoxigraph as ox
 
 from .._version import __version__
 from ..namespaces import BASE, GRAPH, ID, INFERRED_GRAPH
-from .http import Client, check_url, error_from
+from .http import PUSH_ACCOUNT, Client, check_url, error_from
 from .remote import INFERRED_PARTS, MANIFEST, PUSH, RemoteStore
 
 INFERRED = str(INFERRED_GRAPH)
@@ -264,7 +264,7 @@ def push(store: ox.Store, key: str, query_url: str, graph_store: str, *, dry_run
     out = out or sys.stderr
     start = time.monotonic()
     check_url(graph_store, "--graph-store")
-    remote = RemoteStore(query_url)
+    remote = RemoteStore(query_url, account=PUSH_ACCOUNT)  # push's account, never serving's
     local = local_graphs(store)
     local.update(graphs_of(extra))
     present = present_graphs(remote)

@@ -17,14 +17,26 @@ import io
 import json
 import re
 import time
-from collections.abc import Iterable, Iterator
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pyoxigraph as ox
 
 from ..namespaces import BASE, GRAPH, INFERRED_GRAPH
-from .http import Client, StoreError, StoreTimeout, StoreUnavailable, check_url, error_from
+from .http import (
+    SERVE_ACCOUNT,
+    Account,
+    Client,
+    QueryNotSent,
+    StoreError,
+    StoreTimeout,
+    StoreUnavailable,
+    check_url,
+    error_from,
+    store_text,
+)
 
 INFERRED = str(INFERRED_GRAPH)
 INFERRED_PARTS = INFERRED + "/"  # a push's graph of one record's derived facts: + kind/id
@@ -72,17 +84,45 @@ def query_form(text: str) -> str:
     return "SELECT"
 
 
+# The code's tokens, as far as finding GRAPH keywords needs: a comment, a string (long or
+# short), an IRI, a variable, a prefixed name (whose local part may hold dots: ex:a.GRAPH
+# is a name), a word, any other character.
+_NOT_NAME = r"""\s{}()\[\],;|/^!=<>&+*"'#"""
+_TOKENS = re.compile(
+    r"#[^\r\n]*+"
+    r'|"""(?:[^"\\]|\\.|"(?!""))*+"""' r"|'''(?:[^'\\]|\\.|'(?!''))*+'''"
+    r'|"(?:[^"\\\r\n]|\\.)*+"' r"|'(?:[^'\\\r\n]|\\.)*+'"
+    r'|<[^<>"{}|^`\\\x00-\x20]*+>'
+    rf"|[?$][^{_NOT_NAME}.?$]++"
+    rf"|[^{_NOT_NAME}?$:]*+:(?:[^{_NOT_NAME}]|\\.)*+"
+    r"|\w++|\S")
+
+
+def graph_variables(text: str) -> list[tuple[int, str]]:
+    """Where each `GRAPH ?var` of the query starts, with its variable as written: the GRAPH
+    keyword (in any case) as a token of the code, followed by a variable."""
+    tokens = [(m.start(), m[0]) for m in _TOKENS.finditer(text) if m[0][0] != "#"]
+    return [(start, tokens[i + 1][1]) for i, (start, word) in enumerate(tokens[:-1])
+            if word.upper() == "GRAPH" and tokens[i + 1][1][0] in "?$"]
+
+
 class RemoteStore:
     """A store at a SPARQL query URL, holding what `benchgraph push` wrote."""
 
     def __init__(self, url: str, timeout: float | None = None, client: Client | None = None,
-                 max_bytes: int | None = None):
+                 max_bytes: int | None = None, gate: Callable[..., Any] | None = None,
+                 account: Account = SERVE_ACCOUNT):
         """`timeout`: seconds a query may take (the store's own parameter, where it has one,
-        and the socket's); `max_bytes`: the most read of one answer (refused past it)."""
+        and the socket's); `max_bytes`: the most read of one answer (refused past it);
+        `gate`: called as gate(text, base_iri, prefixes) with every query before it is sent,
+        it refuses one by raising and answers what it found (query/inspect.QueryInfo, whose
+        `shape` says how the query reads the dataset); `account`: whose credentials (the
+        serving account's, unless a client is given)."""
         self.url = check_url(url, "--store")
         self.timeout = timeout
         self.max_bytes = max_bytes
-        self.client = client or Client(timeout)
+        self.gate = gate
+        self.client = client or Client(timeout, account)
         self._others: list[str] | None = None
         self._engine: str | None = None
         self._graphs: tuple[float, dict[str, int]] | None = None
@@ -100,7 +140,7 @@ class RemoteStore:
         response = self.client.request("GET", self.url, params=[("query", "ASK {}")],
                                        headers={"Accept": RESULTS_JSON})
         if response.status != 200:
-            raise error_from(response, f"--store {self.url}")
+            raise error_from(response, f"--store {self.url}", self.client.account)
         server = self.client.server.lower()
         return next((e for e in ("oxigraph", "virtuoso", "fuseki") if e in server), "sparql")
 
@@ -111,11 +151,13 @@ class RemoteStore:
               named_graphs: Iterable[object] | None = None, timeout: float | None = None):
         """pyoxigraph's Store.query, answered by the store: QuerySolutions or QueryBoolean
         (parsed from its results), or a list of triples for CONSTRUCT and DESCRIBE."""
+        info = self.gate(query, base_iri, prefixes) if self.gate is not None else None
         form = query_form(query)
-        text = self._prologue(query, base_iri, prefixes)
-        params = [("query", text)]
         default = [_iri(g) for g in default_graph or []]
         named = [_iri(g) for g in named_graphs or []]
+        text = self._prologue(query, base_iri, prefixes, getattr(info, "shape", None),
+                              bool(default), bool(named))
+        params = [("query", text)]
         params += [("default-graph-uri", g) for g in default]
         params += [("named-graph-uri", g) for g in named]
         if use_default_graph_as_union and not default and not named \
@@ -134,8 +176,8 @@ class RemoteStore:
         if response.status != 200:
             if _TOO_LONG.search(response.body[:2000]):  # Virtuoso's estimate, before it runs
                 raise StoreTimeout(f"the store refused the query as too long to run: "
-                                   f"{error_from(response, 'the store')}")
-            error = error_from(response, "the store")
+                                   f"{error_from(response, 'the store', self.client.account)}")
+            error = error_from(response, "the store", self.client.account)
             if isinstance(error, StoreError) and response.status == 400:
                 raise SyntaxError(f"the store refused the query: {error}") from None
             raise error
@@ -157,21 +199,102 @@ class RemoteStore:
         raise StoreError(502, f"the store answered in {kind or 'no format'}, which "
                               "benchgraph does not read")
 
-    def _prologue(self, query: str, base_iri: str | None,
-                  prefixes: dict[str, str] | None) -> str:
+    def _prologue(self, query: str, base_iri: str | None, prefixes: dict[str, str] | None,
+                  shape: Any = None, given_default: bool = False,
+                  given_named: bool = False) -> str:
         """The query as the store gets it: the base and the predeclared prefixes written
-        out (the protocol has no way to pass them), and for Virtuoso the exclusion of the
-        graphs no push wrote (its own system graphs) from the default and named graphs."""
+        out (the protocol has no way to pass them), and for Virtuoso kept to the graphs a
+        push wrote (see _virtuoso), with what the gate found of it (`shape`) and whether
+        the protocol's default-graph-uri and named-graph-uri were given."""
         head = []
-        # Virtuoso 7.2 answers a GRAPH <iri> pattern with nothing once an exclusion is
-        # defined (measured on 7.2.5): a query with GRAPH goes without (its default graph
-        # then holds Virtuoso's system graphs too, which benchgraph's vocabulary never meets)
-        if self.engine == "virtuoso" and not _GRAPH_WORD.search(query):
-            head += [f"define input:default-graph-exclude <{g}>" for g in self.others()]
+        if shape is not None:
+            self._check_graphs(shape)
+        if self.engine == "virtuoso":
+            exclude, query = self._virtuoso(query, shape, given_default, given_named)
+            if exclude:
+                head += [f"define input:default-graph-exclude <{g}>" for g in self.others()]
         if base_iri:
             head.append(f"BASE <{base_iri}>")
         head += [f"PREFIX {p}: <{iri}>" for p, iri in (prefixes or {}).items()]
         return "\n".join(head) + ("\n" if head else "") + query
+
+    def _check_graphs(self, shape: Any) -> None:
+        """Refuse a GRAPH <iri> pattern naming a graph the push did not write: on Virtuoso
+        its own system graphs are readable so (and answer nothing on the others)."""
+        named = [t for t in shape.graph_terms if not t.startswith("?")]
+        if not named:
+            return
+        held = set(self._store_graphs()) | {INFERRED}
+        for graph in named:
+            if graph not in held:
+                raise QueryNotSent(f"GRAPH <{graph}>: not a graph of this dataset; name one "
+                                   "of the dataset's graphs (GRAPH ?g lists them)")
+
+    def _virtuoso(self, query: str, shape: Any, given_default: bool,
+                  given_named: bool) -> tuple[bool, str]:
+        """Whether the default graph needs the exclusion of Virtuoso's own graphs, and the
+        query with each `GRAPH ?var` kept to the graphs the manifest names.
+
+        Virtuoso's default graph is the union of every graph, its system graphs among them:
+        `define input:default-graph-exclude` keeps those out. Its GRAPH ?var ranges over
+        every graph too, and no exclusion fixes that (once one is defined, Virtuoso 7.2.5
+        answers a GRAPH <iri> pattern with nothing, and a named-graph exclusion breaks it
+        the same way; FROM <g> leaves GRAPH ?var ranging over all, as measured). So each
+        GRAPH ?var is preceded by a join with the manifest (`{ ?var push:digest [] }`),
+        which binds the variable to the graphs a push wrote, where the query does not name
+        its graphs itself (FROM NAMED, named-graph-uri). Without `shape` (a query benchgraph
+        wrote, sent with no gate) the default graph is excluded where the text has no GRAPH.
+        """
+        if shape is None:
+            return not _GRAPH_WORD.search(query), query
+        exclude = shape.reads_default and not (shape.from_default or given_default)
+        named = [t for t in shape.graph_terms if not t.startswith("?")]
+        if exclude and named:
+            raise QueryNotSent(
+                f"GRAPH <{named[0]}> in a query that also reads the default graph: Virtuoso "
+                "7.2 answers such a pattern with nothing once its own graphs are kept out of "
+                f"the default graph; write VALUES ?g {{ <{named[0]}> }} GRAPH ?g {{ ... }}")
+        variables = sum(t.startswith("?") for t in shape.graph_terms)
+        if not variables or shape.from_named or given_named:
+            return exclude, query
+        found = graph_variables(query)
+        if len(found) != variables:  # the text was not read as the parser read it
+            raise QueryNotSent("the query's GRAPH patterns could not be told apart in its "
+                               "text, so it could not be kept to the dataset's graphs; put "
+                               "a space before each GRAPH keyword")
+        out, last = [], 0
+        for start, variable in found:
+            out += [query[last:start], f"{{ {variable} <{PUSH}digest> [] }} "]
+            last = start
+        return exclude, "".join(out) + query[last:]
+
+    def can_write(self) -> tuple[bool | None, str]:
+        """Whether this account may write to the store (True, False, or None where that
+        cannot be learnt), and how it was learnt. Asked with an update that changes nothing:
+        DELETE DATA of a triple in a graph of a fresh urn, which cannot exist. Virtuoso
+        refuses it with SR186 (no permission) to an account without SPARQL_UPDATE, the
+        anonymous /sparql's among them, and runs it for dba (measured on 7.2.5); the
+        Oxigraph server's update endpoint (beside /query) answers 403 "read-only" when it
+        runs as `oxigraph serve-read-only`, 204 else. Other engines: None."""
+        probe = (f"DELETE DATA {{ GRAPH <urn:benchgraph:write-check:{uuid.uuid4()}> {{ "
+                 "<urn:benchgraph:write-check:s> <urn:benchgraph:write-check:p> "
+                 "<urn:benchgraph:write-check:o> } }")
+        if self.engine == "virtuoso":
+            url = self.url
+        elif self.engine == "oxigraph" and self.url.rstrip("/").endswith("/query"):
+            url = self.url.rstrip("/")[:-len("query")] + "update"
+        else:
+            return None, f"the {self.engine} store's rights cannot be read without writing"
+        response = self.client.request(
+            "POST", url, body=_form(probe, "update"),
+            headers={"Content-Type": "application/x-www-form-urlencoded"}, retry=False)
+        if response.status in (200, 204):
+            return True, (f"{url} ran an update that changes nothing (DELETE DATA of a triple "
+                          f"that cannot exist), answering {response.status}")
+        said = f"{response.status} {store_text(response.body)}".strip()
+        if response.status in (401, 403) or b"SR186" in response.body[:2000]:
+            return False, f"{url} refused an update: {said}"
+        return None, f"{url} answered an update that changes nothing with {said}"
 
     def others(self) -> list[str]:
         """The store's graphs that are not benchgraph's (found once)."""
@@ -183,7 +306,10 @@ class RemoteStore:
         return self._others
 
     def _select(self, text: str, raw: bool = False) -> list[dict]:
-        """The JSON bindings of a SELECT benchgraph writes itself."""
+        """The JSON bindings of a SELECT benchgraph writes itself (checked by the gate as
+        every query is; sent as written)."""
+        if self.gate is not None:
+            self.gate(text, None, None)
         if not raw:
             text = self._prologue(text, None, None)
         response = self.client.request("POST", self.url, body=_form(text),
@@ -191,7 +317,7 @@ class RemoteStore:
                                                 "application/x-www-form-urlencoded",
                                                 "Accept": RESULTS_JSON})
         if response.status != 200:
-            raise error_from(response, "the store")
+            raise error_from(response, "the store", self.client.account)
         rows = json.loads(response.body)["results"]["bindings"]
         if self.engine == "virtuoso":
             _fix_bindings(rows)
@@ -330,10 +456,10 @@ def _fix_bindings(rows: list[dict]) -> None:
                 binding["value"] = "true" if binding["value"] == "1" else "false"
 
 
-def _form(text: str) -> bytes:
+def _form(text: str, name: str = "query") -> bytes:
     from urllib.parse import urlencode
 
-    return urlencode({"query": text}).encode()
+    return urlencode({name: text}).encode()
 
 
 def _iri(term: object) -> str:

@@ -39,6 +39,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self' "
 DEFAULTS: dict[str, Any] = {
     "STORE_PATH": None,  # a pyoxigraph store directory, opened read-only
     "STORE_URL": None,  # else a remote SPARQL store's query URL (what benchgraph push wrote)
+    "STORE_WARNING": None,  # what serve could not check of the store's account, logged
     "DATASET_KEY": "",  # a hash of the served data: the base of every ETag
     "DATA_DIR": "data",  # built when STORE_PATH is not given
     "INVALID_RECORDS": [],  # record files left out of the build
@@ -90,6 +91,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     queries = Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None
     if c["STORE_URL"]:
         snapshot = _remote_snapshot(c)
+        if c["STORE_WARNING"]:
+            app.logger.warning("%s", c["STORE_WARNING"])
     elif c["SNAPSHOT_FILE"]:
         pointer = Path(c["SNAPSHOT_FILE"])
         snapshot = _open_current(pointer, c)
@@ -132,12 +135,13 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
 
     from ..store.http import CannotRun
     from ..store.remote import RemoteStore
+    from .queryinfo import check_store_query
     from .querypool import QueryPool
     from .site import Snapshot
 
     url = c["STORE_URL"]
     try:
-        key = RemoteStore(url).dataset_key()
+        key = RemoteStore(url, gate=check_store_query).dataset_key()
     except CannotRun:  # down now: its queries answer 503 until it is back
         key = None
     key = key or hashlib.blake2b(url.encode(), digest_size=16).hexdigest()

@@ -32,9 +32,11 @@ import pyoxigraph as ox
 
 from ..errors import QueryRefused
 from ..query import stack
+from ..query.gate import check_query
 from ..query.inspect import (
     check_remote,
     check_services,
+    check_store_query,
     graph_form,
     inspect_query,
     needs_parse,
@@ -43,7 +45,13 @@ from ..query.inspect import (
 from ..query.syntax import syntax_error
 from ..store import is_remote
 from ..store import open as open_store
-from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
+from ..store.http import (
+    QueryNotSent,
+    StoreError,
+    StoreTimeout,
+    StoreTooLarge,
+    StoreUnavailable,
+)
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
 
@@ -131,6 +139,8 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
                       f"the store's answer passes this server's cap of {settings.max_bytes:,}"
                       " bytes and was not sent; add a LIMIT or narrow the query",
                       code="too-large"), b""
+    except QueryNotSent as exc:  # not to be kept to the dataset's graphs on this store
+        return _error(403, "graph refused", str(exc), code="graph-refused"), b""
     except StoreTimeout as exc:
         return _error(503, "query timed out", str(exc), code="timeout"), b""
     except StoreUnavailable as exc:
@@ -151,6 +161,8 @@ def _run(store: object, text: str, base: str | None, dataset: dict | None, reque
         refuse_service_early(text, settings.allow_service)
         info = inspect_query(text, base, settings.prefix_items)
         check_services(info, settings.allow_service)
+        # the algebra budget on every store; a store's own functions for a store server
+        check_query(info.shape, functions=remote)
         if remote and (info.graphs or dataset):
             check_remote(text, info, _graphs(store), [*request.get("default_graphs", []),
                                                       *request.get("named_graphs", [])])
@@ -158,7 +170,8 @@ def _run(store: object, text: str, base: str | None, dataset: dict | None, reque
         fmt = _format(request, form)
         if dataset is None:  # no protocol dataset: the query's FROM, else the union
             dataset = {} if info.has_dataset else UNION
-    else:  # no SERVICE, no FROM (needs_parse): Oxigraph alone reads it
+    else:  # no SERVICE, no FROM, too few parts to pass the budget (needs_parse): Oxigraph
+        # alone reads it
         form = None
         if dataset is None:
             dataset = UNION
@@ -281,7 +294,8 @@ def main(argv: list[str]) -> int:
     requests = Connection(0, writable=False)
     # a remote answer is read up to four times the result cap (the store's JSON is wordier
     # than most formats the client may ask for), then refused, never held whole
-    store = open_store(settings.store, settings.timeout, 4 * settings.max_bytes)
+    store = open_store(settings.store, settings.timeout, 4 * settings.max_bytes,
+                       gate=check_store_query)  # every query a store server gets is checked
     if settings.memory_mb:
         limit_memory(settings.memory_mb)
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())
