@@ -36,9 +36,10 @@ from ..namespaces import (
     ONTOLOGY_IRI,
     UNIT,
     graph_iri,
+    pasteable,
+    readable,
     record_iri,
 )
-from ..queries import short
 from ..store.export import DUMP_PREFIXES
 from .errors import error_response
 from .hooks import not_modified
@@ -69,6 +70,7 @@ class Term:
     label: str | None = None
     datatype: str | None = None
     language: str | None = None
+    paste: str | None = None  # an IRI as a query takes it back (namespaces.pasteable)
 
 
 @dataclass
@@ -203,6 +205,7 @@ class RecordPage:
         incoming, more = self.incoming()
         return {
             "iri": self.iri, "graph": self.graph, "label": self.label(self.iri),
+            "paste": pasteable(self.iri),
             "types": [self.term(q.object) for q in own
                       if q.subject.value == self.iri and q.predicate == RDF_TYPE],
             "main": main, "nodes": sorted(nodes.values(), key=lambda n: n.iri),
@@ -232,12 +235,13 @@ class RecordPage:
 
     def term(self, term: object) -> Term:
         if isinstance(term, ox.NamedNode):
-            return Term(short(term), _local_href(term.value), self.label(term.value))
+            return Term(readable(term.value), _local_href(term.value), self.label(term.value),
+                        paste=pasteable(term.value))
         if isinstance(term, ox.Literal):
             datatype = term.datatype.value if term.datatype else None
             if datatype in (XSD_STRING, RDF_LANG_STRING):
                 datatype = None
-            return Term(term.value, datatype=datatype and short(ox.NamedNode(datatype)),
+            return Term(term.value, datatype=datatype and readable(datatype),
                         language=term.language)
         return Term(str(term))
 

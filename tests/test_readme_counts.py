@@ -1,0 +1,75 @@
+"""The README's counts of the shipped data are what the shipped data gives: each sentence is
+read from the README and its numbers compared with the saved queries' answers, so an edit of
+the data that changes them fails here until the README says so too."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from benchgraph.build import build
+from benchgraph.queries import run, saved_queries
+from paths import DATA, ROOT
+
+README = ROOT / "README.md"
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BENCHGRAPH_CACHE", str(tmp_path_factory.mktemp("readme-cache")))
+        return build(DATA, skip_invalid=False).open()
+
+
+@pytest.fixture(scope="module")
+def readme() -> str:
+    return " ".join(README.read_text(encoding="utf-8").split())  # lines joined as read
+
+
+def number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def said(readme: str, pattern: str) -> tuple[int, ...]:
+    found = re.search(pattern.replace(" ", r"\s+"), readme)
+    assert found, f"the README no longer has a sentence matching {pattern!r}"
+    return tuple(number(g) for g in found.groups())
+
+
+def rows(store, name: str) -> list:
+    return list(run(store, saved_queries()[name].text))
+
+
+N = r"([\d,]+)"
+
+
+def test_runs_and_runs_on_accelerators(shipped, readme):
+    runs, on_accelerators = said(readme, rf"tables: {N} runs, {N} of them on accelerators\)")
+    counted = run(shipped, """SELECT (COUNT(?r) AS ?runs) (COUNT(?s) AS ?with) WHERE {
+        ?r a bg:BenchmarkRun OPTIONAL { ?r bg:fabricStatus ?s } }""")
+    row = next(iter(counted))
+    assert (runs, on_accelerators) == (int(row[0].value), int(row[1].value))
+
+
+def test_headline_answer(shipped, readme):
+    (answered,) = said(readme, rf"it answers {N} runs, the seed among them")
+    assert answered == len(rows(shipped, "no-gpu-fabric"))
+
+
+def test_fabric_status_counts(shipped, readme):
+    present, none, unpublished = said(
+        readme, rf"\(today {N} present, {N} none, {N} not published;")
+    counts = Counter(row[3].value.rpartition("#")[2] for row in rows(shipped, "fabric-status"))
+    assert (present, none, unpublished) == (counts["ScaleUpFabricPresent"],
+                                            counts["NoScaleUpFabric"],
+                                            counts["FabricNotPublished"])
+
+
+def test_runs_not_run_and_kind_pairs(shipped, readme):
+    runs, pairs = said(readme, rf"count runs \({N}\), not run-and-kind pairs \({N}\)")
+    counted = run(shipped, """SELECT (COUNT(DISTINCT ?r) AS ?runs) (COUNT(*) AS ?pairs) WHERE {
+        ?r a bg:BenchmarkRun ; bg:fabricStatus ?s ; bg:accelerator ?a }""")
+    row = next(iter(counted))
+    assert (runs, pairs) == (int(row[0].value), int(row[1].value))
