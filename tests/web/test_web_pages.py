@@ -33,3 +33,90 @@ def test_a_record_page_prints_its_iri_as_a_query_takes_it(client):
     # a link to another record copies as its prefixed name, a measurement's as its whole IRI
     assert 'data-paste="acc:nvidia-rtx-pro-6000-blackwell"' in text
     assert f'data-paste="&lt;{ID}{RUN}#measurement-1&gt;"' in text
+
+
+# --- record pages that lead with a summary ---------------------------------------------------
+def text_of(html: str) -> str:
+    import re
+    from html import unescape
+
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def section(html: str, name: str) -> str:
+    start = html.index(">", html.index(f'id="{name}"')) + 1
+    return html[start:html.index("</section>", start)]
+
+
+def test_a_run_page_leads_with_its_answer(client):
+    html = client.get(f"/id/{RUN}", headers=HTML).get_data(as_text=True)
+    summary = text_of(section(html, "summary"))
+    # the headline value with its unit and scope, then the facts a reader asks for first
+    assert summary.startswith("93.9 tok/s per user"), summary[:80]
+    for said in ("Model DeepSeek-V4.1-Flash", "Hardware 8 × NVIDIA RTX PRO 6000 Blackwell",
+                 "Fabric status no scale-up fabric", "Engine SGLang",
+                 "Status draft , confidence 0.75", "Measured by third party",
+                 "Date updated 2026-10-04", "Parallelism tensor 8, expert 8; crosses devices"):
+        assert said in summary, said
+    # the status's basis: the part, the rule and the record it rests on
+    basis = section(html, "summary")[section(html, "summary").index('class="basis"'):]
+    basis = basis[:basis.index("</ul>")]
+    assert "by the rule only host links are stated" in text_of(basis), text_of(basis)
+    assert 'href="/id/accelerators/nvidia-rtx-pro-6000-blackwell"' in basis
+    # measurements as rows: value and unit, condition, the change against the baseline
+    assert "93.9 tok/s prose (prompt_class)" in summary
+    assert "134.1 tok/s structured (prompt_class) +43 % against prose" in summary
+    assert "143–169 ms" in summary and "220 of 600 W" in summary
+    # the summary, then the note, then every triple
+    assert html.index('id="summary"') < html.index("<h2>Note</h2>") < html.index('id="facts"')
+
+
+def test_the_full_table_gives_types_once_and_datatypes_on_hover(client):
+    html = client.get(f"/id/{RUN}", headers=HTML).get_data(as_text=True)
+    facts = section(html, "facts")
+    main = facts[:facts.index('class="node"')]
+    assert main.count("<th>types</th>") == 1
+    assert "rdf:type" not in text_of(main)
+    # a number shows as its value; its datatype is its tooltip, not text beside it
+    assert '<span class="literal" title="xsd:integer">8</span>' in main
+    assert "xsd:integer" not in text_of(main)
+
+
+def test_a_part_page_gives_its_facts_with_their_sources(client):
+    html = client.get("/id/accelerators/nvidia-h100-sxm", headers=HTML).get_data(as_text=True)
+    summary = section(html, "summary")
+    rows = {text_of(r).split(" ", 1)[0]: r for r in summary.split("<tr>")[1:]}
+    # memory and form factor are stated by source 1 (the seed's notes): footnoted to it
+    memory = next(r for r in summary.split("<tr>") if "memory (GB)" in r)
+    assert 'href="#source-1"' in memory
+    assert '<li id="source-1">' in summary
+    assert rows  # the spec table has rows
+    # a fact no source states says so
+    vendor = next(r for r in summary.split("<tr>") if "<th>vendor</th>" in r)
+    assert "no source" in text_of(vendor)
+    # the runs on a part, counted, linked to the query that lists them
+    rtx = section(client.get(f"/id/{RTX}", headers=HTML).get_data(as_text=True), "summary")
+    assert "Runs on it 1" in text_of(rtx)
+    assert "#query=" in rtx[rtx.index("Runs on it"):]
+
+
+def test_every_and_n_more_links_to_the_query_that_lists_them(app, client):
+    """With a limit of one link shown, the rest are a link to the query page holding the
+    query that lists them all; that query answers every one."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from benchgraph.web.ld import RecordPage
+
+    site = app.extensions["benchgraph"]
+    iri = f"{ID}interconnects/pcie"
+    with app.test_request_context("/"):
+        page = RecordPage(site.store(), iri, iri.replace("/id/", "/graph/"), link_limit=1)
+        groups = {g.predicate.text: g for g in page.incoming()}
+    group = groups["bg:interconnect"]
+    assert group.total >= 2 and group.more == group.total - 1
+    fragment = parse_qs(urlsplit(group.more_link).fragment)
+    assert fragment["view"] == ["table"]
+    rows = select(client, fragment["query"][0])
+    linking = {r["record"]["value"] for r in rows}
+    assert len(linking) == group.total
+    assert {link.iri for link, _ in group.links} <= linking

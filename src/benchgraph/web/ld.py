@@ -8,8 +8,9 @@ marked as such. Every value goes through Jinja's escaping: notes are free text.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from urllib.parse import quote, urlencode
 
 import pyoxigraph as ox
 from flask import (
@@ -47,6 +48,8 @@ from .limits import shorten
 from .negotiation import GRAPH as GRAPH_FORMATS
 from .negotiation import HTML, TURTLE, Format, NotAcceptable, choose, serialize_rdf
 from .site import Site
+from .summary import Line, build_summary
+from .ui import with_prefixes
 
 bp = Blueprint("ld", __name__)
 
@@ -71,6 +74,7 @@ class Term:
     datatype: str | None = None
     language: str | None = None
     paste: str | None = None  # an IRI as a query takes it back (namespaces.pasteable)
+    iri: str | None = None
 
 
 @dataclass
@@ -88,6 +92,41 @@ class Node:
     anchor: str
     facts: list[Fact] = field(default_factory=list)
     example: tuple[Term, Term] | None = None  # on the ontology's page: a use in the data
+    types: list[Fact] = field(default_factory=list)  # its rdf:type facts, shown in one row
+
+
+@dataclass
+class Incoming:
+    """The records that link here by one property: the first few, and how to see all."""
+
+    predicate: Term
+    links: list[tuple[Term, bool]]
+    total: int
+    more: int
+    more_link: str  # the query page, on the query that lists them all
+    by_kind: dict[str, int] = field(default_factory=dict)  # how many of each kind of record
+
+
+# Links to a record that say what uses it: counted by kind in its summary ("Runs on it: 380"),
+# each count linking to the query that lists them.
+USED_BY = {str(BG.accelerator): "on it", str(BG.system): "on it", str(BG.model): "of it",
+           str(BG.engine): "on it", str(BG.metric): "measured by it",
+           str(BG.madeBy): "made by it", str(BG.interconnect): "with it"}
+KIND_WORDS = {"benchmarks": "runs"}
+
+
+def incoming_query(predicate: str, iri: str, kind: str | None = None) -> str:
+    """The query listing every record (of `kind`) that links to `iri` by `predicate`."""
+    typed = f"\n  ?record a {pasteable(str(CLASSES[kind]))} ." if kind in CLASSES else ""
+    return (f"SELECT ?record ?label WHERE {{\n  ?record {pasteable(predicate)} "
+            f"{pasteable(iri)} .{typed}\n  OPTIONAL {{ ?record rdfs:label ?label }}\n}}\n"
+            "ORDER BY ?record\n")
+
+
+def query_link(query: str, view: str = "table") -> str:
+    """The query page opened on `query` (its fragment holds the query and the view)."""
+    return url_for("ui.index") + "#" + urlencode({"query": with_prefixes(query),
+                                                   "view": view}, quote_via=quote)
 
 
 def site() -> Site:
@@ -127,7 +166,8 @@ def record(kind: str, record_id: str) -> Response:
     if fmt is not HTML:
         return _rdf(stated + derived, fmt, etag)
     page = RecordPage(store, iri, graph, site().link_limit)
-    return _html(render_template("record.html", page=page.build(stated, derived), kind=kind,
+    return _html(render_template("record.html", page=page.build(stated, derived, kind),
+                                 kind=kind,
                                  record_id=record_id, formats=GRAPH_FORMATS), etag)
 
 
@@ -189,7 +229,7 @@ class RecordPage:
         self.store, self.iri, self.graph, self.limit = store, iri, graph, link_limit
         self._labels: dict[str, str | None] = {}
 
-    def build(self, stated: list[ox.Quad], derived: list[ox.Quad]) -> dict:
+    def build(self, stated: list[ox.Quad], derived: list[ox.Quad], kind: str = "") -> dict:
         own = [q for q in stated if _is_own(q.subject, self.iri)]
         provenance = [q for q in stated if q.subject.value == self.graph]
         said = {q.triple for q in stated}
@@ -199,24 +239,36 @@ class RecordPage:
                 continue
             subject = q.subject.value
             node = nodes.setdefault(subject, Node(subject, subject.partition("#")[2]))
-            node.facts.append(Fact(self.term(q.predicate), self.term(q.object),
-                                   derived=q.graph_name == INFERRED))
+            fact = Fact(self.term(q.predicate), self.term(q.object),
+                        derived=q.graph_name == INFERRED)
+            (node.types if q.predicate == RDF_TYPE else node.facts).append(fact)
         main = nodes.pop(self.iri, Node(self.iri, ""))
-        incoming, more = self.incoming()
+        incoming = self.incoming()
+        summary = build_summary(self, kind, own + derived)
+        for group in incoming:  # the runs on a part, a system, a model, an engine
+            if group.predicate.iri not in USED_BY:
+                continue
+            for linking, count in sorted(group.by_kind.items()):
+                query = incoming_query(group.predicate.iri, self.iri, linking)
+                summary.lines.append(Line(
+                    f"{KIND_WORDS.get(linking, linking).capitalize()} "
+                    f"{USED_BY[group.predicate.iri]}", [Term(f"{count}", query_link(query))]))
         return {
             "iri": self.iri, "graph": self.graph, "label": self.label(self.iri),
             "paste": pasteable(self.iri),
-            "types": [self.term(q.object) for q in own
-                      if q.subject.value == self.iri and q.predicate == RDF_TYPE],
+            "types": [f.value for f in main.types if not f.derived],
+            "summary": summary,
             "main": main, "nodes": sorted(nodes.values(), key=lambda n: n.iri),
             "provenance": [Fact(self.term(q.predicate), self.term(q.object))
                            for q in sorted(provenance, key=_order)],
-            "incoming": incoming, "more_incoming": more,
-            "derived_count": sum(f.derived for n in [main, *nodes.values()] for f in n.facts),
+            "incoming": incoming,
+            "derived_count": sum(f.derived for n in [main, *nodes.values()]
+                                 for f in n.facts + n.types),
         }
 
-    def incoming(self) -> tuple[list[tuple[Term, list[tuple[Term, bool]]]], int]:
-        """Links to this record from others, by property; and how many were not shown."""
+    def incoming(self) -> list[Incoming]:
+        """Links to this record from others, by property, at most `limit` of each; past
+        that, the query that lists them all."""
         seen: dict[tuple[str, str], bool] = {}
         target = ox.NamedNode(self.iri)
         for q in self.store.quads_for_pattern(None, None, target, None):
@@ -225,18 +277,23 @@ class RecordPage:
                 continue  # its own nodes, its provenance, the ontology's mentions
             key = (q.predicate.value, q.subject.value)
             seen[key] = seen.get(key, True) and q.graph_name == INFERRED
-        by_predicate: dict[str, list[tuple[Term, bool]]] = defaultdict(list)
-        for n, ((predicate, subject), derived) in enumerate(sorted(seen.items())):
-            if n >= self.limit:
-                break
-            by_predicate[predicate].append((self.term(ox.NamedNode(subject)), derived))
-        rows = [(self.term(ox.NamedNode(p)), links) for p, links in sorted(by_predicate.items())]
-        return rows, max(0, len(seen) - self.limit)
+        by_predicate: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+        for (predicate, subject), derived in sorted(seen.items()):
+            by_predicate[predicate].append((subject, derived))
+        out = []
+        for predicate, links in sorted(by_predicate.items()):
+            shown = [(self.term(ox.NamedNode(s)), d) for s, d in links[:self.limit]]
+            more = len(links) - len(shown)
+            kinds = Counter(_kind_of(s) for s, _ in links)
+            out.append(Incoming(self.term(ox.NamedNode(predicate)), shown, len(links), more,
+                                query_link(incoming_query(predicate, self.iri)),
+                                {k: n for k, n in kinds.items() if k}))
+        return out
 
     def term(self, term: object) -> Term:
         if isinstance(term, ox.NamedNode):
             return Term(readable(term.value), _local_href(term.value), self.label(term.value),
-                        paste=pasteable(term.value))
+                        paste=pasteable(term.value), iri=term.value)
         if isinstance(term, ox.Literal):
             datatype = term.datatype.value if term.datatype else None
             if datatype in (XSD_STRING, RDF_LANG_STRING):
@@ -349,6 +406,11 @@ def _is_own(subject: object, iri: str) -> bool:
 
 def _order(q: ox.Quad) -> tuple:
     return (q.subject.value, q.predicate != RDF_TYPE, q.predicate.value, str(q.object))
+
+
+def _kind_of(iri: str) -> str:
+    """The kind of record an IRI names (`benchmarks`), or "" for another IRI."""
+    return iri[len(str(ID)):].partition("/")[0] if iri.startswith(str(ID)) else ""
 
 
 def _anchor(iri: str) -> str:
