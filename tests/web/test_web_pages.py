@@ -120,3 +120,85 @@ def test_every_and_n_more_links_to_the_query_that_lists_them(app, client):
     linking = {r["record"]["value"] for r in rows}
     assert len(linking) == group.total
     assert {link.iri for link, _ in group.links} <= linking
+
+
+# --- browse and search -----------------------------------------------------------------------
+def get_json(client, path: str) -> dict:
+    response = client.get(path)
+    assert response.status_code == 200, response.get_data(as_text=True)[:300]
+    assert response.mimetype == "application/json"
+    return json.loads(response.data)
+
+
+def test_the_kinds_are_listed_with_their_counts(client):
+    kinds = {k["kind"]: k for k in get_json(client, "/id/?format=json")["kinds"]}
+    # the test records: two accelerators, one valid run (the invalid one is left out)
+    assert kinds["accelerators"]["count"] == 2
+    assert kinds["benchmarks"]["count"] == 1
+    assert kinds["engines"]["count"] == 3
+    html = client.get("/id/", headers=HTML).get_data(as_text=True)
+    assert 'href="/id/accelerators/"' in html
+    assert client.get("/id/accelerators").status_code in (301, 308)  # to the list
+
+
+def test_a_kind_lists_its_records_sorted_with_facets(client):
+    body = get_json(client, "/id/accelerators/?format=json&sort=memory&order=desc")
+    assert body["total"] == 2
+    assert [r["label"] for r in body["rows"]] == [
+        "NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB", "NVIDIA H100 SXM 80 GB"]
+    assert body["rows"][0]["memory"] == 96.0
+    assert body["rows"][0]["runs"] == 1.0 and body["rows"][1]["runs"] == 0.0
+    form = {v["key"]: v["count"] for v in body["facets"]["formFactor"]}
+    assert form == {"SxmModule": 1}
+    vendor = {v["label"]: v["count"] for v in body["facets"]["vendor"]}
+    assert vendor == {"NVIDIA": 2}
+    # a facet value filters, and the other facets count what is left
+    body = get_json(client, "/id/accelerators/?format=json&formFactor=SxmModule")
+    assert [r["id"] for r in body["rows"]] == ["nvidia-h100-sxm"]
+    assert {v["label"]: v["count"] for v in body["facets"]["vendor"]} == {"NVIDIA": 1}
+
+
+def test_a_kind_list_in_pages_with_facet_links_and_csv(client):
+    import csv
+
+    html = client.get("/id/accelerators/?per=1&page=2", headers=HTML).get_data(as_text=True)
+    assert "2–2 of 2" in html
+    assert "NVIDIA RTX PRO 6000" in html and "NVIDIA H100 SXM" not in section(html, "rows")
+    assert 'href="/id/accelerators/?formFactor=SxmModule"' in html  # each facet value a link
+    text = client.get("/id/accelerators/?format=csv").get_data(as_text=True)
+    rows = list(csv.DictReader(text.splitlines()))
+    assert [r["id"] for r in rows] == ["nvidia-h100-sxm", "nvidia-rtx-pro-6000-blackwell"]
+    assert rows[0]["memory"] == "80"
+    # a run's list: its facets are the curator's (vendor, fabric, status, source round)
+    runs = get_json(client, "/id/benchmarks/?format=json")
+    assert {"vendor", "fabric", "status", "round"} <= set(runs["facets"])
+    assert runs["rows"][0]["fabric"] == [{"label": "no scale-up fabric",
+                                          "iri": "https://w3id.org/benchgraph/ontology#"
+                                                 "NoScaleUpFabric"}]
+
+
+def test_a_bad_list_argument_names_itself(client):
+    response = client.get("/id/accelerators/?sort=colour")
+    assert response.status_code == 400
+    assert "sort: 'colour'" in json.loads(response.data)["error"]
+    assert client.get("/id/gadgets/").status_code == 404
+
+
+def test_search_ranks_labels_ids_and_parts_first(client):
+    body = get_json(client, "/search?q=rtx+pro&format=json")
+    assert body["results"][0]["id"] == "nvidia-rtx-pro-6000-blackwell"
+    assert body["results"][0]["kind"] == "accelerators"
+    # the run whose title names the part comes after the part
+    assert any(r["kind"] == "benchmarks" for r in body["results"][1:])
+    # an id, squashed: h100sxm finds nvidia-h100-sxm
+    assert get_json(client, "/search?q=h100sxm&format=json")["results"][0]["id"] == \
+        "nvidia-h100-sxm"
+    assert get_json(client, "/search?q=xyzzy&format=json")["total"] == 0
+    html = client.get("/search?q=sglang", headers=HTML).get_data(as_text=True)
+    assert 'href="/id/engines/sglang"' in html
+
+
+def test_every_page_has_the_search_box(client):
+    for path in ("/", f"/id/{RUN}", "/id/", "/ontology"):
+        html = client.get(path, headers=HTML).get_data(as_text=True)
+        assert 'action="/search"' in html and 'name="q"' in html, path

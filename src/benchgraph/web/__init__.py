@@ -65,7 +65,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from ..queries import saved_queries
-    from . import dumps, errors, hooks, ld, ops, sparql, ui
+    from . import browse, dumps, errors, hooks, ld, ops, sparql, ui
     from .querypool import QueryPool
     from .site import Site, Snapshot
 
@@ -102,7 +102,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     atexit.register(site.close)
     app.before_request(site.pin)
     app.teardown_request(site.unpin)
-    for blueprint in (sparql.bp, ld.bp, ui.bp, dumps.bp, ops.bp):
+    for blueprint in (sparql.bp, ld.bp, browse.bp, ui.bp, dumps.bp, ops.bp):
         app.register_blueprint(blueprint)
     errors.register(app)
     hooks.register(app)
