@@ -202,3 +202,24 @@ def test_every_page_has_the_search_box(client):
     for path in ("/", f"/id/{RUN}", "/id/", "/ontology"):
         html = client.get(path, headers=HTML).get_data(as_text=True)
         assert 'action="/search"' in html and 'name="q"' in html, path
+
+
+# --- completion from the ontology; its page's contents ---------------------------------------
+def test_the_ontology_terms_for_completion(client):
+    terms = get_json(client, "/ontology/terms.json")
+    classes = {t["name"]: t for t in terms["classes"]}
+    properties = {t["name"]: t for t in terms["properties"]}
+    assert classes["bg:BenchmarkRun"]["label"] == "benchmark run"
+    assert classes["bg:BenchmarkRun"]["iri"] == "https://w3id.org/benchgraph/ontology#BenchmarkRun"
+    assert properties["bg:fabricStatus"]["label"] == "fabric status"
+    assert properties["bg:fabricStatus"]["definition"]
+    assert not set(classes) & set(properties)
+
+
+def test_the_ontology_page_has_contents_by_class_and_a_filter(client):
+    html = client.get("/ontology", headers=HTML).get_data(as_text=True)
+    toc = html[html.index('id="toc"'):html.index("</nav>", html.index('id="toc"'))]
+    run = toc[toc.index('href="#BenchmarkRun"'):]
+    run = run[:run.index("</ul>")]
+    assert 'href="#fabricStatus"' in run and 'href="#acceleratorCount"' in run
+    assert 'id="term-filter"' in html and "bg-ontology.js" in html

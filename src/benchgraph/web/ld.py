@@ -8,6 +8,7 @@ marked as such. Every value goes through Jinja's escaping: notes are free text.
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
@@ -218,7 +219,25 @@ def ontology() -> Response:
     if fmt is not HTML:
         return _rdf(quads, fmt, etag)
     return _html(render_template("ontology.html", sections=ontology_sections(store, quads),
-                                 iri=str(ONTOLOGY_IRI), formats=GRAPH_FORMATS), etag)
+                                 toc=ontology_toc(quads), iri=str(ONTOLOGY_IRI),
+                                 formats=GRAPH_FORMATS), etag)
+
+
+@bp.route("/ontology/terms.json")
+def ontology_terms() -> Response:
+    """The ontology's classes and properties with their labels: what the query editor
+    completes, from this server (it asks no outside service)."""
+    etag = site().etag("ontology-terms")
+    if request.if_none_match.contains_weak(etag):
+        return not_modified(etag)
+    body = site().snapshot().made("ontology-terms", lambda: json.dumps(
+        ontology_term_list(list(site().store().quads_for_pattern(None, None, None,
+                                                                 ONTOLOGY))),
+        ensure_ascii=False))
+    response = Response(body, mimetype="application/json")
+    response.set_etag(etag, weak=True)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
 
 
 # --- building pages -------------------------------------------------------------------------
@@ -332,6 +351,97 @@ def ontology_sections(store: ox.Store, quads: list[ox.Quad]) -> list[tuple[str, 
     order = ["The ontology", "Classes", "Properties", "Concepts", "Units", "Other terms"]
     return [(name, sorted(groups[name], key=lambda n: n.iri)) for name in order
             if groups.get(name)]
+
+
+def ontology_term_list(quads: list[ox.Quad]) -> dict[str, list[dict[str, str]]]:
+    """{"classes": [...], "properties": [...]}, each term's IRI, prefixed name, label and
+    definition."""
+    kinds: dict[str, str] = {}
+    text: dict[tuple[str, str], str] = {}
+    for q in quads:
+        s, p = q.subject.value, q.predicate.value
+        if q.predicate == RDF_TYPE:
+            section = SECTION_OF.get(q.object.value)
+            if section in ("Classes", "Properties"):
+                kinds.setdefault(s, section)
+        elif p in (RDFS_LABEL.value, SKOS_DEFINITION) and isinstance(q.object, ox.Literal):
+            if q.object.language in (None, "en"):
+                text.setdefault((s, p), q.object.value)
+    out: dict[str, list[dict[str, str]]] = {"classes": [], "properties": []}
+    for iri, section in sorted(kinds.items()):
+        out["classes" if section == "Classes" else "properties"].append({
+            "iri": iri, "name": pasteable(iri), "label": text.get((iri, RDFS_LABEL.value), ""),
+            "definition": text.get((iri, SKOS_DEFINITION), "")})
+    return out
+
+
+@dataclass
+class TocEntry:
+    anchor: str
+    label: str
+    children: list[tuple[str, str]] = field(default_factory=list)
+
+
+def ontology_toc(quads: list[ox.Quad]) -> list[tuple[str, list[TocEntry]]]:
+    """The ontology page's table of contents: each class with the properties whose domain it
+    is, the properties of no one class, each concept scheme with its concepts, the units."""
+    types: dict[str, set[str]] = defaultdict(set)
+    labels: dict[str, str] = {}
+    domains: dict[str, set[str]] = defaultdict(set)
+    schemes: dict[str, set[str]] = defaultdict(set)
+    for q in quads:
+        s, p, o = q.subject.value, q.predicate.value, q.object
+        if q.predicate == RDF_TYPE:
+            types[s].add(o.value)
+        elif p == RDFS_LABEL.value and getattr(o, "language", None) in (None, "en"):
+            labels.setdefault(s, o.value)
+        elif p in (RDFS_DOMAIN, SCHEMA_DOMAIN) and isinstance(o, ox.NamedNode):
+            domains[s].add(o.value)
+        elif p == SKOS_IN_SCHEME:
+            schemes[o.value].add(s)
+
+    def entry(iri: str) -> tuple[str, str]:
+        return _anchor(iri), labels.get(iri) or _anchor(iri)
+
+    def section_of(iri: str) -> str | None:
+        return next((SECTION_OF[t] for t in sorted(types.get(iri, ())) if t in SECTION_OF),
+                    None)
+
+    classes = sorted((i for i in types if section_of(i) == "Classes"),
+                     key=lambda i: entry(i)[1].casefold())
+    properties = [i for i in types if section_of(i) == "Properties"]
+    by_class: dict[str, list[str]] = defaultdict(list)
+    loose = []
+    for prop in properties:
+        owners = [d for d in domains.get(prop, ()) if d in types]
+        for d in owners:
+            by_class[d].append(prop)
+        if not owners:
+            loose.append(prop)
+
+    def children(iris) -> list[tuple[str, str]]:
+        return sorted((entry(i) for i in iris), key=lambda e: e[1].casefold())
+
+    main = [TocEntry(*entry(c), children(by_class.get(c, []))) for c in classes]
+    main.sort(key=lambda e: (not e.children, e.label.casefold()))  # the main classes first
+    toc = [("Classes, with their properties", main)]
+    if loose:
+        toc.append(("Properties of no one class", [TocEntry(*e) for e in children(loose)]))
+    concept_schemes = [TocEntry(*entry(sch), children(members))
+                       for sch, members in sorted(schemes.items())]
+    if concept_schemes:
+        toc.append(("Concepts, by scheme", sorted(concept_schemes,
+                                                   key=lambda e: e.label.casefold())))
+    units = [i for i in types if section_of(i) == "Units"]
+    if units:
+        toc.append(("Units", [TocEntry(*e) for e in children(units)]))
+    return toc
+
+
+RDFS_DOMAIN = "http://www.w3.org/2000/01/rdf-schema#domain"
+SCHEMA_DOMAIN = "https://schema.org/domainIncludes"
+SKOS_IN_SCHEME = "http://www.w3.org/2004/02/skos/core#inScheme"
+SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 
 
 def _example(store: ox.Store, page: RecordPage, iri: str, is_class: bool,

@@ -40,6 +40,7 @@ def index() -> Response:
         "endpoint": url_for("sparql.endpoint", _external=True),
         "links": local_links(),
         "prefixes": url_for("ui.prefixes"),
+        "terms": url_for("ld.ontology_terms"),  # the editor's completion of classes, properties
         "prefixMap": PREFIXES,
         "examples": examples,
         "defaultQuery": examples[0]["query"] if examples else with_prefixes(DEFAULT_QUERY),

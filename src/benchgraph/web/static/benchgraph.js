@@ -31,9 +31,10 @@
     // query and the view (shareLink below), so its links open in the view too.
     yasqe: {
       value: config.defaultQuery,
-      // No suggestions fetched from other sites: prefixes come from this server.
+      // No suggestions fetched from other sites: prefixes, classes and properties come from
+      // this server (bg-complete.js).
       prefixCcApi: new URL(config.prefixes, window.location.href).toString(),
-      autocompleters: ["prefixes", "variables"]
+      autocompleters: ["prefixes", "variables", "bgclass", "bgproperty"]
     },
     yasr: { prefixes: config.prefixMap }
   });
