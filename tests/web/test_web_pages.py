@@ -223,3 +223,36 @@ def test_the_ontology_page_has_contents_by_class_and_a_filter(client):
     run = run[:run.index("</ul>")]
     assert 'href="#fabricStatus"' in run and 'href="#acceleratorCount"' in run
     assert 'id="term-filter"' in html and "bg-ontology.js" in html
+
+
+# --- a refused rebuild is said -----------------------------------------------------------------
+def test_a_refused_rebuild_is_degraded_and_every_page_says_so(app, client):
+    site = app.extensions["benchgraph"]
+    page = f"/id/{RUN}"
+    etag = client.get(page, headers=HTML).headers["ETag"]
+    assert json.loads(client.get("/healthz").data)["status"] == "ok"
+    bad = "tests/web/data/records/accelerators/nvidia-h100-sxm.yaml"
+    site.reload = {"rebuilds": 1, "last_rebuild": {
+        "result": "refused", "at": 1_800_000_000.0, "seconds": 1.0, "reason": "watch",
+        "violations": [f"{bad}:4: memory_gb: -5 is below 0"],
+        "would_leave_out": {"count": 1, "invalid": [{"file": bad, "why": "invalid"}],
+                            "linking": [], "text": "left out: 1 record invalid"}}}
+    try:
+        response = client.get("/healthz")
+        health = json.loads(response.data)
+        assert response.status_code == 200
+        assert (health["status"], health["ok"]) == ("degraded", False)
+        assert health["degraded"]["files"] == [bad]
+        for path in ("/", page, "/id/accelerators/", "/search?q=h100", "/ontology"):
+            html = client.get(path, headers=HTML).get_data(as_text=True)
+            assert 'id="refused-banner"' in html and bad in html, path
+        # a browser's cached copy (without the banner) is not reused
+        assert client.get(page, headers=HTML | {"If-None-Match": etag}).status_code == 200
+    finally:
+        site.reload = {}
+    assert 'id="refused-banner"' not in client.get(page, headers=HTML).get_data(as_text=True)
+
+
+def test_the_query_page_links_the_sssom_dump(client):
+    html = client.get("/", headers=HTML).get_data(as_text=True)
+    assert 'href="/dumps/benchgraph.sssom.tsv"' in html

@@ -231,7 +231,21 @@ class Site:
         return self.snapshot().remember(key, make)
 
     def etag(self, *parts: str) -> str:
-        return self.snapshot().etag(*parts)
+        refused = self.refused_rebuild()  # a page shows the banner: not the cached one
+        return self.snapshot().etag(*parts, *(("refused", str(refused["at"])) if refused
+                                               else ()))
+
+    def refused_rebuild(self) -> dict[str, Any] | None:
+        """While the last rebuild was refused: the files it would have left out (each
+        with why) and when; else None."""
+        last = self.reload.get("last_rebuild") or {}
+        if last.get("result") != "refused":
+            return None
+        leave = last.get("would_leave_out") or {}
+        files = [item["file"] for item in leave.get("invalid", [])]
+        files += [item["file"] for item in leave.get("linking", [])]
+        return {"files": files, "violations": list(last.get("violations", [])),
+                "at": last.get("at", 0.0)}
 
     def catalogue(self) -> Catalogue:
         """The served dataset's records by kind and its search index (catalogue.py)."""

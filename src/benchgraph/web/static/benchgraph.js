@@ -107,11 +107,16 @@
     document.getElementById("editor").scrollIntoView({ block: "start" });
   }
 
-  // The result is handed to YASR after this event: look once it has it.
+  // The result is handed to YASR after this event: look once it has it. A shared link to a
+  // chart scrolls to the chart, once it is drawn.
   yasgui.on("queryResponse", function () {
     window.setTimeout(function () {
       showDownloads();
-      if (scrollPending) { scrollPending = false; showEditor(); }
+      if (scrollPending) {
+        var chart = scrollPending === "chart" && document.querySelector(".yasr figure.bg-chart");
+        scrollPending = false;
+        if (chart) { chart.scrollIntoView({ block: "start" }); } else { showEditor(); }
+      }
     }, 0);
   });
   document.addEventListener("bg-view", function () {
@@ -147,7 +152,9 @@
   function openShared() {
     var shared = new URLSearchParams(window.location.hash.slice(1));
     if (shared.get("query")) {
-      open(shared.get("query"), bg.view.parse(shared.get("view") || "table"));
+      var view = bg.view.parse(shared.get("view") || "table");
+      if (view.type && view.type !== "table") { scrollPending = "chart"; }
+      open(shared.get("query"), view);
     }
   }
   window.addEventListener("hashchange", openShared);
