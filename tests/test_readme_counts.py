@@ -18,8 +18,10 @@ README = ROOT / "README.md"
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory):
+    # the cache every test of the session builds into (conftest's _private_cache), so the
+    # CLI run below finds this build done
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("BENCHGRAPH_CACHE", str(tmp_path_factory.mktemp("readme-cache")))
+        mp.setenv("BENCHGRAPH_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
         return build(DATA, skip_invalid=False).open()
 
 
@@ -73,3 +75,23 @@ def test_runs_not_run_and_kind_pairs(shipped, readme):
         ?r a bg:BenchmarkRun ; bg:fabricStatus ?s ; bg:accelerator ?a }""")
     row = next(iter(counted))
     assert (runs, pairs) == (int(row[0].value), int(row[1].value))
+
+
+def test_the_with_example_returns_rows(shipped, capsys, tmp_path):
+    """The README's `--with` example, run as written on the shipped data with the test
+    fixture as its outside graph (tests/data/external-hardware: made-up items whose
+    manufacturers are Wikidata's NVIDIA and Intel), answers runs, not nothing."""
+    from benchgraph.cli import main
+    from paths import TEST_DATA
+
+    text = README.read_text(encoding="utf-8")
+    found = re.search(r"```sh\nbenchgraph query --with gpus\.ttl=(\S+) '(.*?)'\n```", text,
+                      re.S)
+    assert found, "the README's --with example is not where this test looks"
+    graph, query = found.groups()
+    assert main(["query", "--data", str(DATA), "--format", "csv",
+                 "--with", f"{TEST_DATA / 'external-hardware' / 'gpus.ttl'}={graph}",
+                 query]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert rows, "the README's --with example answers nothing on the shipped data"
+    assert all("http://www.wikidata.org/entity/Q" in row for row in rows)
