@@ -256,3 +256,20 @@ def test_a_refused_rebuild_is_degraded_and_every_page_says_so(app, client):
 def test_the_query_page_links_the_sssom_dump(client):
     html = client.get("/", headers=HTML).get_data(as_text=True)
     assert 'href="/dumps/benchgraph.sssom.tsv"' in html
+
+
+# --- dumps written when the snapshot is opened ------------------------------------------------
+def test_every_dump_is_written_when_the_snapshot_is_opened(app):
+    """Without any request for them, each format's dump is written in the background."""
+    import time
+
+    from benchgraph.store.export import FORMATS
+
+    site = app.extensions["benchgraph"]
+    folder = site.current.dump_dir / site.current.key
+    wanted = [folder / f"benchgraph.{ext}" for ext in FORMATS]
+    deadline = time.monotonic() + 120
+    while not all(p.exists() for p in wanted) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert [p.name for p in wanted if not p.exists()] == []
+    assert all(p.with_name(p.name + ".gz").exists() for p in wanted)

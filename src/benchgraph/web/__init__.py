@@ -51,6 +51,7 @@ DEFAULTS: dict[str, Any] = {
     "QUERIES_DIR": None,  # saved example queries; default: the shipped queries/
     "DUMP_DIR": None,  # where dumps are written; default: beside the store
     "LINK_LIMIT": 200,  # incoming links listed on a record page
+    "DUMPS_AHEAD": True,  # write each snapshot's dumps as it is opened, not on first request
     "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a longer request body gets 413, however sent
     "MAX_PATH_BYTES": 8 * 1024,  # a longer URL path (as sent) gets 414
     "MAX_QUERY_STRING_BYTES": 256 * 1024,  # a longer query string (as sent) gets 414
@@ -95,7 +96,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             left_out=dict(c["LEFT_OUT"]),
         )
     site = Site(snapshot, saved_queries(queries), link_limit=int(c["LINK_LIMIT"]),
-                load_examples=lambda: saved_queries(queries))
+                load_examples=lambda: saved_queries(queries),
+                dumps_ahead=_flag(c["DUMPS_AHEAD"]))
     if c["SNAPSHOT_FILE"] and not c["STORE_URL"]:
         site.follow(pointer, lambda info: _open_snapshot(info, c))
     app.extensions["benchgraph"] = site
@@ -187,6 +189,13 @@ def _open_current(pointer: Path, c: Mapping[str, Any]) -> Snapshot:
         except snapshots.SnapshotGone:
             continue
     raise RuntimeError(f"{pointer}: its snapshots keep vanishing")
+
+
+def _flag(value: object) -> bool:
+    """A setting's truth, also as the environment spells it (BENCHGRAPH_DUMPS_AHEAD=0)."""
+    if isinstance(value, str):
+        return value.strip().lower() not in ("", "0", "false", "no", "off")
+    return bool(value)
 
 
 def _fallback_key(store_path: Path) -> str:

@@ -149,8 +149,10 @@ class Site:
 
     def __init__(self, snapshot: Snapshot, examples: dict[str, SavedQuery],
                  link_limit: int = 200,
-                 load_examples: Callable[[], dict[str, SavedQuery]] | None = None) -> None:
+                 load_examples: Callable[[], dict[str, SavedQuery]] | None = None,
+                 dumps_ahead: bool = True) -> None:
         self.examples = examples
+        self.dumps_ahead = dumps_ahead  # write each snapshot's dumps when it is opened
         self.link_limit = link_limit
         self.metrics = Metrics()
         self.reload: dict[str, Any] = {}  # the pointer's account of rebuilds, when following
@@ -254,12 +256,16 @@ class Site:
 
     def prepare(self, snapshot: Snapshot) -> threading.Thread:
         """Make in the background what a snapshot's first visitors would otherwise wait
-        for: the catalogue of the browse and search pages."""
+        for: the catalogue of the browse and search pages, then every dump."""
         def make() -> None:
             try:
                 snapshot.made("catalogue", lambda: build_catalogue(snapshot.store()))
             except Exception:  # a store that is down: made on first use instead
                 log.exception("snapshot %s: catalogue not made ahead", snapshot.id)
+            if self.dumps_ahead:
+                from .dumps import write_ahead
+
+                write_ahead(snapshot)
 
         thread = threading.Thread(target=make, daemon=True,
                                   name=f"prepare-{snapshot.id or snapshot.key[:8]}")
