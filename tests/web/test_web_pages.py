@@ -165,6 +165,9 @@ def test_a_kind_list_in_pages_with_facet_links_and_csv(client):
     assert "2–2 of 2" in html
     assert "NVIDIA RTX PRO 6000" in html and "NVIDIA H100 SXM" not in section(html, "rows")
     assert 'href="/id/accelerators/?formFactor=SxmModule"' in html  # each facet value a link
+    assert "(any)" not in html  # no facet is filtered on: none offers to clear itself
+    filtered = client.get("/id/accelerators/?formFactor=SxmModule", headers=HTML)
+    assert text_of(filtered.get_data(as_text=True)).count("(any)") == 1
     text = client.get("/id/accelerators/?format=csv").get_data(as_text=True)
     rows = list(csv.DictReader(text.splitlines()))
     assert [r["id"] for r in rows] == ["nvidia-h100-sxm", "nvidia-rtx-pro-6000-blackwell"]

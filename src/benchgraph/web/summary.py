@@ -317,8 +317,8 @@ def _part(page: RecordPage, facts: Facts) -> Summary:
             derived[t.iri].append(src.number)
     for p in SPEC:
         values = facts.all(iri, p)
-        if not values:
-            continue
+        if not values or (p == str(BG.vendor) and facts.all(iri, str(BG.madeBy))):
+            continue  # the vendor's name beside its record says nothing more
         line = Line(page.label(p) or page.term(ox.NamedNode(p)).text, _joined(page, values),
                     notes=stated.get(p, []))
         line.derived_from = derived.get(p, [])
