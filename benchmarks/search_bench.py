@@ -2,9 +2,10 @@
 (web/catalogue.py), which must answer in under 50 ms; measured here, never asserted in a test.
 
 For each query: the index's own time (median and 95th percentile of repeated runs), and, as
-the peer in the same run, a point lookup on the same store (`?r rdfs:label "<the label>"`,
-one indexed pattern: the cheapest query the store answers). Also the catalogue's build (once
-per served snapshot, in the background). Writes benchmarks/reports/search.md.
+the peer in the same run, the same search asked of the store in SPARQL (each word in a label
+or id, case folded: `FILTER(CONTAINS(LCASE(?text), "h200") && ...)`), which is what /search
+would cost without the index. Also the catalogue's build (once per served snapshot, in the
+background). Writes benchmarks/reports/search.md.
 
     python benchmarks/search_bench.py [--data data] [--repeat 50]
 """
@@ -58,14 +59,18 @@ def main() -> None:
     for q in QUERIES:
         times = timed(lambda q=q: catalogue.index.search(q), args.repeat)
         hits = catalogue.index.search(q, limit=None)
-        label = hits[0][1].label if hits else "NVIDIA H200 SXM 141 GB"
-        lookup = f'SELECT ?r WHERE {{ ?r rdfs:label "{label}" }}'
+        words = [w for w in q.lower().split() if w]
+        test = " && ".join(f'CONTAINS(LCASE(?text), "{w}")' for w in words)
+        lookup = ("SELECT DISTINCT ?r WHERE { ?r bg:recordId ?id . "
+                  "{ ?r rdfs:label ?text } UNION { BIND(?id AS ?text) } "
+                  f"FILTER({test}) }}")
         peer = timed(lambda lookup=lookup: list(store.query(
-            lookup, use_default_graph_as_union=True, prefixes=PREFIXES)), args.repeat)
+            lookup, use_default_graph_as_union=True, prefixes=PREFIXES)),
+            max(3, args.repeat // 10))
         median, peer_median = statistics.median(times), statistics.median(peer)
         worst = max(worst, p95(times))
         lines.append(f"| `{q}` | {len(hits):,} | {median * 1000:.2f} | {p95(times) * 1000:.2f} "
-                     f"| {peer_median * 1000:.2f} | {median / peer_median:.1f} |")
+                     f"| {peer_median * 1000:.0f} | {peer_median / median:.0f} |")
     report = [
         "# Search on the shipped data",
         "",
@@ -80,13 +85,14 @@ def main() -> None:
         "in the background as the snapshot is opened.",
         "",
         "| query | records found | search median (ms) | search p95 (ms) "
-        "| point lookup median (ms) | search / lookup |",
+        "| the same in SPARQL, median (ms) | SPARQL / search |",
         "|---|---:|---:|---:|---:|---:|",
         *lines,
         "",
         f"Slowest 95th percentile: {worst * 1000:.1f} ms (the target: under 50 ms). A word "
-        "found in nearly every name (`a`, `nvidia`) is the dearest: each record it is found "
-        "in is scored.",
+        "found in nearly every name (`nvidia`) is the dearest: each record it is found in is "
+        "scored. A word of one or two letters (`a`) matches word starts only. The SPARQL "
+        "peer matches substrings only (no ranking, no ids split into words, no aliases).",
         "",
     ]
     args.out.write_text("\n".join(report), encoding="utf-8")

@@ -10,6 +10,8 @@ fixed queries, and the result is kept for as long as the snapshot is served.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import re
 import unicodedata
 from collections import defaultdict
@@ -235,6 +237,7 @@ class _Entry:
     kind: str
     squashed: list[tuple[str, float, str]]  # each name without spaces and signs, its weight
     bonus: float  # the kind's weight, less a little for a long label
+    order: tuple[str, str]  # ties: by label, then IRI
 
 
 class SearchIndex:
@@ -243,15 +246,17 @@ class SearchIndex:
     Every word of every name, and every name squashed ("h100sxm80gb"), is an item of one
     vocabulary string; a query word is found in it by substring, in C, and each item it is
     found in scores its records: a whole word counts twice its name's weight, a word's
-    start 1.5 times, anything else once. A record must hold every word of the query. The
-    cost is a scan of the vocabulary (some 13k items at the shipped size) and the records
-    found, never every record (benchmarks/search_bench.py measures it)."""
+    start 1.5 times, anything else once (a word of one or two letters counts only as a
+    word's start: as a part of words it is in nearly all). A record must hold every word of
+    the query. The cost is a scan of the vocabulary (some 13k items at the shipped size)
+    and the records found, never every record (benchmarks/search_bench.py measures it)."""
 
     WEIGHTS = {"label": 3.0, "alias": 2.5, "id": 2.0}
 
     def __init__(self, rows: list[Row]):
         self.entries: list[_Entry] = []
-        postings: dict[str, dict[int, tuple[float, str, bool]]] = defaultdict(dict)
+        postings: dict[str, dict[int, float]] = defaultdict(dict)
+        is_word: dict[str, bool] = {}
         for row in rows:
             kind = row.iri[len(str(ID)):].partition("/")[0]
             n = len(self.entries)
@@ -260,71 +265,96 @@ class SearchIndex:
                                *(("alias", a) for a in row.aliases)]:
                 weight = self.WEIGHTS[what]
                 words = WORD.findall(fold(text))
-                squashed.append(("".join(words), weight, what))
-                for item, is_word in [*((w, True) for w in words), ("".join(words), False)]:
-                    held = postings[item].get(n)
-                    if held is None or held[0] < weight:
-                        postings[item][n] = (weight, what, is_word)
+                joined = "".join(words)
+                squashed.append((joined, weight, what))
+                for item, word in [*((w, True) for w in words), (joined, False)]:
+                    if postings[item].get(n, 0.0) < weight:
+                        postings[item][n] = weight
+                    is_word[item] = is_word.get(item, False) or word
             self.entries.append(_Entry(row, kind, squashed,
-                                       KIND_WEIGHT.get(kind, 0.0) - len(row.label) / 200))
+                                       KIND_WEIGHT.get(kind, 0.0) - len(row.label) / 200,
+                                       (row.label.casefold(), row.iri)))
         self.items = list(postings)
-        self.postings = [postings[item] for item in self.items]
+        self.is_word = [is_word[item] for item in self.items]
+        # each item's records and weights, as two tuples: zip() over them costs least
+        self.postings = [(tuple(postings[item]), tuple(postings[item].values()))
+                         for item in self.items]
         self.vocabulary = "\n".join(self.items)
         self.starts, at = [], 0
-        for item in self.items:
+        self.short: dict[str, list[int]] = defaultdict(list)  # items by their first 1-2 chars
+        for i, item in enumerate(self.items):
             self.starts.append(at)
             at += len(item) + 1
+            for k in (1, 2):
+                if len(item) >= k:
+                    self.short[item[:k]].append(i)
 
-    def _scores(self, word: str) -> dict[int, tuple[float, str]]:
-        """The best score of `word` in each record that holds it, and in which name."""
-        import bisect
-
-        out: dict[int, tuple[float, str]] = {}
-        at = self.vocabulary.find(word)
+    def _hits(self, word: str) -> list[tuple[int, float]]:
+        """(item, factor) of each vocabulary item holding `word`: 2 for the word itself, 1.5
+        for a word it starts, 1 for anything else."""
+        if len(word) <= 2:  # a letter or two: the start of a word only, else it is in all
+            return [(i, 2.0 if self.items[i] == word else 1.5) for i in self.short.get(word, ())]
+        out = []
+        starts, items, vocabulary, last = self.starts, self.items, self.vocabulary, \
+            len(self.starts) - 1
+        at = vocabulary.find(word)
         while at >= 0:
-            i = bisect.bisect_right(self.starts, at) - 1
-            item = self.items[i]
-            start = self.starts[i]
-            for n, (weight, what, is_word) in self.postings[i].items():
-                if is_word and item == word:
-                    s = weight * 2
-                elif is_word and at == start:
-                    s = weight * 1.5
-                else:
-                    s = weight
-                if s > out.get(n, (0.0, ""))[0]:
-                    out[n] = (s, what)
-            nxt = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.vocabulary)
-            at = self.vocabulary.find(word, max(nxt, at + 1))
+            i = bisect.bisect_right(starts, at) - 1
+            if self.is_word[i] and items[i] == word:
+                out.append((i, 2.0))
+            elif self.is_word[i] and at == starts[i]:
+                out.append((i, 1.5))
+            else:
+                out.append((i, 1.0))
+            at = vocabulary.find(word, starts[i + 1] if i < last else len(vocabulary))
+        return out
+
+    def _scores(self, word: str) -> dict[int, float]:
+        """The best score of `word` in each record that holds it."""
+        out: dict[int, float] = {}
+        get = out.get
+        for i, factor in self._hits(word):
+            entries, weights = self.postings[i]
+            for n, weight in zip(entries, weights):
+                s = weight * factor
+                if s > get(n, 0.0):
+                    out[n] = s
         return out
 
     def search(self, query: str, limit: int | None = 50) -> list[tuple[float, Row, str]]:
-        """(score, row, the name that matched best) for each record every word of `query`
-        is found in, best first."""
+        """(score, row, the name that matched best: label, id or alias) for each record
+        every word of `query` is found in, best first."""
         words = WORD.findall(fold(query))
         if not words:
             return []
         whole = "".join(words)
-        total: dict[int, list] = {}
+        total: dict[int, float] = {}
         for k, word in enumerate(sorted(set(words), key=len, reverse=True)):
             scores = self._scores(word)
-            if k == 0:
-                total = {n: [s, what, s] for n, (s, what) in scores.items()}
-            else:
-                total = {n: [t[0] + scores[n][0], t[1] if t[2] >= scores[n][0]
-                             else scores[n][1], max(t[2], scores[n][0])]
-                         for n, t in total.items() if n in scores}
+            total = scores if k == 0 else {n: t + scores[n] for n, t in total.items()
+                                           if n in scores}
             if not total:
                 return []
-        found = []
-        for n, (score, why, _best) in total.items():
-            e = self.entries[n]
-            for name, weight, what in e.squashed:
+        ranked = []
+        entries = self.entries
+        for n, score in total.items():
+            e = entries[n]
+            for name, weight, _what in e.squashed:
                 if name == whole:
                     score += 10 * weight
-                    why = what
                 elif name.startswith(whole):
                     score += 2 * weight
-            found.append((score + e.bonus, e.row, why))
-        found.sort(key=lambda item: (-item[0], item[1].label.casefold(), item[1].iri))
-        return found if limit is None else found[:limit]
+            ranked.append((-(score + e.bonus), e.order, n))
+        ranked = heapq.nsmallest(limit, ranked) if limit is not None else sorted(ranked)
+        return [(-score, entries[n].row, self._why(entries[n], words))
+                for score, _order, n in ranked]
+
+    @staticmethod
+    def _why(e: _Entry, words: list[str]) -> str:
+        """The name that holds most of the words (the first of label, id, alias on a tie)."""
+        best, why = -1, ""
+        for name, _weight, what in e.squashed:
+            held = sum(w in name for w in words)
+            if held > best:
+                best, why = held, what
+        return why
