@@ -263,3 +263,43 @@ def test_a_shared_chart_link_scrolls_to_the_chart(pages, browser):
                              "return window.scrollY > 0 && r.top >= 0 &&"
                              " r.bottom <= window.innerHeight;")
     no_violations(browser)
+
+
+def test_a_saved_question_asked_with_its_form(pages, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(pages.url + "/")
+    wait_for(browser, "return document.querySelector('.yasqe .CodeMirror')")
+    form = browser.find_element(By.CSS_SELECTOR, 'form.params[data-example="part-memory"]')
+    part = form.find_element(By.NAME, "part")
+    part.clear()
+    part.send_keys("acc:nvidia-rtx-pro-6000-blackwell")
+    above = form.find_element(By.NAME, "above")
+    above.clear()
+    above.send_keys("90")
+    browser.execute_script("arguments[0].scrollIntoView()", form)
+    form.find_element(By.TAG_NAME, "button").click()
+    wait_for(browser, "return location.search.indexOf('part=acc%3Anvidia-rtx-pro-6000') >= 0")
+    rows = wait_for(browser, "var r = document.querySelectorAll('.yasr table tbody tr');"
+                             "return r.length ? Array.from(r).map(x => x.textContent) : null;")
+    # one row per status asked (the default two); the seed run is the draft one's
+    assert len(rows) == 2 and all("acc:nvidia-rtx-pro-6000-blackwell96" in r for r in rows)
+    assert any("run:ev-sglang" in r and "bg:Draft" in r for r in rows)
+    text = browser.execute_script("return benchgraph.yasgui.getTab().getQuery()")
+    assert "VALUES ?part { acc:nvidia-rtx-pro-6000-blackwell }" in text
+    assert "VALUES ?above { 90 }" in text
+    # the form keeps what was asked
+    form = browser.find_element(By.CSS_SELECTOR, 'form.params[data-example="part-memory"]')
+    assert form.find_element(By.NAME, "part").get_attribute("value") == \
+        "acc:nvidia-rtx-pro-6000-blackwell"
+    no_violations(browser)
+
+
+def test_a_bad_value_in_the_form_says_which_parameter(pages, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(pages.url + "/?example=part-memory&after=someday")
+    assert "400" in browser.find_element(By.TAG_NAME, "h1").text
+    assert "after: 'someday' is not a date" in browser.find_element(By.CSS_SELECTOR,
+                                                                    "p.error").text
+    no_violations(browser, allowed_errors=("status of 400",))

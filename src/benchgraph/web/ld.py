@@ -116,6 +116,23 @@ USED_BY = {str(BG.accelerator): "on it", str(BG.system): "on it", str(BG.model):
 KIND_WORDS = {"benchmarks": "runs"}
 
 
+def questions(kind: str, iri: str) -> list[tuple[str, str]]:
+    """The saved questions about a record of `kind` (those with a parameter of its type), each
+    with the link that asks it of this record."""
+    from .params import KIND_OF_TYPE
+    from .ui import query_params
+
+    wanted = {t for t, k in KIND_OF_TYPE.items() if k == kind}
+    out = []
+    for name, query in sorted(site().examples.items()):
+        for p in query_params(query):
+            if p.type in wanted:
+                out.append((query.title, url_for("ui.index", example=name,
+                                                 **{p.name: pasteable(iri)})))
+                break
+    return out
+
+
 def incoming_query(predicate: str, iri: str, kind: str | None = None) -> str:
     """The query listing every record (of `kind`) that links to `iri` by `predicate`."""
     typed = f"\n  ?record a {pasteable(str(CLASSES[kind]))} ." if kind in CLASSES else ""
@@ -274,7 +291,7 @@ class RecordPage:
                     f"{USED_BY[group.predicate.iri]}", [Term(f"{count}", query_link(query))]))
         return {
             "iri": self.iri, "graph": self.graph, "label": self.label(self.iri),
-            "paste": pasteable(self.iri),
+            "paste": pasteable(self.iri), "questions": questions(kind, self.iri),
             "types": [f.value for f in main.types if not f.derived],
             "summary": summary,
             "main": main, "nodes": sorted(nodes.values(), key=lambda n: n.iri),

@@ -158,5 +158,13 @@
     }
   }
   window.addEventListener("hashchange", openShared);
-  openShared();
+  // A saved query with its parameters given (/?example=NAME&run=...): the server built its
+  // text from the typed values; it runs at once, scrolled to.
+  if (config.open) {
+    scrollPending = true;
+    open(config.open.query, config.open.view);
+    showEditor();
+  } else {
+    openShared();
+  }
 })();
