@@ -57,7 +57,7 @@ def start(data: Path, tmp: Path) -> tuple[subprocess.Popen, int]:
 def answer_time(port: int, path_bytes: int, timeout: float = 300) -> tuple[float, str]:
     """Seconds from the first byte sent to the status line (or the connection's end)."""
     request = (b"GET /" + b"a" * (path_bytes - 1)
-               + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+               + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
     sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
 
     def send() -> None:

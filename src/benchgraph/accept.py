@@ -21,13 +21,16 @@ from pathlib import Path
 import yaml
 
 from . import sssom
-from .errors import CannotRun
+from .errors import CannotRun, printable
 from .namespaces import ID
 from .records import find_record_files, kind_of, load_record
 
 REJECTED = "rejected-mappings.sssom.tsv"  # in the data folder: what curators said is no link
 PROPOSED = ".proposed"  # beside a proposal file: the proposals as written, to tell deletions
 KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:(.*)$")
+# What RFC 3987 leaves out of an IRI: spaces, controls (an endpoint's IRI may hold an ESC that
+# the proposal file carries), and <>"{}|\^`.
+IRI = re.compile(r'^https?://[^\s\x00-\x1f\x7f-\x9f<>"{}|\\^`]+$')
 
 
 class AcceptError(CannotRun):
@@ -77,8 +80,9 @@ def accept(data_dir: Path, proposals: Path, curator: str | None = None,
         target = sssom.expand(row.get("object_id", ""), curie_map)
         key = (subject, target)
         if key in seen:
-            problems.append(f"{where}: {row['subject_id']} -> {row['object_id']}: a duplicate "
-                            f"of the row at line {seen[key]}")
+            problems.append(f"{where}: {printable(row['subject_id'])} -> "
+                            f"{printable(row['object_id'])}: a duplicate of the row at line "
+                            f"{seen[key]}")
             continue
         seen[key] = line
         match = sssom.PREDICATES.get(row.get("predicate_id", ""))
@@ -89,7 +93,7 @@ def accept(data_dir: Path, proposals: Path, curator: str | None = None,
         if match is None:
             problems.append(f"{where}: predicate_id: {row.get('predicate_id')!r} is neither "
                             "skos:exactMatch nor skos:closeMatch")
-        if not re.match(r"^https?://\S+$", target):
+        if not IRI.match(target):
             problems.append(f"{where}: object_id: {row.get('object_id')!r} is not an IRI nor "
                             "a CURIE of the curie_map")
         if found is None or match is None or not target.startswith("http"):
@@ -223,7 +227,7 @@ def _check(new_text: dict[Path, str], data_dir: Path, wanted: dict[Path, list[st
             missing = [t for t in wanted[path] if t not in got]
             if new or missing:
                 problems.append(f"{path}: the edit would not read back: "
-                                + "; ".join(new + [f"{t} missing" for t in missing]))
+                                + printable("; ".join(new + [f"{t} missing" for t in missing])))
     if problems:
         raise AcceptError("nothing was written:\n" + "\n".join(problems))
 

@@ -126,7 +126,7 @@ def parser() -> argparse.ArgumentParser:
 
 def _link_command(sub) -> None:
     from .reconcile import MIN_CONFIDENCE, WD, WIKIDATA_SPARQL
-    from .sparqlclient import TIMEOUT, USER_AGENT
+    from .sparqlclient import MAX_RESULT_MB, TIMEOUT, USER_AGENT
 
     p = _command(sub, "link",
                  "Propose links from records to the entities of a SPARQL endpoint (Wikidata's "
@@ -149,7 +149,11 @@ def _link_command(sub) -> None:
     p.add_argument("--namespace", default=WD, metavar="IRI",
                    help="the entities that count as a link (default: %(default)s)")
     p.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
-                   help="per request to the endpoint (default: %(default)g)")
+                   help="the most one request to the endpoint takes, all of it: connecting, "
+                        "redirects and the whole answer (default: %(default)g)")
+    p.add_argument("--max-result-mb", type=float, default=MAX_RESULT_MB, metavar="MB",
+                   help="the largest answer read from the endpoint; a bigger one is an error "
+                        "(default: %(default)g)")
     p.add_argument("--user-agent", default=USER_AGENT,
                    help="sent to the endpoint; name how to reach you (default: %(default)s)")
     p.add_argument("--curator", help="who accepts (default: git's user.name)")
@@ -231,7 +235,7 @@ def cmd_build(args) -> int:
 
 def cmd_query(args) -> int:
     from .queries import render, run, saved_queries
-    from .querysyntax import from_engine
+    from .querysyntax import syntax_error
     from .querytext import QueryTextError, check_depth
 
     if args.example:
@@ -267,8 +271,8 @@ def cmd_query(args) -> int:
         try:
             # on a deep stack: Oxigraph recurses along long chains of patterns and operators
             shown, failed = bigstack.call(answer)
-        except SyntaxError as exc:  # the engine's line and column, as the endpoint gives them
-            raise CannotRun(f"the query does not parse: {from_engine(exc)}") from exc
+        except SyntaxError as exc:  # the place the endpoint reports too (querysyntax.py)
+            raise CannotRun(f"the query does not parse: {syntax_error(text, exc)}") from exc
     if failed is not None:
         raise CannotRun(f"the query could not be answered: {failed}")
     sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own
@@ -379,7 +383,7 @@ def cmd_link(args) -> int:
     from .reconcile import Reconciler, proposal_set, subjects
     from .sparqlclient import Endpoint
 
-    endpoint = Endpoint(args.endpoint, args.user_agent, args.timeout)
+    endpoint = Endpoint(args.endpoint, args.user_agent, args.timeout, args.max_result_mb)
     reconciler = Reconciler(endpoint, args.namespace, rejected_pairs(args.data))
     proposals = reconciler.propose(subjects(args.data))
     ms, below = proposal_set(proposals, args.min_confidence, args.endpoint,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 VIOLATION = "violation"
@@ -31,6 +32,17 @@ class Problem:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+# C0 and C1 controls, DEL, and the bidirectional overrides and isolates (which reorder what
+# a terminal shows: "Trojan Source"); line breaks too, so that outside text stays one line.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """Outside text (an endpoint's error body, a header) made safe to print: every control
+    character written as a Python escape (ESC as \\x1b), so none reaches the terminal."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
 class BenchgraphError(Exception):

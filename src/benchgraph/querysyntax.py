@@ -1,34 +1,39 @@
-"""Where a query does not parse, as the engine that runs it says: Oxigraph's line, column and
-message, the same from `benchgraph query` and from the endpoint.
+"""Where a query does not parse: one line, column and message, the same from `benchgraph
+query` and from the endpoint, and nothing run to learn it.
 
-The two used to differ: the CLI reported Oxigraph's position and the endpoint rdflib's (it
-parses every query with rdflib first, to find the SERVICE calls it must refuse), and their
-parsers stop at different places (`FILTER(?x = )`: Oxigraph at the `)`, rdflib at the
-FILTER). The engine's reading is the one that decides what runs, so it is the one reported.
-
-pyoxigraph parses only as part of running a query, so the endpoint asks it on an empty
-in-memory store, after rdflib refused the text: nothing is read, and the SERVICE keyword is
-first masked as GRAPH (the same grammar but SILENT, at the same length, so positions stay),
-since an ASK is evaluated at once and would call the service. Oxigraph reads no escapes
-outside strings and IRIs (querytext.py refuses the escapes that would matter), so a SERVICE
-it could call is spelt out in the text.
+The endpoint reads a query with rdflib's parser before it runs (to find SERVICE calls and
+FROM clauses), Oxigraph reads it again to run it, and their parsers stop at different places
+(`FILTER(?x = )`: Oxigraph at the `)`, rdflib at the FILTER). pyoxigraph parses only as part
+of running a query, so asking it where a text fails means running the text; an ASK is
+evaluated at once, and a SERVICE in it is called. So Oxigraph is never asked: a text rdflib
+refuses is reported at rdflib's position, saying so, and Oxigraph's own position is reported
+only where Oxigraph refused a text it was running anyway (one rdflib reads, or one the
+endpoint sent unparsed). The CLI and the endpoint apply the same rule (`syntax_error`), so
+both report the same place: rdflib's wherever rdflib refuses the text.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-
-import pyoxigraph as ox
+from typing import TYPE_CHECKING
 
 from . import bigstack
 
+if TYPE_CHECKING:
+    from pyparsing import ParseBaseException
+
 ENGINE_POSITION = re.compile(r"^error at (\d+):(\d+): ?")
-# The keyword as a whole word outside strings, IRIs and comments (found by _code_spans), with
-# the SILENT that may follow it; a variable or prefixed name (?service, ex:service) is no
-# keyword: the characters around it say so. After a `.` it is masked even where it would be
-# part of a name (ex:a.service): a parse error there is a price, a call would not be.
-SERVICE = re.compile(r"(?<![\w?$:\-])SERVICE(?:\s+SILENT)?(?![\w:\-])", re.IGNORECASE)
+# rdflib's parser takes about 64 Python frames a level of ( ) and recurses along flat chains
+# too (10,000 triple patterns are a RecursionError on the default limit): below these it
+# parses on the caller's stack, above them on bigstack's, with a recursion limit to fit.
+INLINE_DEPTH = 12
+INLINE_OPERATORS = 300
+FRAMES_PER_LEVEL = 64
+# Said with every refusal made on rdflib's reading, since Oxigraph, which runs the queries,
+# reads some texts rdflib does not (SPARQL 1.2's LATERAL, ...).
+RDFLIB_READING = "as rdflib's parser reads it (Oxigraph, which runs queries, may read it otherwise)"
 
 
 @dataclass
@@ -94,58 +99,54 @@ def _alternatives(text: str) -> list[str]:
     return [i for i in items if i]
 
 
-def engine_error(text: str, base_iri: str | None = None,
-                 prefixes: dict[str, str] | None = None) -> QuerySyntaxError | None:
-    """What Oxigraph says of the query's syntax, without running it on any data or calling
-    any service; None if it parses."""
-    masked = without_service(text)
-
-    def parse() -> None:
-        result = ox.Store().query(masked, base_iri=base_iri, prefixes=prefixes)
-        del result  # a SELECT, CONSTRUCT or DESCRIBE is lazy: nothing is evaluated
+def syntax_error(text: str, engine: SyntaxError) -> QuerySyntaxError:
+    """Why a text the engine refused does not parse, as the CLI and the endpoint report it:
+    rdflib's reading where rdflib refuses it too, else the engine's."""
+    from .querytext import QueryTextError, measure
 
     try:
-        bigstack.call(parse)  # Oxigraph's parser recurses: a deep stack, as for the run
-    except SyntaxError as exc:
-        return from_engine(exc)
-    except (OSError, ValueError, TypeError):  # parsed; the empty store's evaluation failed
-        return None
-    return None
+        parse(text, *measure(text))
+    except QuerySyntaxError as rdflib_error:
+        return rdflib_error
+    except (QueryTextError, RecursionError, ValueError):  # too big for rdflib: the engine's
+        pass
+    return from_engine(engine)
 
 
-def without_service(text: str) -> str:
-    """The text with each SERVICE keyword (and its SILENT) as GRAPH and spaces, outside
-    strings, IRIs and comments; every other character where it was."""
-    if "service" not in text.lower():
-        return text
-    out = list(text)
-    for start, end in _code_spans(text):
-        for found in SERVICE.finditer(text, start, end):
-            a, b = found.span()
-            out[a:b] = "GRAPH" + " " * (b - a - 5)
-    return "".join(out)
+def parse(text: str, depth: int, operators: int) -> tuple[object, object]:
+    """rdflib's parse of the query (its prologue and query); QuerySyntaxError, at rdflib's
+    line and column, where rdflib refuses the text. Nothing is evaluated."""
+    from pyparsing import ParseBaseException
+    from rdflib.plugins.sparql.parser import parseQuery
+
+    try:
+        return deep(lambda: parseQuery(text), depth, operators)
+    except ParseBaseException as exc:
+        raise from_rdflib(exc) from None
 
 
-def _code_spans(text: str) -> list[tuple[int, int]]:
-    """The stretches of the query outside strings, <IRIs> and # comments (a `<` that starts
-    no IRI, a less-than, stays code)."""
-    from .querytext import IRIREF, _line_end, _string_end
+# pyparsing names the outermost rule that failed, which says nothing to a person: the
+# query forms, or an alternation of them.
+WHOLE_QUERY = re.compile(r"^Expected (?:\{.*\}|(?:Select|Construct|Describe|Ask)?Query)$")
 
-    spans, start, i, n = [], 0, 0, len(text)
-    while i < n:
-        c = text[i]
-        end = None
-        if c == "#":
-            end = _line_end(text, i)
-        elif c in "\"'":
-            end = _string_end(text, i)
-        elif c == "<":
-            iri = IRIREF.match(text, i)
-            end = iri.end() if iri else None
-        if end is None:
-            i += 1
-            continue
-        spans.append((start, i))
-        start = i = end
-    spans.append((start, n))
-    return spans
+
+def from_rdflib(exc: ParseBaseException) -> QuerySyntaxError:
+    """pyparsing's refusal as line, column (1-based, in characters) and message."""
+    if WHOLE_QUERY.match(exc.msg):
+        said = f"the query cannot be read from {_found(exc)} on"
+    else:
+        said = f"{exc.msg}, found {_found(exc)}"
+    return QuerySyntaxError(f"{said}, {RDFLIB_READING}", exc.lineno, exc.col)
+
+
+def deep(work: Callable[[], object], depth: int, operators: int):
+    """work(), on a thread with stack and recursion limit enough for the query when it is
+    deeper or longer than the caller's stack is sure to hold."""
+    if depth <= INLINE_DEPTH and operators <= INLINE_OPERATORS:
+        return work()
+    return bigstack.call(work, recursion_limit=FRAMES_PER_LEVEL * (depth + operators) + 2000)
+
+
+def _found(exc: ParseBaseException) -> str:
+    rest = exc.pstr[exc.loc:exc.loc + 20].split("\n")[0]
+    return repr(rest) if rest else "the end of the query"

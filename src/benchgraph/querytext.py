@@ -100,6 +100,12 @@ def check_depth(text: str, limit: int | None = None) -> int:
     return _scan(text, max_depth() if limit is None else limit, ambiguity=False)[0]
 
 
+def measure(text: str) -> tuple[int, int]:
+    """The nesting depth and the count of operators and separators, as check_text counts
+    them; QueryTextError past the limits."""
+    return _scan(text, max_depth(), ambiguity=False)
+
+
 def check_text(text: str, limit: int | None = None) -> tuple[int, int]:
     """check_depth, and refuse what rdflib and Oxigraph may read differently: a carriage
     return not followed by a line feed, anywhere; outside strings a form feed, vertical tab,

@@ -43,6 +43,15 @@ def add_serve_command(subparsers: Any) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: %(default)s)")
     p.add_argument("--port", type=int, default=5000, help="port (default: %(default)s)")
+    p.add_argument("--public-base", metavar="URL", default=None,
+                   help="the origin clients reach the server at (behind a proxy, the "
+                        "proxy's), e.g. https://benchgraph.example.org: the service "
+                        "description, the VoID and the query page name it (default: "
+                        "$BENCHGRAPH_PUBLIC_BASE, else the address bound)")
+    p.add_argument("--allowed-host", action="append", default=None, metavar="NAME",
+                   help="a Host name answered besides the public base's and the bound "
+                        "address (and localhost on a loopback address); others are a 400; "
+                        "repeatable (default: $BENCHGRAPH_ALLOWED_HOSTS)")
     add_with_options(p)
     p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                    help="stop a query after this long (default: %(default)g)")
@@ -107,7 +116,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 "SNAPSHOT_FILE": str(root / snapshots.POINTER),
                 "QUERY_TIMEOUT": args.timeout, "QUERY_WORKERS": args.query_workers,
                 "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
-                **_limit_config(args),
+                **_limit_config(args), **_host_config(args),
                 "ALLOW_SERVICE": list(args.allow_service),
                 "QUERY_MEMORY_MB": _query_memory_mb(args),
             },
@@ -150,7 +159,8 @@ def _serve_store(args: argparse.Namespace) -> int:
             "app": {"STORE_URL": args.store, "DUMP_DIR": str(root / "dumps"),
                     "QUERY_TIMEOUT": args.timeout, "QUERY_WORKERS": args.query_workers,
                     "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
-                    **_limit_config(args), "ALLOW_SERVICE": list(args.allow_service),
+                    **_limit_config(args), **_host_config(args),
+                    "ALLOW_SERVICE": list(args.allow_service),
                     "QUERY_MEMORY_MB": _query_memory_mb(args)},
             "gunicorn": _gunicorn_options(args, host),
         }
@@ -214,12 +224,46 @@ def _limit_options(p: argparse.ArgumentParser) -> None:
                    default=DEFAULTS["MAX_QUERY_STRING_BYTES"] / 1024, metavar="KB",
                    help="refuse (414) a longer URL query string, as sent (a GET carries the "
                         "SPARQL query there, URL-encoded; default: %(default)g)")
+    # These two default to None so that $BENCHGRAPH_HEADER_TIMEOUT and
+    # $BENCHGRAPH_MAX_CONNECTIONS_PER_CLIENT, read by create_app, still apply.
+    p.add_argument("--header-timeout", type=float, default=None, metavar="SECONDS",
+                   help="answer 408 and close a connection whose request head is not all sent "
+                        "this long after it opened, however it trickles in (default: "
+                        f"{DEFAULTS['HEADER_TIMEOUT']:g}, or $BENCHGRAPH_HEADER_TIMEOUT)")
+    p.add_argument("--max-connections-per-client", type=int, default=None, metavar="N",
+                   help="answer 429 and close a client address's connection past this many "
+                        "open at once; 0 for no limit. Behind a proxy every client has the "
+                        "proxy's address: raise it or turn it off there (default: "
+                        f"{DEFAULTS['MAX_CONNECTIONS_PER_CLIENT']}, or "
+                        "$BENCHGRAPH_MAX_CONNECTIONS_PER_CLIENT)")
 
 
-def _limit_config(args: argparse.Namespace) -> dict[str, int]:
-    return {"MAX_CONTENT_LENGTH": int(args.max_body_mb * 2**20),
-            "MAX_PATH_BYTES": int(args.max_path_kb * 1024),
-            "MAX_QUERY_STRING_BYTES": int(args.max_query_string_kb * 1024)}
+def _limit_config(args: argparse.Namespace) -> dict[str, Any]:
+    config: dict[str, Any] = {"MAX_CONTENT_LENGTH": int(args.max_body_mb * 2**20),
+                              "MAX_PATH_BYTES": int(args.max_path_kb * 1024),
+                              "MAX_QUERY_STRING_BYTES": int(args.max_query_string_kb * 1024)}
+    if args.header_timeout is not None:
+        config["HEADER_TIMEOUT"] = args.header_timeout
+    if args.max_connections_per_client is not None:
+        config["MAX_CONNECTIONS_PER_CLIENT"] = args.max_connections_per_client
+    return config
+
+
+def _host_config(args: argparse.Namespace) -> dict[str, Any]:
+    """How the server names itself and the Host names it answers (web/publicbase.py); an
+    option not given leaves its BENCHGRAPH_* variable to create_app."""
+    from .errors import CannotRun
+    from .web.publicbase import BadPublicBase, normalize
+
+    config: dict[str, Any] = {"BIND_HOST": args.host, "BIND_PORT": args.port}
+    if args.public_base is not None:
+        try:
+            config["PUBLIC_BASE"] = normalize(args.public_base)
+        except BadPublicBase as exc:
+            raise CannotRun(f"--public-base: {exc}") from None
+    if args.allowed_host is not None:
+        config["ALLOWED_HOSTS"] = list(args.allowed_host)
+    return config
 
 
 def _request_line_limit(args: argparse.Namespace) -> int:

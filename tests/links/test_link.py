@@ -184,29 +184,22 @@ def test_accept_names_every_wrong_row_and_writes_nothing(records, tmp_path):
     assert main(["link", "--data", str(records), "--accept", str(bad), "--curator", "x"]) == 2
 
 
-def test_requests_name_the_tool(monkeypatch):
-    """Wikidata's query service asks clients for a User-Agent naming the tool."""
-    from benchgraph.sparqlclient import USER_AGENT, Endpoint
-
-    seen = {}
-
-    class Answer:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *a):
-            return False
-
-        def read(self, *a):
-            return b'{"results": {"bindings": []}}'
-
-    def fake(request, timeout):
-        seen["ua"], seen["timeout"] = request.get_header("User-agent"), timeout
-        return Answer()
-
-    monkeypatch.setattr(urllib.request, "urlopen", fake)
-    assert Endpoint("https://query.wikidata.org/sparql").select("ASK {}") == []
-    assert seen["ua"] == USER_AGENT and "benchgraph/" in USER_AGENT and seen["timeout"] > 0
+def test_accept_shows_a_rows_outside_text_escaped_and_refuses_an_iri_with_controls(
+        records, tmp_path, capsys):
+    """A proposal file carries the endpoint's IRIs: one holding terminal escapes is no IRI,
+    and it reaches the terminal escaped."""
+    bad = tmp_path / "bad.sssom.tsv"
+    row = ("bgid:accelerators/nvidia-l4\tskos:exactMatch\thttp://www.wikidata.org/entity/"
+           "Q1\x1b[2J\tsemapv:LexicalMatching\n")
+    bad.write_text("subject_id\tpredicate_id\tobject_id\tmapping_justification\n" + row * 2)
+    before = {p: p.read_bytes() for p in records.rglob("*.yaml")}
+    assert main(["link", "--data", str(records), "--accept", str(bad), "--curator", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert f"{bad}:2: object_id: 'http://www.wikidata.org/entity/Q1\\x1b[2J' is not an IRI" in err
+    assert (f"{bad}:3: bgid:accelerators/nvidia-l4 -> http://www.wikidata.org/entity/Q1\\x1b[2J:"
+            " a duplicate of the row at line 2") in err
+    assert {p: p.read_bytes() for p in records.rglob("*.yaml")} == before
 
 
 @pytest.mark.parametrize("ours, theirs, expected", [

@@ -17,8 +17,10 @@ from urllib.parse import quote, urlencode
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from pyparsing import ParseBaseException
+from rdflib.plugins.sparql.parser import parseQuery
 
 from benchgraph.querytext import (
     DEFAULT_MAX_DEPTH,
@@ -150,10 +152,12 @@ PIECES = ["#", "# x ", '#"', "#'''", "#<", " ", ".", "?s ?p ?o", "?s ?p ?o .", '
           '"""', "'''", '\\"', "\\'", "\\\\", "\\u0022", "\\u0027", "\\u00000022", "\\U00000027",
           "\\u005C", "\\u0023", "\\u003E", "\\u0053ERVICE", "<", ">", "<http://a/#>", "{", "}",
           "(", ")", "BIND(", " AS ?a)", " AS ?b)", "FILTER(", "1<2", "?a<?b#>", "x:", "\x00",
-          "\\", "\\u", "\\U"] + LINE_ENDS
+          "\\", "\\u", "\\U", "x:a\\#b", "x:a\\'b", 'x:a\\"b'] + LINE_ENDS
 SERVICE_FORMS = ["SERVICE <{url}> {{ ?s ?p ?o }}", "SERVICE SILENT <{url}> {{ ?s ?p ?o }}",
                  "\\u0053ERVICE <{url}> {{ ?s ?p ?o }}", "service x:sparql {{ ?s ?p ?o }}",
-                 "SERVICE <{url_escaped}> {{ ?s ?p ?o }}"]
+                 "SERVICE <{url_escaped}> {{ ?s ?p ?o }}",
+                 # Oxigraph reads SERVICE SILENT with no space between; rdflib does not
+                 "SERVICESILENT<{url}>{{ ?s ?p ?o }}"]
 # Pairs meant to open before the SERVICE and close after it, in one parser's reading only.
 WRAPS = [("#\r", "\n"), ("#\\u000A", "\n"), ("#\\u000D", "\n"),
          ('BIND("\\u0022" AS ?a) ', ' BIND("\\u0022" AS ?b)'),
@@ -220,6 +224,27 @@ def test_no_query_the_keyword_check_lets_through_makes_the_engine_call_out(engin
         assert not engine_calls(engine, listener, query), query
 
 
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                 HealthCheck.filter_too_much])
+@given(hiding_attempts)
+def test_no_text_rdflib_refuses_makes_the_endpoint_call_out(client, listener, attempt):
+    """The differential test of the refusal path: a text rdflib refuses is answered with a
+    400 and never run, not even to learn where it fails (the endpoint once ran such a text
+    on an empty store for Oxigraph's position, and the SERVICESILENT spelling called out)."""
+    query = _query(listener, *attempt)
+    try:
+        parseQuery(query)
+    except ParseBaseException:
+        pass
+    else:
+        assume(False)
+    before = len(listener.connections)
+    response = client.get("/sparql", query_string={"query": query})
+    assert response.status_code in (400, 403), query
+    assert len(listener.connections) == before, query
+
+
 # Wraps aimed at the keyword check: a comment or string in a naive reading, code in
 # Oxigraph's (a <...> read as an IRI where Oxigraph reads a less-than, a local name's escaped
 # # or '), and one SERVICE that is in a string to both.
@@ -264,6 +289,10 @@ SERVICE_FORMS_LIVE = {
     "silent": "SELECT * WHERE {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }}",
     "variable": "SELECT * WHERE {{ VALUES ?e {{ <{url}> }} SERVICE ?e {{ ?s ?p ?o }} }}",
     "lower-case": "select * where {{ service <{url}> {{ ?s ?p ?o }} }}",
+    "no-space-silent": "SELECT * WHERE {{ SERVICESILENT<{url}>{{}} }}",
+    "after-local-escape": "PREFIX ex: <http://e/> SELECT * WHERE {{ ?s ex:a\\#b ?o . "
+                          "SERVICE <{url}> {{}} }}",
+    "after-local-quote": "PREFIX ex: <http://e/> ASK {{ ?s ex:a\\'b ?o . SERVICE <{url}> {{}} }}",
 }
 
 
@@ -274,7 +303,7 @@ def fresh_listener():
     found.close()
 
 
-@pytest.mark.parametrize("method", ["GET", "POST"])
+@pytest.mark.parametrize("method", ["GET", "form", "POST"])
 @pytest.mark.parametrize("form", sorted(SERVICE_FORMS_LIVE))
 def test_every_service_form_is_refused_by_the_endpoint_and_never_called(
         live_server, fresh_listener, form, method):
@@ -285,6 +314,10 @@ def test_every_service_form_is_refused_by_the_endpoint_and_never_called(
     if method == "GET":
         status, _headers, body = live_server.request(
             "GET", "/sparql?" + urlencode({"query": query}, quote_via=quote), headers=accept)
+    elif method == "form":
+        status, _headers, body = live_server.request(
+            "POST", "/sparql", urlencode({"query": query}).encode(),
+            accept | {"Content-Type": "application/x-www-form-urlencoded"})
     else:
         status, _headers, body = live_server.request(
             "POST", "/sparql", query.encode(), accept | {"Content-Type":
@@ -442,3 +475,25 @@ def test_the_cli_runs_a_long_flat_chain_and_refuses_one_past_its_limit(tmp_path,
     done = run_cli(f"@{path}", env=cache | {MAX_OPERATORS_ENV: "1000"})
     assert done.returncode == 2 and "more than 1,000 operators" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("levels", [2, 50, 200])
+def test_a_nested_service_is_refused_as_a_service(client, levels):
+    """rdflib's parser needs thousands of frames a level of nested SERVICE: such a query was
+    refused as "query too deep" after seconds. It is a SERVICE call, refused as one."""
+    text = ("SELECT * WHERE { " + "SERVICE <http://127.0.0.1:9/> { " * levels + "?s ?p ?o "
+            + "} " * levels + "}")
+    response = client.get("/sparql", query_string={"query": text})
+    assert response.status_code == 403
+    assert response.get_json()["title"] == "federated query refused"
+
+
+@pytest.mark.parametrize("text", [
+    "SELECT ?service WHERE { ?service ?p ?o } LIMIT 1",
+    "PREFIX ex: <http://e/> SELECT * WHERE { ?s ex:service ?o . ?s ex:a.service ?o }",
+    "SELECT * WHERE { ?s ?p <http://e/a=service?x> }",
+    'SELECT * WHERE { ?s ?p "SERVICE <http://e/> {}" } # SERVICE <http://e/> {}',
+])
+def test_the_word_service_in_a_name_string_or_iri_is_no_refusal(client, text):
+    response = client.get("/sparql", query_string={"query": text})
+    assert response.status_code == 200, response.get_data(as_text=True)

@@ -133,7 +133,7 @@ def send_and_leave(server, query: str) -> socket.socket:
     """A raw HTTP request of `query`; the caller closes the socket without reading."""
     body = urlencode({"query": query}).encode()
     sock = socket.create_connection((server.host, server.port))
-    sock.sendall(b"POST /sparql HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n"
+    sock.sendall(b"POST /sparql HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
                  b"Content-Type: application/x-www-form-urlencoded\r\n"
                  + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
     return sock

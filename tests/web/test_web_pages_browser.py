@@ -24,21 +24,31 @@ RUN = "benchmarks/ev-sglang-dsv41-production-decode-tok-s-per-user"
 
 
 class PageServer:
-    def __init__(self, url: str):
-        self.url = url
+    def __init__(self, url: str, app):
+        self.url, self.app = url, app
 
 
 @pytest.fixture(scope="module")
-def pages(app) -> Iterator[PageServer]:
-    """The session's app on a free port of 127.0.0.1, in a thread of this process."""
+def pages(served) -> Iterator[PageServer]:
+    """An app on the test records, served on a free port of 127.0.0.1 from a thread of this
+    process, its public base that address (publicbase.py: where the page sends queries)."""
     from werkzeug.serving import make_server
 
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+    from benchgraph.web import create_app
+    from web.web_support import EXAMPLES, free_port
+
+    port = free_port()
+    app = create_app(served.app_config() | {
+        "TESTING": True, "QUERY_WORKERS": 2, "QUERY_TIMEOUT": 5.0,
+        "QUERIES_DIR": str(EXAMPLES), "PUBLIC_BASE": f"http://127.0.0.1:{port}",
+        "DUMPS_AHEAD": False})
+    server = make_server("127.0.0.1", port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield PageServer(f"http://127.0.0.1:{server.server_port}")
+    yield PageServer(f"http://127.0.0.1:{port}", app)
     server.shutdown()
     thread.join(timeout=10)
+    app.extensions["benchgraph"].close()
 
 
 def link(server: PageServer, query: str, view: str) -> str:
@@ -154,10 +164,10 @@ def test_the_ontology_page_filters_its_terms(pages, browser):
     no_violations(browser)
 
 
-def test_every_page_shows_the_banner_while_a_rebuild_is_refused(app, pages, browser):
+def test_every_page_shows_the_banner_while_a_rebuild_is_refused(pages, browser):
     from selenium.webdriver.common.by import By
 
-    site = app.extensions["benchgraph"]
+    site = pages.app.extensions["benchgraph"]
     bad = "tests/web/data/records/accelerators/nvidia-h100-sxm.yaml"
     site.reload = {"rebuilds": 1, "last_rebuild": {
         "result": "refused", "at": 1_800_000_000.0, "seconds": 1.0, "reason": "watch",

@@ -95,3 +95,27 @@ def test_a_long_query_runs_at_lower_priority_once_another_comes(pool):
     waiting.join()
     wait_for_workers(pool, 1)
     assert psutil.Process(pool.pids()[0]).nice() == 0
+
+
+def test_a_worker_to_recycle_serves_until_its_replacement_has_started(served):
+    """A worker whose memory grew past recycle_mb is replaced, but stays on (borrowed last)
+    until the fresh one has started: the pool never has fewer workers ready than it keeps,
+    and a query right after is answered at once by the old one."""
+    pool = QueryPool(PoolSettings(store=str(served.store_path), size=1, timeout=5.0,
+                                  recycle_mb=1))  # every worker holds more than 1 MB
+    try:
+        old = pool.pids()
+        assert pool.run(ASK)[0]["status"] == 200
+        assert pool.pids()[:1] == old  # still there while its replacement starts
+        assert pool.stats()["idle"] >= 1
+        assert pool.run(ASK)[0]["status"] == 200
+        deadline = time.monotonic() + 30
+        while old[0] in pool.pids() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert old[0] not in pool.pids() and len(pool.pids()) >= 1
+        process = psutil.Process(old[0]) if psutil.pid_exists(old[0]) else None
+        assert process is None or process.status() == psutil.STATUS_ZOMBIE
+        assert pool.run(ASK)[0]["status"] == 200
+        assert pool.stats()["restarts"] >= 1
+    finally:
+        pool.close()

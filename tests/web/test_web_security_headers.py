@@ -41,10 +41,13 @@ def policy(text: str) -> dict[str, list[str]]:
     ("/healthz", {}),
     ("/no/such/page", {"Accept": "application/json"}),
 ])
-def test_every_response_has_the_security_headers(client, path, headers):
+def test_every_response_has_the_security_headers(app, client, path, headers):
     response = client.get(path, headers=headers)
     assert response.headers["X-Content-Type-Options"] == "nosniff"
-    assert response.headers["Content-Security-Policy"] == DEFAULTS["CONTENT_SECURITY_POLICY"]
+    # the default policy, with connect-src naming the public base too (publicbase.py)
+    assert response.headers["Content-Security-Policy"] == DEFAULTS[
+        "CONTENT_SECURITY_POLICY"].replace("connect-src 'self'",
+                                           f"connect-src 'self' {app.config['PUBLIC_BASE']}")
     assert response.headers["Referrer-Policy"] == "same-origin"
 
 

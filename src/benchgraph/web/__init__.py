@@ -55,8 +55,16 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a longer request body gets 413, however sent
     "MAX_PATH_BYTES": 8 * 1024,  # a longer URL path (as sent) gets 414
     "MAX_QUERY_STRING_BYTES": 256 * 1024,  # a longer query string (as sent) gets 414
+    # Read by the HTTP worker (httpworker.py), under gunicorn only:
+    "HEADER_TIMEOUT": 10.0,  # seconds for a whole request head; 408 past it
+    "MAX_CONNECTIONS_PER_CLIENT": 32,  # open connections per client address; 429 over it; 0: any
     "CONTENT_SECURITY_POLICY": CSP,  # on every response; "" sends none
     "REFERRER_POLICY": "same-origin",  # other sites are never sent this server's URLs
+    # How the server names itself, and the Host headers it answers (publicbase.py):
+    "PUBLIC_BASE": None,  # e.g. https://benchgraph.example.org; default: the bound address
+    "ALLOWED_HOSTS": [],  # more Host names answered (a list, or one comma-separated string)
+    "BIND_HOST": None,  # the address serve binds, and its port
+    "BIND_PORT": None,
 }
 
 
@@ -66,7 +74,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from ..queries import saved_queries
-    from . import browse, dumps, errors, hooks, ld, ops, sparql, ui
+    from . import browse, dumps, errors, hooks, ld, ops, publicbase, sparql, ui
     from .querypool import QueryPool
     from .site import Site, Snapshot
 
@@ -76,6 +84,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if config:
         app.config.from_mapping(config)
     c = app.config
+    publicbase.configure(c)
     queries = Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None
     if c["STORE_URL"]:
         snapshot = _remote_snapshot(c)

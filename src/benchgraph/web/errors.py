@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
 from .negotiation import HTML, Format, NotAcceptable, choose
 
@@ -85,5 +85,10 @@ def register(app: Flask) -> None:
         headers = {}
         if exc.code == 405 and exc.valid_methods:
             headers["Allow"] = ", ".join(exc.valid_methods)
+        if isinstance(exc, SecurityError):  # Flask's TRUSTED_HOSTS check (publicbase.py)
+            from .publicbase import refusal_detail
+
+            return error_response(400, "host not allowed",
+                                  refusal_detail(request.environ, current_app.config))
         return error_response(exc.code or 500, (exc.name or "error").lower(),
                               exc.description or "", headers)

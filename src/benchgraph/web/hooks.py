@@ -84,10 +84,11 @@ def conditional(response: Response) -> Response:
 
 
 def compress(response: Response) -> Response:
-    """gzip text-like bodies for clients that accept it; the ETag becomes weak."""
+    """gzip text-like bodies for clients that accept it; the ETag becomes weak. A HEAD too,
+    whose headers (Content-Encoding, Content-Length) are GET's."""
     response.vary.add("Accept-Encoding")
     if (response.status_code != 200 or "Content-Encoding" in response.headers
-            or request.method == "HEAD" or not _compressible(response.mimetype or "")
+            or not _compressible(response.mimetype or "")
             or request.accept_encodings["gzip"] <= 0):
         return response
     if response.direct_passthrough:  # a static file: compress it once

@@ -48,6 +48,7 @@ from .hooks import not_modified
 from .limits import shorten
 from .negotiation import GRAPH as GRAPH_FORMATS
 from .negotiation import HTML, TURTLE, Format, NotAcceptable, choose, serialize_rdf
+from .publicbase import url as public_url
 from .site import Site
 from .summary import Line, build_summary
 from .ui import with_prefixes
@@ -198,12 +199,12 @@ def record_graph(kind: str, record_id: str) -> Response:
 @bp.route("/.well-known/void")
 def void() -> Response:
     """The dataset's VoID and DCAT description (description.py): RDF, or a page of it."""
-    answer = _negotiated("void", request.url_root)
+    answer = _negotiated("void", public_url(current_app.config, "/"))
     if isinstance(answer, Response):
         return answer
     fmt, etag = answer
     quads = list(site().store().quads_for_pattern(None, None, None, DESCRIPTION))
-    here = request.url_root + "sparql"
+    here = public_url(current_app.config, "/sparql")
     if quads and here != ENDPOINT.value:  # served elsewhere than its public IRI: say so too
         quads.append(ox.Quad(DATASET, VOID_ENDPOINT, ox.NamedNode(here), DESCRIPTION))
     if fmt is not HTML:

@@ -76,8 +76,6 @@ class Parameter:
 
 def parse_params(text: str, path: str = "") -> tuple[tuple[Parameter, ...], list[Problem]]:
     """The `# param:` lines of a saved query's header, and every problem with them."""
-    from ..querysyntax import _code_spans
-
     code = _code_spans(text)
     params: list[Parameter] = []
     problems: list[Problem] = []
@@ -143,6 +141,31 @@ def parse_param(spec: str, text: str, line: int, code: list[tuple[int, int]]
             except ParameterError as exc:
                 return None, [(term, f"is no default for {name}: {exc.why}")]
     return param, []
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """The stretches of the query outside strings, <IRIs> and # comments (a `<` that starts
+    no IRI, a less-than, stays code): where a VALUES clause of the query's own may be."""
+    from ..querytext import IRIREF, _line_end, _string_end
+
+    spans, start, i, n = [], 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        end = None
+        if c == "#":
+            end = _line_end(text, i)
+        elif c in "\"'":
+            end = _string_end(text, i)
+        elif c == "<":
+            iri = IRIREF.match(text, i)
+            end = iri.end() if iri else None
+        if end is None:
+            i += 1
+            continue
+        spans.append((start, i))
+        start = i = end
+    spans.append((start, n))
+    return spans
 
 
 def typed(term: str) -> str:

@@ -21,26 +21,23 @@ rdflib is imported only when a query needs it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-from .. import bigstack
-from ..querysyntax import engine_error
-from ..querytext import QueryTextError, check_text, code_outside, max_depth, max_operators
-
-# rdflib's parser takes about 40 Python frames per level of ( ); below this depth it runs on
-# the caller's stack, above it in a thread whose recursion limit fits the measured depth.
-# Parsed on the caller's stack below these; on bigstack's above (rdflib takes about 64
-# Python frames a level of ( ); 2,000 levels parse in 16 MiB of stack).
-INLINE_DEPTH = 12
-INLINE_OPERATORS = 300
-FRAMES_PER_LEVEL = 64
+from ..querysyntax import QuerySyntaxError, parse
+from ..querytext import (
+    IRIREF,
+    QueryTextError,
+    check_text,
+    code_outside,
+    max_depth,
+    max_operators,
+)
 
 if TYPE_CHECKING:
-    from pyparsing import ParseBaseException
     from rdflib.plugins.sparql.parserutils import CompValue
 
 # What only rdflib's parse tree can tell apart (see the module's text): matched in the code,
@@ -84,6 +81,29 @@ def needs_parse(text: str) -> bool:
     return code is None or NEEDS_PARSE.search(code) is not None
 
 
+# The SERVICE keyword in the code (querytext.code_outside, IRIs blanked): a whole word, not
+# part of a name (?service, ex:service, ex:a.service, a_service), followed by white space or
+# the endpoint's IRI or variable. Only an early refusal: a SERVICE this misses is found by the
+# parse, which every query with the word in its code gets.
+SERVICE_KEYWORD = re.compile(r"(?<![\w?$:.\-])SERVICE(?:\s+SILENT)?(?:\s|(?=[<?$]))",
+                             re.IGNORECASE)
+
+
+def refuse_service_early(text: str, allowed: Iterable[str]) -> None:
+    """Refuse (403) at once a query whose code calls a SERVICE where none is allowed, before
+    rdflib parses it: rdflib's parser needs thousands of frames a level of nested SERVICE
+    (50 levels overflow 200,000), so a nested one was a "query too deep" after seconds."""
+    if any(True for _ in allowed):
+        return
+    code = code_outside(text)
+    if code is None:
+        return
+    found = SERVICE_KEYWORD.search(IRIREF.sub(lambda iri: " " * len(iri[0]), code))
+    if found:
+        raise Refused(403, "federated query refused",
+                      "SERVICE: federated queries (SERVICE) are off on this server")
+
+
 def graph_form(text: str) -> str:
     """CONSTRUCT or DESCRIBE, for a query Oxigraph answered with triples."""
     found = GRAPH_FORM.match(text)
@@ -100,30 +120,19 @@ def inspect_query(text: str, base_iri: str | None = None,
 @lru_cache(maxsize=512)
 def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]
              ) -> QueryInfo:
-    from pyparsing import ParseBaseException
-    from rdflib.plugins.sparql.parser import parseQuery
-
     limit = max_depth()
     depth, operators = _check_text(text, limit)
     try:
-        prologue, query = _deep(lambda: parseQuery(text), depth, operators)
+        prologue, query = parse(text, depth, operators)
     except RecursionError:
         raise Refused(400, "query too deep",
                       "the query nests too deep or chains too long to check (this server's "
                       f"limits: {limit} levels, {max_operators():,} operators); flatten or "
                       "split it") from None
-    except ParseBaseException as exc:
-        # The position reported is the engine's, as `benchgraph query` reports it
-        # (querysyntax.py); rdflib's only where Oxigraph reads the query and rdflib cannot.
-        engine = engine_error(text, base_iri, dict(prefixes))
-        if engine is not None:
-            raise Refused(400, "malformed query", str(engine), engine.position) from None
-        position = {"line": exc.lineno, "column": exc.col}
-        raise Refused(400, "malformed query",
-                      "Oxigraph, which runs the queries here, reads this query, but rdflib's "
-                      "parser, with which this server first checks every query for SERVICE "
-                      f"calls, does not: {exc.msg}, found {_found(exc)} at line {exc.lineno}, "
-                      f"column {exc.col}", position) from None
+    except QuerySyntaxError as exc:
+        # rdflib's position, said to be rdflib's: asking Oxigraph where it stops would mean
+        # running the text (querysyntax.py). `benchgraph query` reports the same.
+        raise Refused(400, "malformed query", str(exc), exc.position) from None
     known = dict(prefixes)
     base = base_iri
     for decl in prologue:
@@ -132,7 +141,7 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
         elif decl.name == "Base":
             base = urljoin(base or "", str(decl["iri"]))
     services = tuple(_resolve(term, known, base)
-                     for term in _deep(lambda: list(_service_terms(query)), depth, operators))
+                     for term in _service_terms(query))
     graphs = tuple(_resolve(clause.get("default") or clause.get("named"), known, base)
                    for clause in (query["datasetClause"] if "datasetClause" in query else []))
     return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs)
@@ -146,15 +155,6 @@ def _check_text(text: str, limit: int) -> tuple[int, int]:
         title = {"too deep": "query too deep", "too long": "query too long"}.get(
             exc.reason, "ambiguous query")
         raise Refused(400, title, str(exc), {"line": exc.line, "column": exc.column}) from None
-
-
-def _deep(work: Callable[[], object], depth: int, operators: int):
-    """work(), on a thread with stack and recursion limit enough for the query when it is
-    deeper or longer than the caller's stack is sure to hold: rdflib's parser recurses along
-    flat chains too (10,000 triple patterns are a RecursionError on the default limit)."""
-    if depth <= INLINE_DEPTH and operators <= INLINE_OPERATORS:
-        return work()
-    return bigstack.call(work, recursion_limit=FRAMES_PER_LEVEL * (depth + operators) + 2000)
 
 
 def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
@@ -195,19 +195,20 @@ def check_remote(text: str, info: QueryInfo | None, known: Iterable[str],
 
 
 def _service_terms(tree: object) -> Iterator[object]:
+    """The term of every SERVICE in the parse tree, outermost first. A walk with a stack of
+    its own, not recursion: a SERVICE nested in a SERVICE as deep as the depth limit allows
+    is found at once, never a RecursionError."""
     from rdflib.plugins.sparql.parserutils import CompValue
 
-    def walk(node: object) -> Iterator[object]:
+    todo = [tree]
+    while todo:
+        node = todo.pop()
         if isinstance(node, CompValue):
             if node.name == "ServiceGraphPattern":
                 yield node["term"]
-            for value in node.values():
-                yield from walk(value)
+            todo.extend(reversed(list(node.values())))
         elif isinstance(node, (list, tuple)) or hasattr(node, "as_list"):
-            for value in node:
-                yield from walk(value)
-
-    return walk(tree)
+            todo.extend(reversed(list(node)))
 
 
 def _resolve(term: object, prefixes: dict[str, str], base: str | None) -> str:
@@ -228,8 +229,3 @@ def _resolve(term: object, prefixes: dict[str, str], base: str | None) -> str:
 def _param(node: CompValue, name: str) -> str:
     # CompValue.get answers the key's own name when it is missing, so test membership.
     return str(node[name]) if name in node else ""
-
-
-def _found(exc: ParseBaseException) -> str:
-    rest = exc.pstr[exc.loc:exc.loc + 20].split("\n")[0]
-    return repr(rest) if rest else "the end of the query"

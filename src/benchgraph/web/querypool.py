@@ -50,6 +50,9 @@ IDLE_RETIRE = 60.0
 # A worker holding more private memory than this after a query is replaced by a fresh one
 # (about 20 MB, started in 0.1 s of CPU): Oxigraph's caches grow with the data read, to
 # 100-130 MB a worker after a heavy query at 100k runs, and the pool keeps several idle.
+# It stays on, borrowed last, until its replacement has started: on a busy machine a start
+# took a second or more, and killing it first left cheap queries waiting for a worker (2 s at
+# load average 11, when their wait for a slot was 0.1 s at most).
 RECYCLE_MB = 64
 # How often a waiting request looks at its worker's memory and its client.
 TICK = 0.05
@@ -135,6 +138,8 @@ class _Worker:
     over_memory: bool = False
     long: bool = False  # runs a query of the long lane
     idle_since: float = 0.0
+    stale: bool = False  # to be replaced (its caches grew); stays on until its replacement is
+    retire: bool = False  # its replacement has started: stopped when its query ends
 
 
 class QueryPool:
@@ -149,6 +154,7 @@ class QueryPool:
         # front are those the load no longer needs.
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
+        self._stale: list[_Worker] = []  # to be stopped as their replacements start
         self._lock = threading.Lock()
         self._returned = threading.Condition(self._lock)
         self._long_busy = 0  # workers running a long-lane query
@@ -195,6 +201,7 @@ class QueryPool:
     def _run(self, message: bytes, start: float, deadline: float, timeout: float,
              gone: Callable[[], bool] | None) -> tuple[dict, bytes]:
         self._enter_short(deadline, timeout, gone)
+        slotted = time.monotonic() - start
         lane = [self._short]  # the lane whose slot this query holds; moves to the long one
         try:
             for _attempt in range(2):  # a worker found dead while idle is replaced, retried
@@ -207,6 +214,7 @@ class QueryPool:
                     continue
                 header, body = self._receive(worker, start, deadline, timeout, gone, lane)
                 header["wait_s"] = waited  # for Server-Timing: queued, not running
+                header["slot_s"] = slotted  # of which for a slot (the rest: for a worker)
                 return header, body
             raise WorkerDied("query workers keep dying; see the server log")
         finally:
@@ -241,8 +249,36 @@ class QueryPool:
                 worker.long = False
                 self._long_busy -= 1
             worker.idle_since = time.monotonic()
-            self._idle.append(worker)
+            if worker.stale:
+                self._idle.insert(0, worker)  # borrowed last
+            else:
+                self._idle.append(worker)
             self._returned.notify()
+
+    def _recycle(self, worker: _Worker) -> None:
+        """Start a fresh worker to replace this one, which serves on until it has started."""
+        with self._lock:
+            worker.stale = True
+            self._stale.append(worker)
+            if not self._closed:
+                self._request_spawn()
+        self._give_back(worker)
+
+    def _retire_stale(self) -> _Worker | None:
+        """A replacement has started: the oldest stale worker to stop now, if idle; a busy
+        one is stopped when its query ends (under _lock)."""
+        while self._stale:
+            old = self._stale.pop(0)
+            if old not in self._all:
+                continue  # stopped meanwhile (killed with its query, or retired idle)
+            self.restarts += 1
+            if old in self._idle:
+                self._idle.remove(old)
+                self._all.discard(old)
+                return old
+            old.retire = True
+            return None
+        return None
 
     def _to_long_lane(self, worker: _Worker) -> None:
         """The worker now counts in the long lane; another takes its place in the short."""
@@ -256,10 +292,18 @@ class QueryPool:
         return self.settings.size + self.settings.spare
 
     def _top_up(self) -> None:
-        """Ask for workers until those outside the long lane reach the target (under _lock)."""
+        """Ask for workers until those outside the long lane reach the target (under _lock);
+        a worker starting to replace a stale one does not count, nor does the stale one."""
         while (not self._closed
-               and len(self._all) + self._starting - self._long_busy < self._target()):
+               and len(self._all) + self._starting - self._long_busy - len(self._stale)
+               < self._target()):
             self._request_spawn()
+
+    def _forget(self, worker: _Worker) -> None:
+        """The worker is stopped: it is no longer in the pool (under _lock)."""
+        self._all.discard(worker)
+        if worker in self._stale:
+            self._stale.remove(worker)
 
     def _retire_loop(self) -> None:
         every = max(0.05, min(10.0, self.settings.idle_retire / 4))
@@ -274,7 +318,7 @@ class QueryPool:
                 while (extra > 0 and self._idle
                        and now - self._idle[0].idle_since >= self.settings.idle_retire):
                     worker = self._idle.pop(0)
-                    self._all.discard(worker)
+                    self._forget(worker)
                     retired.append(worker)
                     extra -= 1
             for worker in retired:
@@ -319,10 +363,13 @@ class QueryPool:
                 raise self._out_of_memory() from None
             raise WorkerDied("the query worker ended while answering; see the server log"
                              ) from None
-        if header.get("retire"):  # the worker's own allocator failed: it may be damaged
+        if worker.retire:  # stale, and its replacement has started
+            self._stop_retired(worker)
+        elif header.get("retire"):  # the worker's own allocator failed: it may be damaged
             self._replace(worker)
-        elif s.recycle_mb and private_rss(worker.proc.pid) > s.recycle_mb * MB:
-            self._replace(worker)  # its caches grew: a fresh one holds a fifth of that
+        elif (s.recycle_mb and not worker.stale
+              and private_rss(worker.proc.pid) > s.recycle_mb * MB):
+            self._recycle(worker)  # its caches grew: a fresh one holds a fifth of that
         elif worker.niced and not _set_nice(worker, 0):
             self._replace(worker)  # only a privileged process may raise priority again
         else:
@@ -337,12 +384,20 @@ class QueryPool:
         """Kill a worker (stopping whatever it runs) and start another in its place, unless
         the pool has enough without it (it ran in the long lane, replaced when it moved)."""
         with self._lock:
-            self._all.discard(worker)
+            self._forget(worker)
             self.restarts += 1
             if worker.long:
                 worker.long = False
                 self._long_busy -= 1
             self._top_up()
+        _kill(worker)
+
+    def _stop_retired(self, worker: _Worker) -> None:
+        with self._lock:
+            self._forget(worker)
+            if worker.long:
+                worker.long = False
+                self._long_busy -= 1
         _kill(worker)
 
     def _request_spawn(self) -> queue.Queue:
@@ -370,12 +425,16 @@ class QueryPool:
                     done.put(exc)
             for done, worker in launched:
                 error = self._await_ready(worker)
+                stale = None
                 with self._lock:
                     self._starting -= 1
                     if error is None and self._closed:
                         error = RuntimeError("the pool is closed")
                     if error is None:
                         self._all.add(worker)
+                        stale = self._retire_stale()
+                if stale is not None:
+                    _kill(stale)
                 if error is None:
                     self._give_back(worker)
                 else:

@@ -31,7 +31,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from .. import bigstack
-from ..querysyntax import from_engine
+from ..querysyntax import syntax_error
 from ..store import is_remote
 from ..store import open as open_store
 from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
@@ -44,6 +44,7 @@ from .queryinfo import (
     graph_form,
     inspect_query,
     needs_parse,
+    refuse_service_early,
 )
 
 UNION = {"use_default_graph_as_union": True}
@@ -113,8 +114,8 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
         return _error(exc.status, exc.title, exc.detail, exc.position), b""
     except NotAcceptable as exc:
         return _error(406, "not acceptable", f"this query's answer: {exc}"), b""
-    except SyntaxError as exc:  # rdflib read it, Oxigraph does not: the engine's words
-        refused = from_engine(exc)
+    except SyntaxError as exc:  # the place `benchgraph query` reports too (querysyntax.py)
+        refused = syntax_error(text, exc)
         return _error(400, "malformed query", str(refused), refused.position), b""
     except TooLarge:
         return _error(422, "result too large",
@@ -143,6 +144,7 @@ def _run(store: object, text: str, base: str | None, dataset: dict | None, reque
     if remote:
         check_remote(text, None, ())  # the pragma, before rdflib reads it as an error
     if remote or needs_parse(text):
+        refuse_service_early(text, settings.allow_service)
         info = inspect_query(text, base, settings.prefix_items)
         check_services(info, settings.allow_service)
         if remote and (info.graphs or dataset):

@@ -34,6 +34,7 @@ from .negotiation import (
     formats_for,
     serialize_rdf,
 )
+from .publicbase import url as public_url
 from .querypool import PoolBusy, PoolError, QueryTimeout
 from .site import Site
 
@@ -106,7 +107,7 @@ def endpoint() -> Response:
 def read_operation() -> Operation | None:
     """The operation of the request, following the SPARQL 1.1 Protocol; None for none."""
     args = request.args
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):
         params = args
     else:
         mimetype = request.mimetype
@@ -149,7 +150,7 @@ def run_query(operation: Operation) -> Response:
     accept = request.headers.get("Accept", "")
     override = request.values.getlist("format")
     etag = None
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):  # HEAD: GET's answer, Flask leaves out the body
         etag = s.etag(request.full_path, accept)
         if request.if_none_match.contains_weak(etag):
             return not_modified(etag)
@@ -159,7 +160,7 @@ def run_query(operation: Operation) -> Response:
         outcome, elapsed = answered
     else:
         start = time.perf_counter()
-        job = {"query": operation.text, "base": request.base_url.rstrip("/"),
+        job = {"query": operation.text, "base": endpoint_url().rstrip("/"),
                "formats": formats_for(accept, tuple(override)),
                "default_graphs": operation.default_graphs,
                "named_graphs": operation.named_graphs}
@@ -183,7 +184,8 @@ def run_query(operation: Operation) -> Response:
         return error_response(status, header["error"], header["detail"], **extra)
     response = Response(body, status=200, content_type=header["content_type"])
     response.headers["Server-Timing"] = (f"query;dur={elapsed * 1000:.1f}, "
-                                         f"wait;dur={header.get('wait_s', 0) * 1000:.1f}")
+                                         f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "
+                                         f"slot;dur={header.get('slot_s', 0) * 1000:.1f}")
     response.vary.add("Accept")
     if etag:
         response.set_etag(etag, weak=True)
@@ -192,6 +194,11 @@ def run_query(operation: Operation) -> Response:
         extension = {f.name: f.extension for f in (*SOLUTIONS, *GRAPH)}[header["format"]]
         response.headers["Content-Disposition"] = f'attachment; filename="result.{extension}"'
     return response
+
+
+def endpoint_url() -> str:
+    """The endpoint's IRI as asked (/sparql or /sparql/), on the public base."""
+    return public_url(current_app.config, request.path)
 
 
 def client_gone(environ: dict) -> Callable[[], bool] | None:
@@ -225,7 +232,7 @@ def _utf8(data: bytes) -> str:
 def service_description() -> Response:
     """The SPARQL Service Description of this endpoint, in the format the client prefers."""
     s = site()
-    endpoint_iri = request.base_url
+    endpoint_iri = endpoint_url()
     try:
         fmt = choose((*GRAPH, HTML), request.headers.get("Accept"),
                      request.args.getlist("format"))
@@ -278,7 +285,8 @@ def describe_service(s: Site, endpoint_iri: str) -> list[ox.Triple]:
         ox.Triple(default, RDF_TYPE, SD("Graph")),
         ox.Triple(default, VOID_TRIPLES, _integer(union)),
         # the rest is in the VoID: clients fetch this just to learn what the endpoint is
-        ox.Triple(dataset, SEE_ALSO, ox.NamedNode(request.url_root + ".well-known/void")),
+        ox.Triple(dataset, SEE_ALSO, ox.NamedNode(public_url(current_app.config,
+                                                          "/.well-known/void"))),
     ]
     # Record graphs are counted per kind, not listed: one a record made this 1.7 MB of
     # Turtle at 6k records (about 30 MB at 100k). The other graphs are named one by one.

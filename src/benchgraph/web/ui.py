@@ -15,6 +15,7 @@ from .errors import error_response
 from .hooks import not_modified
 from .negotiation import BY_FORM
 from .params import Parameter, ParameterError, parse_params, split_values, with_values
+from .publicbase import url as public_url
 from .site import Site
 
 bp = Blueprint("ui", __name__)
@@ -52,13 +53,13 @@ def index() -> Response:
                 for p in e["params"]:
                     if p["name"] in opened["given"]:
                         p["value"] = opened["given"][p["name"]]
-    etag = s.etag("ui", url_for("ui.index", _external=True),
+    etag = s.etag("ui", public_url(current_app.config, url_for("ui.index")),
                   request.query_string.decode("latin-1"),
                   *(e["query"] + repr(sorted(e["view"].items())) for e in examples))
     if request.if_none_match.contains_weak(etag):
         return not_modified(etag)
     config = {
-        "endpoint": url_for("sparql.endpoint", _external=True),
+        "endpoint": public_url(current_app.config, url_for("sparql.endpoint")),
         "links": local_links(),
         "prefixes": url_for("ui.prefixes"),
         "terms": url_for("ld.ontology_terms"),  # the editor's completion of classes, properties
