@@ -8,7 +8,7 @@ PORT   ?= 5000
 HOST   ?= 127.0.0.1
 BIN     = $(VENV)/bin
 
-.PHONY: run test install install-test lint bench clean
+.PHONY: run test test-fast install install-test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ run: install
 
 test: install-test
 	$(BIN)/python -m pytest -q
+
+# The suite without the tests marked slow (real servers under load, big builds, browsers,
+# fuzzing at length): for the edit-test loop. `make test` stays the whole suite, as CI runs.
+test-fast: install-test
+	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: install-test
 	$(BIN)/ruff check src tests benchmarks

@@ -28,7 +28,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import generate, replicate  # noqa: E402
 
-from benchgraph.build import build  # noqa: E402
+from benchgraph.pipeline.steps import build  # noqa: E402
 from benchgraph.store.export import dumps  # noqa: E402
 
 

@@ -41,7 +41,8 @@ QUADRATIC_LIMIT = 4000  # the old comparisons are timed up to this many measurem
 BUILD = """
 import json, sys, time
 sys.path.insert(0, {here!r})
-from benchgraph import build as b, infer
+from benchgraph.pipeline import steps as b
+from benchgraph.reasoning import infer
 if {old!r}:
     import comparisons_bench
     infer.comparisons = comparisons_bench.quadratic_comparisons
@@ -139,7 +140,7 @@ def quadratic_comparisons(run, about):
     from rdflib import Literal, URIRef
     from rdflib.namespace import RDF, RDFS, XSD
 
-    from benchgraph.infer import BG, CHANGE_PLACES, _decimal, _index
+    from benchgraph.reasoning.infer import BG, CHANGE_PLACES, _decimal, _index
 
     items = []
     for m in about[run].get(BG.measurement, []):

@@ -24,7 +24,7 @@ import pyoxigraph as ox
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import replicate  # noqa: E402
 
-from benchgraph.build import build  # noqa: E402
+from benchgraph.pipeline.steps import build  # noqa: E402
 from benchgraph.store.export import FORMATS  # noqa: E402
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data"

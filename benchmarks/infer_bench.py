@@ -30,9 +30,12 @@ sys.path.insert(0, str(HERE))
 
 import synth  # noqa: E402
 
-from benchgraph import build as build_module  # noqa: E402
 from benchgraph.namespaces import INFERRED_GRAPH  # noqa: E402
-from benchgraph.queries import run, saved_queries  # noqa: E402
+from benchgraph.pipeline import steps as build_module  # noqa: E402
+from benchgraph.pipeline import workers  # noqa: E402
+from benchgraph.query.render import run  # noqa: E402
+from benchgraph.query.saved import saved_queries  # noqa: E402
+from benchgraph.reasoning import ontology  # noqa: E402
 
 STRATEGY = """
 ## The strategy these figures chose
@@ -98,8 +101,8 @@ class _NoReasoner:
 
 
 def _without_inference() -> None:
-    none = _NoReasoner(build_module.ontology_graph())
-    build_module.reasoner = lambda saved=None: none
+    none = _NoReasoner(ontology.ontology_graph())
+    build_module.reasoner = workers.reasoner = lambda saved=None: none
     build_module.ontology_closure = lambda: ""
     build_module.derive = lambda store, runs=None, judged=None: None
 
@@ -123,7 +126,7 @@ def _count(store: ox.Store) -> tuple[int, int]:
 
 def _fresh_build(data: Path, cache: Path) -> float:
     """A rebuild as `benchgraph build` runs it: a new process (imports included)."""
-    code = "import sys; from benchgraph.build import build; build(sys.argv[1])"
+    code = "import sys; from benchgraph.pipeline.steps import build; build(sys.argv[1])"
     env = {**os.environ, "BENCHGRAPH_CACHE": str(cache)}
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code, str(data)], env=env, check=True)
@@ -211,7 +214,7 @@ def _owlrl_child(data: Path, cache: Path, queue) -> None:
     """A full owlrl closure of everything a no-inference build states, ontology included."""
     from rdflib import Graph
 
-    from benchgraph.infer import owlrl_closure
+    from benchgraph.reasoning.infer import owlrl_closure
 
     _without_inference()
     _, result = _build(data, cache)
@@ -331,7 +334,7 @@ def _report(rows, owl, owlrl_skip, queries) -> str:
     lines += ["", STRATEGY.strip()]
     if queries:
         lines += ["", f"## Saved queries on the inferred store, {QUERY_SIZE:,} runs", "",
-                  "Best of three runs through `benchgraph.queries.run` (pyoxigraph).", "",
+                  "Best of three runs through `benchgraph.query.render.run` (pyoxigraph).", "",
                   "| query | seconds | rows |", "| --- | ---: | ---: |"]
         for name, (seconds, count) in sorted(queries.items()):
             lines.append(f"| {name} | {seconds:.3f} | {count:,} |")

@@ -31,7 +31,7 @@ def old_text(commit: str, name: str) -> str | None:
 
 
 def timed(store, text: str) -> tuple[float, int]:
-    from benchgraph.queries import run
+    from benchgraph.query.render import run
 
     start = time.perf_counter()
     rows = sum(1 for _ in run(store, text))
@@ -46,8 +46,8 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["BENCHGRAPH_CACHE"] = str(Path(tmp) / "cache")
-        from benchgraph.build import build
-        from benchgraph.queries import saved_queries
+        from benchgraph.pipeline.steps import build
+        from benchgraph.query.saved import saved_queries
 
         data = Path(tmp) / "data"
         replicate(ROOT / "data", data, args.runs)

@@ -16,13 +16,19 @@ import importlib.util
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from benchgraph import records as new_records  # noqa: E402
+from benchgraph.records import files, reader  # noqa: E402
+
+# the record reader as one object, as records.py was before it was split (read_bench.py
+# reads an old records.py and this side by side)
+new_records = types.SimpleNamespace(find_record_files=files.find_record_files,
+                                    load_record=reader.load_record)
 
 
 def old_module(commit: str) -> Any:
@@ -62,9 +68,9 @@ def same(a: Any, b: Any) -> bool:
 def changes(data: Path, old: Any) -> list[tuple[str, str, Any, Any]]:
     """(file, field, old value, new value) of every difference, problems as field '!'."""
     out = []
-    for path in new_records.find_record_files(data):
+    for path in files.find_record_files(data):
         then, then_problems = old.load_record(path, data)
-        now, now_problems = new_records.load_record(path, data)
+        now, now_problems = reader.load_record(path, data)
         shown = str(path.relative_to(data))
         a = flatten(then.fields) if then else {}
         b = flatten(now.fields) if now else {}
@@ -86,7 +92,7 @@ def main() -> int:
     args = parser.parse_args()
     found = changes(args.data, old_module(args.against))
     files = {f for f, *_ in found}
-    total = len(new_records.find_record_files(args.data))
+    total = len(files.find_record_files(args.data))
     print(f"{total} record files read; {len(files)} read differently, {len(found)} field(s)")
     by_field: dict[str, list] = collections.defaultdict(list)
     for f, key, a, b in found:

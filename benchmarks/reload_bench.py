@@ -213,7 +213,7 @@ def watcher_costs(data: Path) -> dict:
     """One poll of every record file vs the watcher's idle CPU and event latency."""
     import watchfiles
 
-    from benchgraph.records import scan_record_files
+    from benchgraph.records.files import scan_record_files
 
     start, cpu = time.perf_counter(), time.process_time()
     for _ in range(10):

@@ -190,9 +190,9 @@ def role_of(p: psutil.Process) -> str:
     line = " ".join(p.cmdline())
     if "benchgraph.web.queryworker" in line:
         return "query workers"
-    if "benchgraph.serve" in line:  # gunicorn: the master, and the workers it forked
+    if "benchgraph.web.server" in line:  # gunicorn: the master, and the workers it forked
         return "gunicorn worker" if p.parent().cmdline() == p.cmdline() else "gunicorn master"
-    if "benchgraph serve" in line:
+    if "benchgraph.web.server" in line:
         return "serve command (build, reloads)"
     return p.name()
 
@@ -240,7 +240,7 @@ def prepare(size: str, work: Path) -> Prepared:
     """The data folder for `size`, built (cached under `work`), and its N-Quads."""
     import pyoxigraph as ox
 
-    from benchgraph.build import build
+    from benchgraph.pipeline.steps import build
 
     if size == "shipped":
         data, label = SHIPPED, "shipped"

@@ -9,7 +9,7 @@ given a mistake so that results are produced and compared):
 - pySHACL, whole graph: one pySHACL run over the stated triples of every record.
 - pySHACL, per record: one run per record over its triples plus those of the records it links
   to, two links deep (a run's accelerators' interconnects), results of the record only.
-- fast path (the build's): validate.check_record on each record, then validate.check_dataset
+- fast path (the build's): record.check_record on each record, then incremental.check_dataset
   over the build cache's entries: on a first build, and on rebuilds after editing one run,
   one accelerator, one metric, or nothing.
 A strategy that passes the time budget (10 minutes) at one size is stopped, reported as such
@@ -38,12 +38,20 @@ from rdflib import Graph
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import generate  # noqa: E402
 
-from benchgraph import validate  # noqa: E402
-from benchgraph.convert import record_triples  # noqa: E402
 from benchgraph.namespaces import graph_iri, record_iri  # noqa: E402
-from benchgraph.rdfio import nquads  # noqa: E402
-from benchgraph.records import Record, find_record_files, load_record  # noqa: E402
+from benchgraph.rdf.convert import record_triples  # noqa: E402
+from benchgraph.rdf.nquads import nquads  # noqa: E402
+from benchgraph.records.files import find_record_files  # noqa: E402
+from benchgraph.records.reader import load_record  # noqa: E402
+from benchgraph.records.schema import Record  # noqa: E402
 from benchgraph.store.cache import Cache, Entry  # noqa: E402
+from benchgraph.validation.across import across_checks, across_results  # noqa: E402
+from benchgraph.validation.facts import RecordFacts, facts_from_nquads  # noqa: E402
+from benchgraph.validation.incremental import check_dataset  # noqa: E402
+from benchgraph.validation.record import check_record, local_shapes  # noqa: E402
+from benchgraph.validation.reference import reference_results  # noqa: E402
+from benchgraph.validation.shacl import Index  # noqa: E402
+from benchgraph.validation.shapes import shapes_graph  # noqa: E402
 
 MISTAKES = [  # (field, value): one per 50 runs, in turn
     ("confidence", 1.4), ("parallelism", {"tensor": 64}), ("unit", "W"),
@@ -104,7 +112,7 @@ def pyshacl_whole(converted, budget: float) -> Row:
             for t in triples:
                 g.add(t)
         start = time.process_time()
-        keys = {r.key() for r in validate.reference_results(g)}
+        keys = {r.key() for r in reference_results(g)}
         send.send((time.process_time() - start, keys))
 
     process = multiprocessing.get_context("fork").Process(target=child)
@@ -124,7 +132,7 @@ def pyshacl_whole(converted, budget: float) -> Row:
 def pyshacl_per_record(converted, budget: float) -> Row:
     by_iri = {str(record_iri(r.kind, r.id)): (r, t) for r, t in converted}
     shapes = Graph()
-    shapes += validate.shapes_graph()
+    shapes += shapes_graph()
     row = Row("pySHACL, per record (+ linked records)", 0, len(converted))
     start = time.process_time()
     for record, triples in converted:
@@ -163,7 +171,7 @@ def pyshacl_per_record(converted, budget: float) -> Row:
 def _results(report: Graph):
     g = Graph()
     g += report
-    from benchgraph.shacl import SH, Result
+    from benchgraph.validation.shacl import SH, Result
 
     for node in g.objects(None, SH.result):
         yield Result(g.value(node, SH.focusNode), g.value(node, SH.resultPath),
@@ -175,11 +183,11 @@ def _results(report: Graph):
 def fast_path(converted, root: Path, size: int, want_keys: bool) -> list[Row]:
     """check_record per record, then check_dataset cold and warm over a real build cache."""
     local = Row("fast path: check_record, all records (1 process)", size, len(converted))
-    validate.local_shapes()
-    validate.across_checks()  # compiled once per process, as in the build's workers
+    local_shapes()
+    across_checks()  # compiled once per process, as in the build's workers
     start = time.process_time()
     for record, triples in converted:
-        validate.check_record(record, triples)
+        check_record(record, triples)
     local.seconds = time.process_time() - start
 
     entries = {}
@@ -193,7 +201,7 @@ def fast_path(converted, root: Path, size: int, want_keys: bool) -> list[Row]:
     try:
         cold = Row("fast path: check_dataset, first build", size, len(entries))
         start = time.process_time()
-        validate.check_dataset(entries, cache, [])
+        check_dataset(entries, cache, [])
         cold.seconds = time.process_time() - start
         rows.append(cold)
         # as the build passes cached entries: without their quads
@@ -210,7 +218,7 @@ def fast_path(converted, root: Path, size: int, want_keys: bool) -> list[Row]:
             row = Row(f"fast path: check_dataset, rebuild, {label}", size, len(entries),
                       every_record=False)
             start = time.process_time()
-            validate.check_dataset(lean, cache, [])
+            check_dataset(lean, cache, [])
             row.seconds = time.process_time() - start
             rows.append(row)
             if kind is not None:
@@ -219,14 +227,14 @@ def fast_path(converted, root: Path, size: int, want_keys: bool) -> list[Row]:
     finally:
         cache.close()
     if want_keys:  # the results, for comparison with pySHACL's
-        shapes = validate.local_shapes()
+        shapes = local_shapes()
         local.keys = {r.key() for _record, triples in converted
-                      for r in shapes.evaluate(validate.Index(triples))}
-        facts = [validate.RecordFacts(e.path, e.kind, e.id, e.refs, e.lines,
-                                      validate.facts_from_nquads(
+                      for r in shapes.evaluate(Index(triples))}
+        facts = [RecordFacts(e.path, e.kind, e.id, e.refs, e.lines,
+                                      facts_from_nquads(
                                           e.kind, e.stated, str(record_iri(e.kind, e.id))))
                  for e in entries.values()]
-        local.keys |= {r.key() for r, _rec in validate.across_results(facts)}
+        local.keys |= {r.key() for r, _rec in across_results(facts)}
     return rows
 
 
@@ -306,7 +314,7 @@ The build validates with the fast path: `shacl.py` evaluates the shapes of
 SPARQL constraints as Python twins) over one record's triples in the worker that converts it,
 and the result is cached with the record's content; the shapes that need other records
 (`bg:acrossRecords`: link classes, a unit fitting its metric, a claimed GPU-to-GPU fabric)
-run once per build in `validate.check_dataset` over each record's links and a few cached facts
+run once per build in `check_dataset` over each record's links and a few cached facts
 (units, interconnect roles), re-checking only what an edit can reach. pySHACL stays the
 reference: tests assert the same (focus, path, shape, value) results on the bad-record
 corpus, every shape example, every pair of units and a synthetic sample.

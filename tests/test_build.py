@@ -11,9 +11,9 @@ import pytest
 from rdflib import Dataset, Graph
 from rdflib.compare import graph_diff, to_isomorphic
 
-from benchgraph.build import build
-from benchgraph.cli import main
-from benchgraph.queries import run
+from benchgraph.cli.main import main
+from benchgraph.pipeline.steps import build
+from benchgraph.query.render import run
 from paths import DATA, TEST_DATA
 
 SEED = "https://w3id.org/benchgraph/id/benchmarks/ev-sglang-dsv41-production-decode-tok-s-per-user"
@@ -354,17 +354,18 @@ def test_a_refused_build_stays_refused_and_what_was_left_out_comes_back(
 
 
 def test_exit_2_when_its_own_ontology_is_broken(tmp_path, monkeypatch, capsys):
-    import benchgraph.build as b
+    import benchgraph.pipeline.key as key
+    import benchgraph.reasoning.ontology as onto
 
     broken = tmp_path / "resources"
     (broken / "ontology").mkdir(parents=True)
     (broken / "ontology" / "broken.ttl").write_text("@prefix : <https://x/> .\n:a :b\n")
-    real = b.resource
-    monkeypatch.setattr(b, "resource", lambda *parts: broken.joinpath(*parts)
+    real = onto.resource
+    monkeypatch.setattr(onto, "resource", lambda *parts: broken.joinpath(*parts)
                         if parts[0] == "ontology" else real(*parts))
-    monkeypatch.setattr(b, "_REASONER", [])
+    monkeypatch.setattr(onto, "_REASONER", [])
     monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "cache"))
-    cached = (b.code_key, b.ontology_graph, b.ontology_closure)
+    cached = (key.code_key, onto.ontology_graph, onto.ontology_closure)
     for f in cached:
         f.cache_clear()
     try:
@@ -380,8 +381,8 @@ def test_link_checks_after_a_run_edit_keep_the_other_records_dangling_links(tmp_
     """A rebuild checks only the edited records' links while every file keeps its id; the
     dangling links of the other records must still be reported (the shapes hide most of
     them behind their own message, so this looks at the link check itself)."""
-    from benchgraph.build import _link_problems
     from benchgraph.store.cache import Cache, Entry
+    from benchgraph.validation.links import link_problems
 
     def entry(path: str, kind: str, rid: str, model: str | None = None) -> Entry:
         refs = [("model", model, "models")] if model else []
@@ -398,7 +399,7 @@ def test_link_checks_after_a_run_edit_keep_the_other_records_dangling_links(tmp_
         entries.update({e.path: e for e in edited})
         fresh = list(edited) or list(entries.values())
         cache.put(fresh)
-        found = _link_problems(entries, cache, fresh, before)
+        found = link_problems(entries, cache, fresh, before)
         before = cache.index()
         return sorted((p.file, p.value) for p in found if p.code == "dangling-reference")
 

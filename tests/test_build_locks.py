@@ -22,9 +22,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from benchgraph.build import _open_store
 from benchgraph.errors import CannotRun
 from benchgraph.locks import held, holder_text, worker_started
+from benchgraph.pipeline.steps import _open_store
 from paths import ROOT, TEST_DATA
 
 BENCHGRAPH = [sys.executable, "-m", "benchgraph"]

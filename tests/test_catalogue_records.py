@@ -11,12 +11,12 @@ from pathlib import Path
 from rdflib import Literal, URIRef
 from rdflib.namespace import OWL, SKOS, XSD
 
-from benchgraph.build import build
-from benchgraph.convert import record_triples
 from benchgraph.errors import RecordsInvalid
 from benchgraph.namespaces import BG, SCHEMA, record_iri
-from benchgraph.records import load_record
-from benchgraph.validate import check_record
+from benchgraph.pipeline.steps import build
+from benchgraph.rdf.convert import record_triples
+from benchgraph.records.reader import load_record
+from benchgraph.validation.record import check_record
 from paths import TEST_DATA
 
 CATALOGUE = TEST_DATA / "catalogue"
@@ -200,6 +200,6 @@ def test_a_misspelt_on_chip_is_an_unknown_interconnect_naming_field_and_value(co
 
 def test_the_host_interface_codes_agree_between_reading_and_converting():
     from benchgraph import vocab
-    from benchgraph.records import CODES
+    from benchgraph.records.schema import CODES
 
     assert CODES[("accelerators", "host_interface")] == set(vocab.HOST_INTERFACE_CODES)

@@ -76,7 +76,7 @@ def test_problems_are_listed_when_the_records_change_and_counted_otherwise(copy_
 
 
 def test_query_help_lists_every_saved_query_with_its_title():
-    from benchgraph.queries import saved_queries
+    from benchgraph.query.saved import saved_queries
 
     done = subprocess.run([sys.executable, "-m", "benchgraph", "query", "--help"],
                           capture_output=True, text=True, timeout=60)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import build
+from benchgraph.pipeline.steps import build
 from benchgraph.store import export
 from paths import TEST_DATA
 
@@ -104,7 +104,7 @@ def test_dump_to_a_file_sorts_beside_it(store, monkeypatch, tmp_path):
 
 def test_export_command_writes_rdf_xml(tmp_path, monkeypatch, capsys):
     """`benchgraph export --format rdf` (the server offered RDF/XML; the command refused it)."""
-    from benchgraph.cli import main
+    from benchgraph.cli.main import main
 
     out = tmp_path / "benchgraph.rdf"
     assert main(["export", "--data", str(TEST_DATA / "fabric"), "--format", "rdf",

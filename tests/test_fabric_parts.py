@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from benchgraph.build import build
-from benchgraph.cli import main
+from benchgraph.cli.main import main
+from benchgraph.pipeline.steps import build
 from paths import TEST_DATA
 
 CATALOGUE = TEST_DATA / "catalogue"
@@ -105,7 +105,7 @@ def _query(data, name: str, capsys, values: str | None = None) -> list[dict]:
     if values is None:
         args = ["query", "--data", str(data), "--format", "json", "--example", name]
     else:
-        from benchgraph.queries import saved_queries
+        from benchgraph.query.saved import saved_queries
 
         text = saved_queries()[name].text
         text = re.sub(r"VALUES \?run \{[^}]*\}", values, text)

@@ -20,9 +20,10 @@ from owlrl.Namespaces import ERRNS
 from rdflib import BNode, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SKOS, VANN, XSD
 
-from benchgraph import convert, vocab
+from benchgraph import vocab
 from benchgraph.namespaces import BG, ONTOLOGY_IRI, QUDT, UNIT, record_iri
-from benchgraph.records import Record
+from benchgraph.rdf import convert
+from benchgraph.records.schema import Record
 
 ONTOLOGY_FILE = files("benchgraph") / "resources" / "ontology" / "benchgraph.ttl"
 PROBE = Namespace("urn:benchgraph-test:probe:")

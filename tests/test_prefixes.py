@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from benchgraph.build import build
-from benchgraph.convert import CLASSES
+from benchgraph.links.sssom import CURIE_MAP
 from benchgraph.namespaces import KIND_PREFIXES, PREFIXES, pasteable, readable, record_iri
-from benchgraph.queries import run
-from benchgraph.sssom import CURIE_MAP
+from benchgraph.pipeline.steps import build
+from benchgraph.query.render import run
+from benchgraph.rdf.convert import CLASSES
 from paths import ROOT
 
 RECORDS = ROOT / "tests" / "web" / "data" / "records"

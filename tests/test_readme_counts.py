@@ -9,8 +9,9 @@ from collections import Counter
 
 import pytest
 
-from benchgraph.build import build
-from benchgraph.queries import run, saved_queries
+from benchgraph.pipeline.steps import build
+from benchgraph.query.render import run
+from benchgraph.query.saved import saved_queries
 from paths import DATA, ROOT
 
 README = ROOT / "README.md"
@@ -81,7 +82,7 @@ def test_the_with_example_returns_rows(shipped, capsys, tmp_path):
     """The README's `--with` example, run as written on the shipped data with the test
     fixture as its outside graph (tests/data/external-hardware: made-up items whose
     manufacturers are Wikidata's NVIDIA and Intel), answers runs, not nothing."""
-    from benchgraph.cli import main
+    from benchgraph.cli.main import main
     from paths import TEST_DATA
 
     text = README.read_text(encoding="utf-8")

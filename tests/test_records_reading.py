@@ -18,9 +18,9 @@ import pytest
 from rdflib import Literal
 from rdflib.namespace import RDFS, SKOS
 
-from benchgraph import convert
-from benchgraph.convert import record_triples
-from benchgraph.records import load_record
+from benchgraph.rdf import convert
+from benchgraph.rdf.convert import record_triples
+from benchgraph.records.reader import load_record
 from paths import ROOT
 
 SHOWN = "data/benchmarks/x.yaml"

@@ -10,11 +10,11 @@ import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import XSD
 
-from benchgraph.convert import record_triples
 from benchgraph.errors import VIOLATION, WARNING
-from benchgraph.infer import derive_local
 from benchgraph.namespaces import BG, record_iri
-from benchgraph.records import load_record
+from benchgraph.rdf.convert import record_triples
+from benchgraph.reasoning.infer import derive_local
+from benchgraph.records.reader import load_record
 
 SHOWN = "data/benchmarks/x.yaml"
 RUN = record_iri("benchmarks", "x")

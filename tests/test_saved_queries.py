@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchgraph.queries import SavedQueryError, parse_view, saved_queries
+from benchgraph.query.saved import SavedQueryError, parse_view, saved_queries
 
 
 def test_a_view_line_is_read_into_its_parts():

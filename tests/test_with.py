@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 from paths import TEST_DATA
 
 GPUS = TEST_DATA / "external-hardware" / "gpus.ttl"

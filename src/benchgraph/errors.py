@@ -53,6 +53,18 @@ class CannotRun(BenchgraphError):
     """benchgraph cannot run at all: no such folder, bad arguments, a broken ontology."""
 
 
+class QueryRefused(BenchgraphError):
+    """A query benchgraph will not run, or that does not parse: a code (the label /metrics
+    counts it under), the HTTP status and title the endpoint answers, a detail for a person,
+    and where in the text (1-based line and column), when known."""
+
+    def __init__(self, code: str, status: int, title: str, detail: str,
+                 position: dict[str, int] | None = None):
+        self.code, self.status, self.title, self.detail = code, status, title, detail
+        self.position = position
+        super().__init__(detail)
+
+
 class RecordsInvalid(BenchgraphError):
     """Some records have problems; all of them are listed."""
 

@@ -111,7 +111,8 @@ def graph_iri(kind: str, record_id: str) -> URIRef:
 
 
 def graph_of(own: str) -> str:
-    """The named graph of the record whose IRI is `own` (infer.py and rules.py both ask)."""
+    """The named graph of the record whose IRI is `own` (reasoning/infer.py and rules.py
+    both ask)."""
     return str(GRAPH) + own[len(str(ID)):] if own.startswith(str(ID)) else own
 
 

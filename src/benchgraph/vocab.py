@@ -82,7 +82,7 @@ COUNTED_AS = {
 # A host interface that is no link: the part's GPU is on the same chip or module as its host
 # CPU (an SoC such as Apple's M1 Pro, a Jetson module), so no PCIe generation or NVLink-C2C
 # joins them. `host_interface` otherwise names an interconnect record; this code is the one
-# value that is not an id (records.py leaves it out of the references).
+# value that is not an id (records/schema.py leaves it out of the references).
 HOST_INTERFACE_CODES = {"on-chip": BG.OnChipHost}
 # The part's own GPU-to-GPU fabric, as its vendor specifies it.
 PEER_FABRICS = {

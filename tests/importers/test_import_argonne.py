@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchgraph.importers import import_argonne
-from benchgraph.records import load_record
+from benchgraph.records.reader import load_record
 
 
 def _runs(out: Path) -> dict[str, dict]:

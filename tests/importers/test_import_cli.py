@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchgraph.importers.cli import add_import_commands, main
+from benchgraph.cli.imports import add_import_commands, main
 from benchgraph.importers.common import GENERATED_MARK
 
 NVIDIA = "closed/NVIDIA/systems/DGX-H100_H100-SXM-80GBx8_TRT.json"

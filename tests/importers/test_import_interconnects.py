@@ -11,7 +11,7 @@ import yaml
 
 from benchgraph.importers.common import ImportReport
 from benchgraph.importers.normalise import NOT_PUBLISHED, Normaliser
-from benchgraph.records import load_record
+from benchgraph.records.reader import load_record
 
 FIELDS = ("accelerator_interconnect", "accelerator_host_interconnect",
           "accelerator_interconnect_topology")

@@ -10,7 +10,7 @@ import pytest
 
 from benchgraph.importers import import_mlperf
 from benchgraph.importers.mlperf import read_log
-from benchgraph.records import load_record
+from benchgraph.records.reader import load_record
 
 AMD_INTERACTIVE = "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Interactive"
 LOG = "performance/run_1/mlperf_log_summary.txt"

@@ -9,7 +9,8 @@ import pytest
 
 from benchgraph.importers.common import GENERATED_MARK, ImportReport
 from benchgraph.importers.normalise import Normaliser
-from benchgraph.records import find_record_files, load_record
+from benchgraph.records.files import find_record_files
+from benchgraph.records.reader import load_record
 
 GENERATED = ("benchmarks/mlperf-v5.1", "benchmarks/mlperf-v4.1", "benchmarks/argonne",
              "systems/mlperf-v5.1", "systems/mlperf-v4.1")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rdflib import RDFS, Graph, URIRef
 
-from benchgraph.build import ontology_graph
-from benchgraph.cli import main
+from benchgraph.cli.main import main
+from benchgraph.reasoning.ontology import ontology_graph
 from paths import ROOT, TEST_DATA
 
 ALIGNMENTS = ROOT / "ontology" / "alignments" / "hardware.ttl"

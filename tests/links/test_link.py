@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from benchgraph import sssom
-from benchgraph.accept import REJECTED
-from benchgraph.build import build
-from benchgraph.cli import main
+from benchgraph.cli.main import main
+from benchgraph.links import sssom
+from benchgraph.links.accept import REJECTED
+from benchgraph.pipeline.steps import build
 from paths import TEST_DATA
 
 FIXTURE = TEST_DATA / "wikidata-fixture"
@@ -150,7 +150,7 @@ def test_accepted_rows_become_links_in_the_records_graph_and_export(records, end
     sxm = rows[("bgid:accelerators/nvidia-h100-sxm", "wd:Q9000003")]
     assert (sxm["reviewer_label"], float(sxm["confidence"]), sxm["mapping_justification"]) == (
         "A. Curator", 1.0, "semapv:LexicalMatching")
-    from benchgraph.description import describe
+    from benchgraph.serving.description import describe
 
     void = describe(store, "test")
     linksets = {q.subject for q in void if q.object.value == "http://rdfs.org/ns/void#Linkset"}
@@ -174,7 +174,7 @@ def test_accept_names_every_wrong_row_and_writes_nothing(records, tmp_path):
         "bgid:accelerators/nvidia-l4\tskos:exactMatch\twd:Q9000001\tsemapv:LexicalMatching\n")
     before = {p: p.read_bytes() for p in records.rglob("*.yaml")}
     with pytest.raises(Exception) as caught:
-        from benchgraph.accept import accept
+        from benchgraph.links.accept import accept
 
         accept(records, bad, "A. Curator")
     message = str(caught.value)
@@ -211,7 +211,7 @@ def test_accept_shows_a_rows_outside_text_escaped_and_refuses_an_iri_with_contro
     ("InfiniBand (generation not stated)", "InfiniBand", (1.0, "skos:exactMatch")),
 ])
 def test_scores_tell_near_namesakes_from_variants(ours, theirs, expected):
-    from benchgraph.reconcile import score, tokens
+    from benchgraph.links.reconcile import score, tokens
 
     assert score(tokens(ours, ["nvidia"]), tokens(theirs, ["nvidia"])) == expected
 
@@ -231,7 +231,7 @@ LAYOUTS = {
 
 @pytest.mark.parametrize("name", sorted(LAYOUTS))
 def test_an_accepted_link_adds_lines_and_changes_no_other(name, tmp_path):
-    from benchgraph.accept import _with_links
+    from benchgraph.links.accept import _with_links
 
     before, after = LAYOUTS[name]
     assert _with_links(before, [["iri: https://e.org/1"]], tmp_path / "x.yaml") == after

@@ -13,7 +13,7 @@ import urllib.parse
 
 import pytest
 
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 from paths import TEST_DATA
 
 RESULTS = b'{"head": {"vars": ["item", "label"]}, "results": {"bindings": []}}'
@@ -192,7 +192,7 @@ def test_a_redirect_off_the_endpoints_origin_is_refused(elsewhere, serve, record
 
 
 def test_a_redirect_on_the_endpoints_origin_is_followed_with_the_query(serve):
-    from benchgraph.sparqlclient import Endpoint
+    from benchgraph.links.sparql import Endpoint
 
     row = {"item": {"type": "uri", "value": "http://www.wikidata.org/entity/Q1"}}
 
@@ -240,7 +240,7 @@ def test_a_deep_answer_is_refused_where_the_recursion_limit_was_raised(tmp_path)
     import sys
 
     script = ("import sys; sys.setrecursionlimit(10_000_000)\n"
-              "from benchgraph.sparqlclient import _rows\n"
+              "from benchgraph.links.sparql import _rows\n"
               "from benchgraph.errors import CannotRun\n"
               "try:\n    _rows(b'[' * 100_000 + b']' * 100_000, 'http://x/sparql')\n"
               "except CannotRun as exc:\n    print(exc)\n")
@@ -267,7 +267,7 @@ def test_the_endpoints_own_text_reaches_the_terminal_escaped(serve, records, cap
 
 def test_requests_name_the_tool(serve):
     """Wikidata's query service asks clients for a User-Agent naming the tool."""
-    from benchgraph.sparqlclient import USER_AGENT, Endpoint
+    from benchgraph.links.sparql import USER_AGENT, Endpoint
 
     server = serve(lambda server, request, conn: conn.sendall(answer(b"200 OK", RESULTS)))
     assert Endpoint(server.url).select("ASK {}") == []
@@ -276,7 +276,7 @@ def test_requests_name_the_tool(serve):
 
 
 def test_a_busy_endpoint_is_asked_again_once_after_its_retry_after(serve):
-    from benchgraph.sparqlclient import Endpoint
+    from benchgraph.links.sparql import Endpoint
 
     def busy(server, request, conn):
         if len(server.requests) == 1:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from benchgraph import sssom
-from benchgraph.build import build
-from benchgraph.cli import main
+from benchgraph.cli.main import main
+from benchgraph.links import sssom
+from benchgraph.pipeline.steps import build
 from paths import TEST_DATA
 
 MAPPED = """same_as:
@@ -62,7 +62,7 @@ def test_export_sssom_gives_every_link_with_its_curation(linked, tmp_path):
 
 
 def test_the_server_gives_the_links_as_sssom(linked, monkeypatch, tmp_path):
-    from benchgraph.serving import prepare
+    from benchgraph.serving.prepare import prepare
     from benchgraph.web import create_app
 
     monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "cache"))

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from benchgraph.build import build
 from benchgraph.namespaces import PREFIXES
-from benchgraph.queries import run
+from benchgraph.pipeline.steps import build
+from benchgraph.query.render import run
 from paths import TEST_DATA
 
 REASONING = TEST_DATA / "reasoning" / "data"

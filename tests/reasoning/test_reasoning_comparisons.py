@@ -12,10 +12,10 @@ import yaml
 from rdflib import URIRef
 from rdflib.namespace import RDF, RDFS
 
-from benchgraph.convert import record_triples
-from benchgraph.infer import derive_local
 from benchgraph.namespaces import BG
-from benchgraph.records import load_record
+from benchgraph.rdf.convert import record_triples
+from benchgraph.reasoning.infer import derive_local
+from benchgraph.records.reader import load_record
 
 RUN = "https://w3id.org/benchgraph/id/benchmarks/sweep"
 

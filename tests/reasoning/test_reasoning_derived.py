@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from rdflib import Literal, URIRef
 
-from benchgraph.infer import crosses_devices
 from benchgraph.namespaces import BG
+from benchgraph.reasoning.infer import crosses_devices
 
 from .reasoning_support import INFERRED, select
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import UNSETTLED
+from benchgraph.pipeline.steps import UNSETTLED
 
 from .reasoning_support import REASONING, build_store, select
 
@@ -154,7 +154,7 @@ QUIET_EDITS = {
 @pytest.mark.parametrize("name", sorted(QUIET_EDITS))
 def test_a_documentation_edit_derives_only_its_record_and_matches_a_fresh_build(
         tmp_path, copy_data, monkeypatch, name):
-    import benchgraph.build as build_module
+    import benchgraph.pipeline.steps as build_module
 
     file, old, new = QUIET_EDITS[name]
     data = copy_data(REASONING)
@@ -218,10 +218,10 @@ def test_two_files_of_one_id_in_one_load_leave_the_last_one_read(tmp_path, copy_
                                                                   monkeypatch):
     """The store loads batches as they come, one record each here: the second file of an id
     replaces the first in the store, so deleting the first leaves what a fresh build has."""
-    import benchgraph.build as build_module
+    import benchgraph.pipeline.workers as workers
     from benchgraph.errors import RecordsInvalid
 
-    monkeypatch.setattr(build_module, "BATCH", 1)
+    monkeypatch.setattr(workers, "BATCH", 1)
     data = copy_data(REASONING)
     twin = data / "benchmarks" / "zz" / "h100-1x-tp1.yaml"
     twin.parent.mkdir()
@@ -237,16 +237,16 @@ def test_two_files_of_one_id_in_one_load_leave_the_last_one_read(tmp_path, copy_
 
 
 def test_a_failure_while_the_store_loads_is_raised_as_itself(tmp_path, copy_data, monkeypatch):
-    import benchgraph.build as build_module
+    import benchgraph.pipeline.workers as workers
 
-    real = build_module.process
+    real = workers.process
 
     def process(path, *args):
         if path.endswith("pcie-8x-tp8.yaml"):
             raise RuntimeError("conversion failed")
         return real(path, *args)
 
-    monkeypatch.setattr(build_module, "process", process)
+    monkeypatch.setattr(workers, "process", process)
     with pytest.raises(RuntimeError, match="conversion failed"):
         build_store(copy_data(REASONING), tmp_path / "cache")
 
@@ -265,7 +265,7 @@ INTERRUPTED = {
 @pytest.mark.parametrize("name", sorted(INTERRUPTED))
 def test_a_build_stopped_after_loading_leaves_nothing_behind(tmp_path, copy_data, monkeypatch,
                                                             name):
-    import benchgraph.build as build_module
+    import benchgraph.pipeline.steps as build_module
     import benchgraph.store.load as load_module
 
     monkeypatch.setattr(load_module, "READ", 3)  # the store filled from the cache in loads

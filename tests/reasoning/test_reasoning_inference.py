@@ -8,10 +8,10 @@ import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 
-from benchgraph.build import ontology_graph, reasoner
-from benchgraph.infer import Reasoner, owlrl_closure, useful
 from benchgraph.namespaces import BG, INFERRED_GRAPH
-from benchgraph.queries import run
+from benchgraph.query.render import run
+from benchgraph.reasoning.infer import Reasoner, owlrl_closure, useful
+from benchgraph.reasoning.ontology import ontology_graph, reasoner
 
 from .reasoning_support import INFERRED, REASONING, build_store, select
 

@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from benchgraph.cli import main
-from benchgraph.queries import saved_queries
+from benchgraph.cli.main import main
+from benchgraph.query.saved import saved_queries
 
 from .reasoning_support import REASONING, select, short_value
 
@@ -344,7 +344,7 @@ def test_exact_answer_on_the_fixture(name, capsys):
 
 # --- properties of the answers on the shipped data (which grows) ----------------------
 def _shipped(shipped_store, name: str) -> list[dict]:
-    from benchgraph.queries import run
+    from benchgraph.query.render import run
 
     result = run(shipped_store, saved_queries()[name].text)
     variables = [v.value for v in result.variables]
@@ -495,7 +495,7 @@ OTHER_ROWS = re.compile(r"\(one row per (?!run\))[^)]+\)")
 
 
 def _runs_seen_twice(store, name: str) -> dict[str, int]:
-    from benchgraph.queries import run
+    from benchgraph.query.render import run
 
     result = run(store, saved_queries()[name].text)
     variables = list(result.variables)

@@ -9,9 +9,9 @@ import shutil
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import build
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 from benchgraph.namespaces import graph_iri
+from benchgraph.pipeline.steps import build
 from benchgraph.store import push as push_module
 from benchgraph.store.push import local_graphs, push
 from benchgraph.store.remote import MANIFEST, RemoteStore

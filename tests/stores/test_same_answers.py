@@ -12,9 +12,10 @@ from decimal import Decimal, InvalidOperation
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import build
 from benchgraph.namespaces import PREFIXES
-from benchgraph.queries import run, saved_queries
+from benchgraph.pipeline.steps import build
+from benchgraph.query.render import run
+from benchgraph.query.saved import saved_queries
 from benchgraph.store.export import dump
 from benchgraph.store.push import local_graphs, push
 from benchgraph.store.remote import RemoteStore

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import build
+from benchgraph.pipeline.steps import build
 from benchgraph.store.export import dumps
 from benchgraph.store.push import push
 from benchgraph.web import create_app

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 from benchgraph.store.http import Client, StoreUnavailable
 from benchgraph.web import create_app
 from stores.servers import free_port

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchgraph import validate
-from benchgraph.build import build
-from benchgraph.records import KINDS
+from benchgraph.pipeline.steps import build
+from benchgraph.records.schema import KINDS
+from benchgraph.validation.reference import fast_results, reference_results
 
 from .validation_support import BAD, BASE, convert_folder, diff, keys, union_graph
 
@@ -68,8 +68,8 @@ def test_every_shape_a_record_can_break_is_in_the_corpus():
 
 def test_pyshacl_agrees_on_the_corpus():
     converted = convert_folder(BAD)
-    fast = keys(validate.fast_results(converted))
-    reference = keys(validate.reference_results(union_graph(converted)))
+    fast = keys(fast_results(converted))
+    reference = keys(reference_results(union_graph(converted)))
     assert fast == reference, diff(fast, reference)
     assert len(fast) >= 60
 
@@ -91,11 +91,11 @@ def test_pyshacl_agrees_on_a_synthetic_sample(tmp_path):
             record.fields["interconnect_ids"] = ["nvlink-4"]
             record.fields["unit"] = "ms" if record.fields["unit"] != "ms" else "tok/s"
             record.fields["model"] = "no-such-model"
-    from benchgraph.convert import record_triples
+    from benchgraph.rdf.convert import record_triples
 
     converted = [(r, record_triples(r)) for r, _ in converted]
-    fast = keys(validate.fast_results(converted))
-    reference = keys(validate.reference_results(union_graph(converted)))
+    fast = keys(fast_results(converted))
+    reference = keys(reference_results(union_graph(converted)))
     assert fast == reference, diff(fast, reference)
     assert len(fast) > 40
 
@@ -123,8 +123,8 @@ def test_pyshacl_agrees_on_every_pair_of_units(tmp_path):
             (data / "benchmarks" / f"r{i}-{j}.yaml").write_text(yaml.safe_dump(
                 {k: v for k, v in run.items() if v is not None}))
     converted = convert_folder(data)
-    fast = keys(validate.fast_results(converted))
-    reference = keys(validate.reference_results(union_graph(converted)))
+    fast = keys(fast_results(converted))
+    reference = keys(reference_results(union_graph(converted)))
     assert fast == reference, diff(fast, reference)
     fits = len(UNITS) ** 2 - len(fast)
     assert fits == len(UNITS) + 4 * 3  # each unit fits itself; ns, us, ms, s fit each other

@@ -10,7 +10,7 @@ import shutil
 import pytest
 import yaml
 
-from benchgraph.build import build
+from benchgraph.pipeline.steps import build
 
 from .validation_support import BAD
 

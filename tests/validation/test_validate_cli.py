@@ -12,7 +12,7 @@ import yaml
 from rdflib import Graph, Literal
 from rdflib.namespace import RDF, SH
 
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 
 from .validation_support import BAD, BASE
 

@@ -9,9 +9,11 @@ from typing import Any
 import yaml
 from rdflib import Graph
 
-from benchgraph.convert import record_triples
 from benchgraph.namespaces import PREFIXES, record_iri
-from benchgraph.records import Record, find_record_files, load_record
+from benchgraph.rdf.convert import record_triples
+from benchgraph.records.files import find_record_files
+from benchgraph.records.reader import load_record
+from benchgraph.records.schema import Record
 from paths import ROOT
 
 EXAMPLES = ROOT / "shapes" / "examples"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from benchgraph.build import build
-from benchgraph.serving import Served, prepare
+from benchgraph.pipeline.steps import build
+from benchgraph.serving.prepare import Served, prepare
 from benchgraph.web import create_app
 from web.browser_support import browser  # noqa: F401 - the fixture, for every browser test
 from web.web_support import EXAMPLES, RECORDS, W3C, LiveServer, start_server, w3c_graph_data

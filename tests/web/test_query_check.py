@@ -22,14 +22,15 @@ from hypothesis import strategies as st
 from pyparsing import ParseBaseException
 from rdflib.plugins.sparql.parser import parseQuery
 
-from benchgraph.querytext import (
+from benchgraph.errors import QueryRefused
+from benchgraph.query.inspect import check_services, inspect_query, needs_parse
+from benchgraph.query.text import (
     DEFAULT_MAX_DEPTH,
     MAX_DEPTH_ENV,
     QueryTextError,
     check_depth,
     check_text,
 )
-from benchgraph.web.queryinfo import Refused, check_services, inspect_query, needs_parse
 from web.web_support import RECORDS, Listener
 
 BASE = "http://localhost/sparql"
@@ -67,7 +68,7 @@ def check_passes(query: str) -> bool:
     """Whether the endpoint's check lets the query run, with no SERVICE allowed."""
     try:
         check_services(inspect_query(query, BASE), [])
-    except Refused:
+    except QueryRefused:
         return False
     return True
 
@@ -78,7 +79,7 @@ def worker_passes(query: str) -> bool:
     try:
         if not needs_parse(query):
             return True
-    except Refused:
+    except QueryRefused:
         return False
     return check_passes(query)
 
@@ -90,7 +91,7 @@ def test_a_comment_ended_by_a_bare_cr_hides_service_from_rdflib_but_not_from_oxi
     the SERVICE as part of the comment, which ends at LF. The check refuses the text."""
     query = f"SELECT * WHERE {{ #\r SERVICE <{listener.url}> {{ ?s ?p ?o }}\n ?s ?p ?o }}"
     assert engine_calls(engine, listener, query)
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(QueryRefused) as refused:
         inspect_query(query, BASE)
     assert refused.value.status == 400
     assert refused.value.position == {"line": 1, "column": 19}
@@ -124,7 +125,7 @@ def test_text_the_two_parsers_read_differently_is_refused_with_its_position(text
         check_text(text)
     assert (error.value.line, error.value.column) == where
     assert says in str(error.value)
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(QueryRefused) as refused:
         inspect_query(text, BASE)
     assert refused.value.status == 400 and refused.value.title == "ambiguous query"
     assert refused.value.position == {"line": where[0], "column": where[1]}
@@ -453,7 +454,7 @@ def test_a_long_flat_chain_is_answered_not_a_dead_worker():
 
 
 def test_past_the_operator_limit_is_a_400_naming_the_limit(client):
-    from benchgraph.querytext import DEFAULT_MAX_OPERATORS
+    from benchgraph.query.text import DEFAULT_MAX_OPERATORS
 
     query = "ASK { FILTER(" + "!" * DEFAULT_MAX_OPERATORS + "true) }"
     response = client.post("/sparql", data={"query": query})
@@ -464,7 +465,7 @@ def test_past_the_operator_limit_is_a_400_naming_the_limit(client):
 
 
 def test_the_cli_runs_a_long_flat_chain_and_refuses_one_past_its_limit(tmp_path, web_cache):
-    from benchgraph.querytext import MAX_OPERATORS_ENV
+    from benchgraph.query.text import MAX_OPERATORS_ENV
 
     cache = {"BENCHGRAPH_CACHE": str(web_cache)}
     path = tmp_path / "chain.rq"

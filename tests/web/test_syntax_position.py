@@ -13,8 +13,9 @@ import pytest
 from pyparsing import ParseBaseException
 from rdflib.plugins.sparql.parser import parseQuery
 
-from benchgraph.cli import main
-from benchgraph.web.queryinfo import Refused, inspect_query
+from benchgraph.cli.main import main
+from benchgraph.errors import QueryRefused
+from benchgraph.query.inspect import inspect_query
 from web.web_support import RECORDS, Listener
 
 BAD = [
@@ -56,7 +57,7 @@ def test_a_query_only_rdflib_refuses_says_so_with_rdflibs_position(client, capsy
     with rdflib, refuses it at rdflib's position and says whose reading it is; the CLI runs
     it."""
     text = "SELECT * { ?s ?p ?o LATERAL { ?s ?p ?o } }"
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(QueryRefused) as refused:
         inspect_query(text, "http://localhost/sparql")
     assert refused.value.status == 400
     assert "as rdflib's parser reads it" in refused.value.detail

@@ -21,7 +21,7 @@ from benchgraph.web.querypool import (
     QueryTimeout,
     default_memory_mb,
 )
-from web.web_support import start_server
+from web.web_support import InThread, start_server, wait_until
 
 # The issue's query: every pair of triples, sorted, of which one is kept. Oxigraph holds all
 # n^2 rows to sort them (770 MB for the test records' 1,651 quads).
@@ -176,11 +176,9 @@ def laned(served):
     pool.close()
 
 
-def run_in_thread(pool: QueryPool, query: str) -> threading.Thread:
-    thread = threading.Thread(target=lambda: pytest.raises(QueryTimeout, pool.run,
-                                                           {"query": query}))
-    thread.start()
-    return thread
+def run_in_thread(pool: QueryPool, query: str) -> InThread:
+    """A runaway query in a thread; `.raised(QueryTimeout)` checks its end in the test's."""
+    return InThread(pool.run, {"query": query})
 
 
 ASK_JOB = {"query": ASK, "accept": "application/sparql-results+json"}
@@ -188,23 +186,27 @@ ASK_JOB = {"query": ASK, "accept": "application/sparql-results+json"}
 
 def test_a_long_query_leaves_the_short_lane_to_cheap_ones(laned):
     runaway = run_in_thread(laned, RUNAWAY)
-    time.sleep(0.8)
+    wait_until(lambda: laned.stats()["long"] == 1, what="the runaway moving to the long lane")
     # the one short slot is free again, and a warm worker waits for it
     for _ in range(3):
         header, body = laned.run(ASK_JOB, 0.5)
         assert header["status"] == 200 and b"true" in body
-    runaway.join()
+    runaway.raised(QueryTimeout)
 
 
 def test_the_long_lane_is_capped(laned):
     first = run_in_thread(laned, RUNAWAY)
-    time.sleep(0.8)
+    wait_until(lambda: laned.stats()["long"] == 1, what="the first runaway moving to the long lane")
     second = run_in_thread(laned, RUNAWAY)  # finds the long lane full: keeps its short slot
-    time.sleep(0.8)
+    # it holds the short slot once it has a worker, and stays there past the lane's 0.3 s
+    wait_until(lambda: laned.stats()["idle"] == 0 or not second.is_alive(),
+               what="the second runaway taking a worker")
+    time.sleep(0.5)  # past the moment it would move, were the long lane not full
+    assert laned.stats()["long"] == 1
     with pytest.raises(PoolBusy):
         laned.run(ASK_JOB, 0.5)
-    first.join()
-    second.join()
+    first.raised(QueryTimeout)
+    second.raised(QueryTimeout)
 
 
 def test_the_pool_grows_with_the_long_lane_and_shrinks_back(served):
@@ -218,9 +220,11 @@ def test_the_pool_grows_with_the_long_lane_and_shrinks_back(served):
         while any(thread.is_alive() for thread in threads):
             grown = max(grown, pool.stats()["workers"])
             time.sleep(0.02)
+        for thread in threads:
+            thread.raised(QueryTimeout)
         assert grown == 4  # each query moving to the long lane was replaced in the short
         # the two long ones were stopped at the limit and not replaced: enough are left
-        assert pool.stats() == {"workers": 2, "idle": 2, "restarts": 2}
+        assert pool.stats() == {"workers": 2, "idle": 2, "long": 0, "restarts": 2}
         assert pool.run(ASK_JOB)[0]["status"] == 200
     finally:
         pool.close()

@@ -356,7 +356,7 @@ def test_a_parameter_cannot_inject_text_into_the_query(client):
     import re
     from urllib.parse import quote
 
-    from benchgraph.web.params import parse_params
+    from benchgraph.query.params import parse_params
     from web.web_support import EXAMPLES
 
     saved = (EXAMPLES / "part-memory.rq").read_text()

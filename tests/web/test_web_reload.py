@@ -18,9 +18,9 @@ import psutil
 import pytest
 from flask import Flask
 
-from benchgraph import snapshots
-from benchgraph.build import build
-from benchgraph.watch import DataFilter
+from benchgraph.pipeline.steps import build
+from benchgraph.serving import snapshots
+from benchgraph.serving.watch import DataFilter
 from benchgraph.web.site import Site, Snapshot
 from web.web_support import ID, RECORDS, LiveServer, start_server
 
@@ -197,7 +197,7 @@ def server_processes(server: LiveServer) -> list[int]:
             command = " ".join(p.cmdline())
         except psutil.Error:  # ended meanwhile: an old snapshot's query worker
             continue
-        if "benchgraph.serve" in command or "gunicorn" in command:
+        if "benchgraph.web.server" in command or "gunicorn" in command:
             found.append(p.pid)
     return sorted(found)
 

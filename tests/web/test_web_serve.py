@@ -8,9 +8,9 @@ import argparse
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import build
-from benchgraph.extra import parse_with
-from benchgraph.serving import prepare
+from benchgraph.cli.options import parse_with
+from benchgraph.pipeline.steps import build
+from benchgraph.serving.prepare import prepare
 from web.web_support import RECORDS
 
 

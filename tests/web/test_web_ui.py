@@ -158,7 +158,7 @@ def _config(text: str) -> dict:
 
 
 def test_the_page_says_what_it_is_and_puts_the_headline_question_first(app, client):
-    from benchgraph.queries import SavedQuery
+    from benchgraph.query.saved import SavedQuery
 
     site = app.extensions["benchgraph"]
     saved = site.examples

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from benchgraph.errors import QueryRefused
+from benchgraph.query.inspect import check_services, inspect_query, needs_parse
 from benchgraph.web.negotiation import (
     BOOLEAN,
     CSV,
@@ -17,7 +19,6 @@ from benchgraph.web.negotiation import (
     NotAcceptable,
     choose,
 )
-from benchgraph.web.queryinfo import Refused, check_services, inspect_query, needs_parse
 
 BASE = "http://localhost/sparql"
 
@@ -97,19 +98,21 @@ def test_service_text_that_is_not_a_call_is_no_service():
 
 def test_check_services_refuses_all_but_the_allowed():
     info = inspect_query(f"SELECT * {{ SERVICE <{LISTENER}> {{ }} }}", BASE)
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(QueryRefused) as refused:
         check_services(info, [])
     assert refused.value.status == 403 and "off on this server" in refused.value.detail
     check_services(info, [LISTENER])
-    with pytest.raises(Refused):
+    with pytest.raises(QueryRefused):
         check_services(inspect_query("SELECT * { SERVICE ?x { } }", BASE), [LISTENER])
 
 
-def test_a_query_that_does_not_parse_is_refused_with_the_engines_position():
-    with pytest.raises(Refused) as refused:
+def test_a_query_that_does_not_parse_is_refused_at_rdflibs_position_saying_so():
+    """Not the engine's: asking Oxigraph where a text fails would run it (query/syntax.py)."""
+    with pytest.raises(QueryRefused) as refused:
         inspect_query("SELECT * WHERE {\n  ?s ?p\n}", BASE)
     assert refused.value.status == 400
-    assert refused.value.position == {"line": 3, "column": 2}
+    assert refused.value.position == {"line": 2, "column": 3}
+    assert "as rdflib's parser reads it" in refused.value.detail
 
 
 @pytest.mark.parametrize("query", [
@@ -152,7 +155,7 @@ def test_keywords_in_comments_and_strings_do_not_need_rdflib(query):
 def test_a_comment_ended_by_a_bare_cr_is_refused_before_the_keyword_check():
     """Oxigraph ends a comment at a bare CR, rdflib at LF only: `# from`, CR, SERVICE is code
     to the engine. The text is refused, not taken as one comment."""
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(QueryRefused) as refused:
         needs_parse(f"SELECT * {{ # from\r SERVICE <{LISTENER}> {{ }}\n }}")
     assert refused.value.title == "ambiguous query"
     assert "carriage return" in refused.value.detail
@@ -163,7 +166,7 @@ def test_every_saved_query_goes_to_oxigraph_unparsed():
     prefixes declared (as the serving benchmark sends them): `from` and `service` in their
     comments are not code."""
     from benchgraph.namespaces import sparql_prefixes
-    from benchgraph.queries import saved_queries
+    from benchgraph.query.saved import saved_queries
 
     found = saved_queries()
     assert {"fabric-contradictions", "per-accelerator"} <= set(found)

@@ -8,9 +8,9 @@ import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from benchgraph.build import build
-from benchgraph.cli import main
-from benchgraph.serving import prepare
+from benchgraph.cli.main import main
+from benchgraph.pipeline.steps import build
+from benchgraph.serving.prepare import prepare
 from benchgraph.web import create_app
 from paths import DATA, TEST_DATA
 

@@ -182,3 +182,49 @@ class Listener:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class InThread:
+    """A call run in a thread of its own, its outcome carried back to the test's thread:
+    `raised(ExcType)` joins it and fails the test unless the call raised that error (a
+    `pytest.raises` inside the thread could only warn)."""
+
+    def __init__(self, call, *args) -> None:
+        self.error: BaseException | None = None
+        self.value = None
+
+        def run() -> None:
+            try:
+                self.value = call(*args)
+            except BaseException as exc:  # noqa: BLE001 - carried to the test's thread
+                self.error = exc
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def is_alive(self) -> bool:
+        return self.thread.is_alive()
+
+    def join(self, timeout: float = 120) -> None:
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), f"the call did not end within {timeout} s"
+
+    def raised(self, expected: type[BaseException], timeout: float = 120) -> BaseException:
+        self.join(timeout)
+        assert isinstance(self.error, expected), (
+            f"expected {expected.__name__}, got {self.error!r} (value {self.value!r})")
+        return self.error
+
+    def returned(self, timeout: float = 120):
+        self.join(timeout)
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def wait_until(condition, timeout: float = 30, what: str = "the condition") -> None:
+    """Poll `condition()` until it is true; fail after `timeout` seconds naming `what`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout} s"
+        time.sleep(0.02)

@@ -2,6 +2,8 @@
 
 `import_mlperf` reads an mlcommons/inference_results_vX.Y checkout; `import_argonne`
 the LLM-Inference-Bench tables. Normalisation is data: the tables in `mappings/`.
+
+May import: records, and the base floor (errors, timing). Its command is cli/imports.py.
 """
 
 from __future__ import annotations

@@ -18,12 +18,13 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import CannotRun
+from ..timing import Timer
 from .common import (
     ImportReport,
-    Timer,
     check_ids,
     check_references,
     clean,
+    detect_commit,
     header,
     key,
     load_mapping,
@@ -67,10 +68,10 @@ def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
         raise CannotRun(f"{root}: no Plots/ folder (expected a copy of "
                         "argonne-lcf/LLM-Inference-Bench)")
     report = ImportReport("Argonne LLM-Inference-Bench")
-    with Timer(report):
+    with Timer() as timer:
         rules = load_mapping("argonne", mapping_dir)
         norm = Normaliser(report, mapping_dir)
-        commit = commit or _detect_commit(root)
+        commit = commit or detect_commit(root)
         report.round = commit[:12] if commit else ""
         found = _read_tables(root, rules, norm, report)
         runs = _runs(found, rules, commit, report)
@@ -87,23 +88,8 @@ def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
             head = header("argonne <copy of argonne-lcf/LLM-Inference-Bench>", origin)
             report.files = write_records(out, {FOLDER: runs}, head)
             report.written = True
+    report.seconds = timer.seconds
     return report
-
-
-def _detect_commit(root: Path) -> str | None:
-    source = root / "SOURCE"
-    if source.is_file():
-        parts = source.read_text(encoding="utf-8").split()
-        if len(parts) >= 2:
-            return parts[1]
-    head = root / ".git" / "HEAD"
-    if head.is_file():
-        text = head.read_text(encoding="utf-8").strip()
-        if text.startswith("ref: "):
-            ref = root / ".git" / text[5:]
-            return ref.read_text(encoding="utf-8").strip() if ref.is_file() else None
-        return text or None
-    return None
 
 
 def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,

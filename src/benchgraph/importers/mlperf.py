@@ -19,12 +19,13 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import CannotRun
+from ..timing import Timer
 from .common import (
     ImportReport,
-    Timer,
     check_ids,
     check_references,
     clean,
+    detect_commit,
     header,
     key,
     load_mapping,
@@ -76,10 +77,10 @@ def import_mlperf(path: Path | str, out_dir: Path | str | None = None, *,
         raise CannotRun(f"{root}: no such folder (expected a checkout of "
                         "mlcommons/inference_results_vX.Y)")
     report = ImportReport("MLPerf Inference")
-    with Timer(report):
+    with Timer() as timer:
         rnd = round or _detect_round(root)
         report.round = rnd
-        ctx = _Context(root, rnd, commit or _detect_commit(root, rnd), report, mapping_dir)
+        ctx = _Context(root, rnd, commit or detect_commit(root, rnd), report, mapping_dir)
         systems = ctx.read_systems()
         if (root / SUMMARY).is_file():
             runs = ctx.runs_from_summary(systems)
@@ -99,6 +100,7 @@ def import_mlperf(path: Path | str, out_dir: Path | str | None = None, *,
             report.files = write_records(out, {
                 f"systems/{folder}": system_records, f"benchmarks/{folder}": runs}, head)
             report.written = True
+    report.seconds = timer.seconds
     return report
 
 
@@ -113,24 +115,6 @@ def _detect_round(root: Path) -> str:
             return str(rows[0]["version"])
     raise CannotRun(f"{root}: cannot tell the round; name the folder inference_results_vX.Y "
                     "or pass --round")
-
-
-def _detect_commit(root: Path, rnd: str) -> str | None:
-    """The checkout's commit: a SOURCES file beside it, else its git HEAD (read, not run)."""
-    sources = root.resolve().parent / "SOURCES"
-    if sources.is_file():
-        for line in sources.read_text(encoding="utf-8").splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[0] == rnd:
-                return parts[1]
-    head = root / ".git" / "HEAD"
-    if head.is_file():
-        text = head.read_text(encoding="utf-8").strip()
-        if text.startswith("ref: "):
-            ref = root / ".git" / text[5:]
-            return ref.read_text(encoding="utf-8").strip() if ref.is_file() else None
-        return text or None
-    return None
 
 
 def read_log(path: Path) -> tuple[dict[str, Any], dict[str, float], list[str]]:

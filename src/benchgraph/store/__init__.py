@@ -11,6 +11,9 @@ SPARQL 1.1 query endpoint holding what `benchgraph push` wrote there.
     http.py    the client of remote stores: authentication, retries
     remote.py  a remote store read as the dataset
     push.py    the Graph Store Protocol push of a build into a remote store
+    extra.py   outside graphs (--with) in a private copy of a built store
+
+May import: records (what a record links to, for the cache's index) and the base floor.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A record is its named graph plus its share of the graphs all records share: what its local
 reasoning put in the inferred graph and its links in the link graph (about its own nodes
-only, so no other record shares those quads; build.process hands both as the entry's
+only, so no other record shares those quads; pipeline.workers.process hands both as the entry's
 `inferred` text, and they are removed quad by quad). `Loader.add` loads records as the
 build's workers return them, bulk loads in threads of their own reading batch after batch,
 so the store fills while the workers convert and no build holds every record's quads at
@@ -27,7 +27,8 @@ import pyoxigraph as ox
 
 from ..errors import VIOLATION, CannotRun, Problem
 from ..namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
-from ..records import REFERENCES, Record, size_text
+from ..records.files import size_text
+from ..records.schema import REFERENCES, Record
 from .cache import ID as ROW_ID
 from .cache import KIND, Cache, Entries, Entry, pack, unpack
 
@@ -343,7 +344,8 @@ class _Feed:
         self._raise()
 
     def stop(self) -> None:
-        """End the loads without what is still queued (the build stopped: see build._settle)."""
+        """End the loads without what is still queued (the build stopped: see
+        pipeline.steps._settle)."""
         self.done = True
         while True:
             try:

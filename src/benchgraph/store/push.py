@@ -27,7 +27,7 @@ from typing import IO
 
 import pyoxigraph as ox
 
-from .. import __version__
+from .._version import __version__
 from ..namespaces import BASE, GRAPH, ID, INFERRED_GRAPH
 from .http import Client, check_url, error_from
 from .remote import INFERRED_PARTS, MANIFEST, PUSH, RemoteStore

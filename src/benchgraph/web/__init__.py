@@ -1,10 +1,12 @@
 """The web app: a SPARQL endpoint, Linked Data pages and a query page over the built dataset.
 
 `create_app(config)` takes defaults, then `BENCHGRAPH_*` environment variables, then
-`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see snapshots.py): the
+`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see serving/snapshots.py): the
 app serves the snapshot it names and swaps in each new one. Else STORE_PATH names a prepared
 store (benchgraph.serving prepares one); without either the app builds DATA_DIR itself, as
 `benchgraph serve` would.
+
+May import: serving, query, links, pipeline and everything below them; not cli.
 """
 
 from __future__ import annotations
@@ -73,8 +75,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # Imported here, not above: query worker processes import this package and need no Flask.
     from flask import Flask
 
-    from ..queries import saved_queries
-    from . import browse, dumps, errors, hooks, ld, ops, publicbase, sparql, ui
+    from ..query.saved import saved_queries
+    from . import browse, dumps, errors, hooks, ld, limits, ops, publicbase, sparql, ui
+    from .fastpath import FastSparql
     from .querypool import QueryPool
     from .site import Site, Snapshot
 
@@ -106,7 +109,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         )
     site = Site(snapshot, saved_queries(queries), link_limit=int(c["LINK_LIMIT"]),
                 load_examples=lambda: saved_queries(queries),
-                dumps_ahead=_flag(c["DUMPS_AHEAD"]))
+                on_open=[dumps.write_ahead] if _flag(c["DUMPS_AHEAD"]) else [])
     if c["SNAPSHOT_FILE"] and not c["STORE_URL"]:
         site.follow(pointer, lambda info: _open_snapshot(info, c))
     app.extensions["benchgraph"] = site
@@ -117,6 +120,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(blueprint)
     errors.register(app)
     hooks.register(app)
+    # The WSGI stack: the size limits first, then plain queries answered below Flask
+    # (fastpath.py), then Flask. Composed here, not in hooks.py, which fastpath.py reads.
+    app.wsgi_app = limits.RequestLimits(FastSparql(app, app.wsgi_app),
+                                        limits.Limits.from_config(app.config))
     return app
 
 
@@ -143,8 +150,8 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
 
 def _build_into(config: dict) -> None:
     """Build DATA_DIR (leaving out invalid records) and serve a private copy of it."""
-    from ..build import build
-    from ..serving import prepare
+    from ..pipeline.steps import build
+    from ..serving.prepare import prepare
 
     result = build(Path(config["DATA_DIR"]), skip_invalid=True)
     served = prepare(result, [])
@@ -170,7 +177,7 @@ def _pool_settings(c: Mapping[str, Any], store_path: Path | str) -> PoolSettings
 
 def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
     """A snapshot the pointer names, held open (see snapshots.hold), its workers started."""
-    from .. import snapshots
+    from ..serving import snapshots
     from .querypool import QueryPool
     from .site import Snapshot
 
@@ -190,7 +197,7 @@ def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
 
 def _open_current(pointer: Path, c: Mapping[str, Any]) -> Snapshot:
     """The snapshot the pointer names now (read again if it was swept meanwhile)."""
-    from .. import snapshots
+    from ..serving import snapshots
 
     for _attempt in range(20):
         try:

@@ -17,8 +17,8 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 
 from ..namespaces import pasteable
 from .catalogue import KINDS, RUNS_COLUMN, Catalogue, Column, Kind, Row, Value
+from .errors import shorten
 from .hooks import not_modified
-from .limits import shorten
 from .site import Site
 
 bp = Blueprint("browse", __name__)

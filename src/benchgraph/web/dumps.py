@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response, abort, current_app, request, send_file
 
-from .. import sssom
+from ..links import sssom
 from ..store import export
-from .limits import shorten
+from .errors import shorten
 
 if TYPE_CHECKING:
     from .site import Site, Snapshot

@@ -22,12 +22,7 @@ _static_lock = threading.Lock()
 
 
 def register(app: Flask) -> None:
-    """Install the hooks on the app."""
-    from .fastpath import FastSparql
-
-    # The limits first, then plain queries below Flask (fastpath.py), then Flask.
-    app.wsgi_app = limits.RequestLimits(FastSparql(app, app.wsgi_app),
-                                        limits.Limits.from_config(app.config))
+    """Install the hooks on the app (the WSGI layers below Flask are create_app's)."""
     # First of all before-request hooks: a refused request does nothing else.
     app.before_request_funcs.setdefault(None, []).insert(0, limits.refuse)
     app.after_request(security_headers)

@@ -25,8 +25,6 @@ from flask import (
     url_for,
 )
 
-from ..convert import CLASSES
-from ..description import DATASET, DCAT, ENDPOINT, VOID
 from ..namespaces import (
     BASE,
     BG,
@@ -42,15 +40,17 @@ from ..namespaces import (
     readable,
     record_iri,
 )
+from ..rdf.convert import CLASSES
+from ..serving.description import DATASET, DCAT, ENDPOINT, VOID
 from ..store.export import DUMP_PREFIXES
-from .errors import error_response
+from .errors import error_response, shorten
 from .hooks import not_modified
-from .limits import shorten
 from .negotiation import GRAPH as GRAPH_FORMATS
 from .negotiation import HTML, TURTLE, Format, NotAcceptable, choose, serialize_rdf
 from .publicbase import url as public_url
 from .site import Site
 from .summary import Line, build_summary
+from .terms import Fact, Term
 from .ui import with_prefixes
 
 bp = Blueprint("ld", __name__)
@@ -64,26 +64,6 @@ DESCRIPTION = ox.NamedNode(str(DESCRIPTION_GRAPH))
 VOID_ENDPOINT = ox.NamedNode(VOID + "sparqlEndpoint")
 VOID_PREFIXES = {**DUMP_PREFIXES, "void": VOID, "dcat": DCAT}
 OFFERED = (*GRAPH_FORMATS, HTML)  # RDF for */*, HTML for a browser (it asks for text/html)
-
-
-@dataclass
-class Term:
-    """A term as a page shows it: text, where it links, and what kind of value it is."""
-
-    text: str
-    href: str | None = None
-    label: str | None = None
-    datatype: str | None = None
-    language: str | None = None
-    paste: str | None = None  # an IRI as a query takes it back (namespaces.pasteable)
-    iri: str | None = None
-
-
-@dataclass
-class Fact:
-    predicate: Term
-    value: Term
-    derived: bool = False
 
 
 @dataclass
@@ -120,7 +100,7 @@ KIND_WORDS = {"benchmarks": "runs"}
 def questions(kind: str, iri: str) -> list[tuple[str, str]]:
     """The saved questions about a record of `kind` (those with a parameter of its type), each
     with the link that asks it of this record."""
-    from .params import KIND_OF_TYPE
+    from ..query.params import KIND_OF_TYPE
     from .ui import query_params
 
     wanted = {t for t, k in KIND_OF_TYPE.items() if k == kind}
@@ -198,7 +178,7 @@ def record_graph(kind: str, record_id: str) -> Response:
 
 @bp.route("/.well-known/void")
 def void() -> Response:
-    """The dataset's VoID and DCAT description (description.py): RDF, or a page of it."""
+    """The dataset's VoID and DCAT description (serving/description.py): RDF, or a page of it."""
     answer = _negotiated("void", public_url(current_app.config, "/"))
     if isinstance(answer, Response):
         return answer

@@ -17,9 +17,8 @@ from typing import Any
 
 from flask import Response, request
 
-from .errors import error_response
+from .errors import ECHO, error_response
 
-ECHO = 120  # characters of a refused or unknown name an error message repeats
 REFUSAL = "benchgraph.refusal"  # the environ key a refused request carries to `refuse`
 READ_SIZE = 64 * 1024
 # A refused body up to this many times the limit is read to its end and dropped, so that a
@@ -51,13 +50,6 @@ class Limits:
         body = config.get("MAX_CONTENT_LENGTH")
         return cls(int(config["MAX_PATH_BYTES"]), int(config["MAX_QUERY_STRING_BYTES"]),
                    None if body is None else int(body))
-
-
-def shorten(text: str, limit: int = ECHO) -> str:
-    """`text`, or its first `limit` characters and how many more there were."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
 
 
 class RequestLimits:

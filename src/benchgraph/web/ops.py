@@ -9,7 +9,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
 
-from ..snapshots import left_out_summary
+from ..serving.snapshots import left_out_summary
 from .site import Site
 
 bp = Blueprint("ops", __name__)

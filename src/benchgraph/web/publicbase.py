@@ -116,14 +116,3 @@ def host_allowed(environ: dict, config: Any) -> bool:
     except SecurityError:
         return False
     return True
-
-
-def refusal_detail(environ: dict, config: Any) -> str:
-    """What a client sending a Host not allowed is told."""
-    from .limits import shorten
-
-    host = environ.get("HTTP_HOST", "")
-    names = ", ".join(config["TRUSTED_HOSTS"])
-    return (f"this server answers as {config['PUBLIC_BASE']} (and {names}), not as "
-            f"{shorten(host)!r}. The operator can add a name with `serve --allowed-host` "
-            "(BENCHGRAPH_ALLOWED_HOSTS) or set `serve --public-base`")

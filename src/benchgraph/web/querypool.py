@@ -64,6 +64,7 @@ class PoolError(Exception):
 
     status = 500
     title = "query failed"
+    code = "query-failed"  # the label /metrics counts it under
 
 
 class QueryTimeout(PoolError):
@@ -71,6 +72,7 @@ class QueryTimeout(PoolError):
 
     status = 503
     title = "query timed out"
+    code = "timeout"
 
 
 class QueryOutOfMemory(PoolError):
@@ -82,6 +84,7 @@ class QueryOutOfMemory(PoolError):
 
     status = 507
     title = "query used too much memory"
+    code = "memory"
 
 
 class ClientGone(PoolError):
@@ -91,6 +94,7 @@ class ClientGone(PoolError):
 
     status = 499
     title = "client gone"
+    code = "client-gone"
 
 
 class PoolBusy(PoolError):
@@ -98,6 +102,7 @@ class PoolBusy(PoolError):
 
     status = 503
     title = "server busy"
+    code = "busy"
 
 
 class WorkerDied(PoolError):
@@ -105,6 +110,7 @@ class WorkerDied(PoolError):
 
     status = 500
     title = "query worker died"
+    code = "worker-died"
 
 
 @dataclass
@@ -473,10 +479,10 @@ class QueryPool:
 
     # --- state ------------------------------------------------------------------------
     def stats(self) -> dict[str, int]:
-        """Workers alive, idle now, and replaced so far."""
+        """Workers alive, idle now, running a long-lane query now, and replaced so far."""
         with self._lock:
             return {"workers": len(self._all), "idle": len(self._idle),
-                    "restarts": self.restarts}
+                    "long": self._long_busy, "restarts": self.restarts}
 
     def pids(self) -> list[int]:
         """The process ids of the workers alive now."""

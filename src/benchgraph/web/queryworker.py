@@ -8,9 +8,9 @@ answers leave on the original stdout, each as a JSON header message followed by 
 message (multiprocessing.connection framing).
 
 A worker is kept small, since the pool holds several: it imports neither rdflib nor werkzeug
-unless a query needs rdflib's check (queryinfo.needs_parse); the server process picks the
+unless a query needs rdflib's check (query.inspect.needs_parse); the server process picks the
 answer's format (negotiation.formats_for) and sends the prefixes. It serves every request on
-one thread with a big stack (bigstack.py), started once.
+one thread with a big stack (query/stack.py), started once.
 """
 
 from __future__ import annotations
@@ -30,15 +30,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .. import bigstack
-from ..querysyntax import syntax_error
-from ..store import is_remote
-from ..store import open as open_store
-from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
-from .memory import MB, memory_detail
-from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
-from .queryinfo import (
-    Refused,
+from ..errors import QueryRefused
+from ..query import stack
+from ..query.inspect import (
     check_remote,
     check_services,
     graph_form,
@@ -46,6 +40,12 @@ from .queryinfo import (
     needs_parse,
     refuse_service_early,
 )
+from ..query.syntax import syntax_error
+from ..store import is_remote
+from ..store import open as open_store
+from ..store.http import StoreError, StoreTimeout, StoreTooLarge, StoreUnavailable
+from .memory import MB, memory_detail
+from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
 
 UNION = {"use_default_graph_as_union": True}
 
@@ -108,27 +108,31 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
     try:
         # Both parsers and Oxigraph's evaluator recurse: on a deep stack (inline on the
         # worker's own, see main).
-        form, fmt, body = bigstack.call(lambda: _run(store, text, base, dataset, request,
+        form, fmt, body = stack.call(lambda: _run(store, text, base, dataset, request,
                                                      settings))
-    except Refused as exc:
-        return _error(exc.status, exc.title, exc.detail, exc.position), b""
+    except QueryRefused as exc:
+        return _error(exc.status, exc.title, exc.detail, exc.position, exc.code), b""
     except NotAcceptable as exc:
         return _error(406, "not acceptable", f"this query's answer: {exc}"), b""
-    except SyntaxError as exc:  # the place `benchgraph query` reports too (querysyntax.py)
+    except SyntaxError as exc:  # the place `benchgraph query` reports too (query/syntax.py)
         refused = syntax_error(text, exc)
-        return _error(400, "malformed query", str(refused), refused.position), b""
+        return _error(refused.status, refused.title, refused.detail, refused.position,
+                      refused.code), b""
     except TooLarge:
         return _error(422, "result too large",
                       f"the result passes this server's cap of {settings.max_bytes:,} bytes "
-                      "and was not sent; add a LIMIT or narrow the query"), b""
+                      "and was not sent; add a LIMIT or narrow the query",
+                      code="too-large"), b""
     except ConnectionError as exc:
-        return _error(502, "federated query failed", f"a SERVICE call failed: {exc}"), b""
+        return _error(502, "federated query failed", f"a SERVICE call failed: {exc}",
+                      code="service-failed"), b""
     except StoreTooLarge:
         return _error(422, "result too large",
                       f"the store's answer passes this server's cap of {settings.max_bytes:,}"
-                      " bytes and was not sent; add a LIMIT or narrow the query"), b""
+                      " bytes and was not sent; add a LIMIT or narrow the query",
+                      code="too-large"), b""
     except StoreTimeout as exc:
-        return _error(503, "query timed out", str(exc)), b""
+        return _error(503, "query timed out", str(exc), code="timeout"), b""
     except StoreUnavailable as exc:
         return _error(503, "store unavailable", str(exc)), b""
     except StoreError as exc:
@@ -231,10 +235,13 @@ def _serialize(result: object, fmt: Format, settings: Settings) -> bytearray:
     return out.getvalue()
 
 
-def _error(status: int, title: str, detail: str, position: dict | None = None) -> dict:
+def _error(status: int, title: str, detail: str, position: dict | None = None,
+           code: str | None = None) -> dict:
     header = {"status": status, "error": title, "detail": detail}
     if position:
         header["position"] = position
+    if code:
+        header["code"] = code  # what /metrics counts it under (errors.reason)
     return header
 
 
@@ -250,11 +257,11 @@ def limit_memory(limit_mb: int) -> None:
     it fails, so a query cannot take the machine's memory even between the pool's looks.
     Set once the store is open: RocksDB maps much at opening, and an address-space limit
     (RLIMIT_AS) would count its file mappings too."""
-    # The thread stack a query or a long parse runs on (bigstack.py, one at a time) is
+    # The thread stack a query or a long parse runs on (query/stack.py, one at a time) is
     # reserved address space, counted as data but touched only as deep as the query goes:
     # the limit leaves room for it, and the pool's watch on resident memory holds the rest
     # to limit_mb.
-    limit = limit_mb * MB + bigstack.STACK_BYTES
+    limit = limit_mb * MB + stack.STACK_BYTES
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
@@ -280,7 +287,7 @@ def main(argv: list[str]) -> int:
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())
     # Every request on one thread with a deep stack, for the parsers and Oxigraph's
     # evaluator: started once, not per query (limit_memory counts its reservation).
-    return bigstack.call(lambda: serve(store, settings, requests, reply))
+    return stack.call(lambda: serve(store, settings, requests, reply))
 
 
 def serve(store: object, settings: Settings, requests: Connection, reply: Connection) -> int:
@@ -294,11 +301,12 @@ def serve(store: object, settings: Settings, requests: Connection, reply: Connec
             header, body = answer(store, request, settings)
         except MemoryError:  # Python's allocator failed under the limit; Rust's aborts
             header, body = _error(507, "query used too much memory",
-                                  memory_detail(settings.memory_mb)), b""
+                                  memory_detail(settings.memory_mb), code="memory"), b""
             header["retire"] = True  # the pool replaces this worker
         except Exception as exc:  # keep the worker alive; the pool reports a server error
             traceback.print_exc()
-            header, body = _error(500, "query failed", f"{type(exc).__name__}: {exc}"), b""
+            header, body = _error(500, "query failed", f"{type(exc).__name__}: {exc}",
+                                  code="query-failed"), b""
         reply.send_bytes(json.dumps(header).encode())
         reply.send_bytes(body)
 

@@ -3,7 +3,7 @@
 gunicorn takes `limit_request_line` values of 1..8190 only (a larger one becomes 8190, too short
 for a GET that carries a 64 KB query) or 0 for none at all; and with none its line reader
 copies and searches the whole buffer again at every read, so a 16 MB path took 20 s before
-the app saw it. `install()` makes gunicorn's pure-Python parser (serve.py selects it) keep the
+the app saw it. `install()` makes gunicorn's pure-Python parser (cli/serve.py selects it) keep the
 configured limit whatever its size and read the line once: a longer line is a 414 from
 gunicorn as soon as the limit is passed, with nothing echoed.
 """

@@ -2,7 +2,7 @@
 
 A Site serves one Snapshot at a time: a build's store, its key, its query pool and what the
 build left out. Each request is pinned to the snapshot that was current when it began, so it
-sees one dataset whole. A new snapshot (published by `benchgraph serve`, see snapshots.py)
+sees one dataset whole. A new snapshot (published by `benchgraph serve`, see serving/snapshots.py)
 is opened beside the old one, query workers started and all, then swapped in by replacing
 one reference; the old one is closed once its last request has ended.
 """
@@ -22,8 +22,8 @@ from typing import IO, Any
 import pyoxigraph as ox
 from flask import g, has_request_context
 
-from .. import snapshots
-from ..queries import SavedQuery, SavedQueryError
+from ..query.saved import SavedQuery, SavedQueryError
+from ..serving import snapshots
 from ..store import open as open_store
 from .catalogue import Catalogue, build_catalogue
 from .metrics import Metrics
@@ -150,9 +150,10 @@ class Site:
     def __init__(self, snapshot: Snapshot, examples: dict[str, SavedQuery],
                  link_limit: int = 200,
                  load_examples: Callable[[], dict[str, SavedQuery]] | None = None,
-                 dumps_ahead: bool = True) -> None:
+                 on_open: list[Callable[[Snapshot], None]] | None = None) -> None:
         self.examples = examples
-        self.dumps_ahead = dumps_ahead  # write each snapshot's dumps when it is opened
+        # made for each snapshot as it is opened, in the background (web/dumps.write_ahead)
+        self.on_open: list[Callable[[Snapshot], None]] = list(on_open or [])
         self.link_limit = link_limit
         self.metrics = Metrics()
         self.reload: dict[str, Any] = {}  # the pointer's account of rebuilds, when following
@@ -256,16 +257,15 @@ class Site:
 
     def prepare(self, snapshot: Snapshot) -> threading.Thread:
         """Make in the background what a snapshot's first visitors would otherwise wait
-        for: the catalogue of the browse and search pages, then every dump."""
+        for: the catalogue of the browse and search pages, then what `on_open` holds (the
+        dumps, which create_app adds)."""
         def make() -> None:
             try:
                 snapshot.made("catalogue", lambda: build_catalogue(snapshot.store()))
             except Exception:  # a store that is down: made on first use instead
                 log.exception("snapshot %s: catalogue not made ahead", snapshot.id)
-            if self.dumps_ahead:
-                from .dumps import write_ahead
-
-                write_ahead(snapshot)
+            for hook in list(self.on_open):
+                hook(snapshot)
 
         thread = threading.Thread(target=make, daemon=True,
                                   name=f"prepare-{snapshot.id or snapshot.key[:8]}")

@@ -20,8 +20,8 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.datastructures import MultiDict
 
-from ..description import by_kind
 from ..namespaces import GRAPH as GRAPH_NS
+from ..serving.description import by_kind
 from .errors import error_response
 from .hooks import not_modified
 from .negotiation import (
@@ -100,7 +100,8 @@ def endpoint() -> Response:
     if operation.kind == "update":
         return error_response(403, "read-only endpoint",
                               "this endpoint does not accept SPARQL Update: the dataset is "
-                              "built from the record files, so change those instead")
+                              "built from the record files, so change those instead",
+                              code="update")
     return run_query(operation)
 
 
@@ -175,13 +176,14 @@ def run_query(operation: Operation) -> Response:
         s.metrics.observe(exc.status, elapsed, timed_out=isinstance(exc, QueryTimeout))
         current_app.logger.warning("%s: %s", exc.title, exc)
         retry = {"Retry-After": "5"} if isinstance(exc, PoolBusy) else None
-        return error_response(exc.status, exc.title, str(exc), retry)
+        return error_response(exc.status, exc.title, str(exc), retry, code=exc.code)
     header, body = outcome
     status = header["status"]
     s.metrics.observe(status, elapsed, header.get("form", ""))
     if status != 200:
         extra = {"position": header["position"]} if "position" in header else {}
-        return error_response(status, header["error"], header["detail"], **extra)
+        return error_response(status, header["error"], header["detail"],
+                              code=header.get("code"), **extra)
     response = Response(body, status=200, content_type=header["content_type"])
     response.headers["Server-Timing"] = (f"query;dur={elapsed * 1000:.1f}, "
                                          f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "

@@ -12,15 +12,25 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pyoxigraph as ox
 
-from ..convert import FIELD_PROPERTIES
 from ..namespaces import BG, PREFIXES
+from ..rdf.convert import FIELD_PROPERTIES
+from .terms import Term
 
-if TYPE_CHECKING:
-    from .ld import RecordPage, Term
+
+class RecordPage(Protocol):
+    """What a summary reads of the page it is on (ld.RecordPage)."""
+
+    iri: str
+    store: object
+
+    def term(self, term: object) -> Term: ...
+
+    def label(self, iri: str) -> str | None: ...
+
 
 RDFS = PREFIXES["rdfs"]
 DCT = PREFIXES["dct"]

@@ -9,12 +9,18 @@ import re
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 
 from ..namespaces import BASE, BG, GRAPH, ID, ONTOLOGY_IRI, PREFIXES, UNIT, pasteable
-from ..queries import SavedQuery
+from ..query.params import (
+    Parameter,
+    ParameterError,
+    parse_params,
+    split_values,
+    with_values,
+)
+from ..query.saved import SavedQuery
 from .dumps import dump_formats
 from .errors import error_response
 from .hooks import not_modified
 from .negotiation import BY_FORM
-from .params import Parameter, ParameterError, parse_params, split_values, with_values
 from .publicbase import url as public_url
 from .site import Site
 
