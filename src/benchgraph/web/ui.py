@@ -12,7 +12,6 @@ from ..namespaces import BASE, BG, GRAPH, ID, ONTOLOGY_IRI, PREFIXES, UNIT, past
 from ..query.params import (
     Parameter,
     ParameterError,
-    parse_params,
     split_values,
     with_values,
 )
@@ -97,7 +96,7 @@ def prefixes() -> Response:
 
 def query_params(query: SavedQuery) -> tuple[Parameter, ...]:
     """A saved query's parameters (its `# param:` lines)."""
-    return getattr(query, "params", None) or parse_params(query.text)[0]
+    return query.params
 
 
 def _opened(s: Site, args) -> dict:
