@@ -386,3 +386,30 @@ def test_run_and_part_pages_link_to_the_questions_about_them(client):
     # the link opens the question with the part given
     query = opened(client, "example=part-memory&part=acc:nvidia-rtx-pro-6000-blackwell")
     assert "VALUES ?part { acc:nvidia-rtx-pro-6000-blackwell }" in query
+
+
+def test_search_finds_a_record_by_its_aliases(client):
+    """A record's `aliases` (skos:altLabel) are searched, and said when they matched."""
+    body = get_json(client, "/id/accelerators/?format=json")
+    h100 = next(r for r in body["rows"] if r["id"] == "nvidia-h100-sxm")
+    assert h100["aliases"] == ["NVIDIA H100-SXM-80GB"]
+    hits = get_json(client, "/search?q=H100-SXM-80GB&format=json")["results"]
+    assert hits[0]["id"] == "nvidia-h100-sxm" and hits[0]["aliases"] == ["NVIDIA H100-SXM-80GB"]
+
+
+def test_the_index_ranks_by_label_alias_and_id():
+    from benchgraph.web.catalogue import Row, SearchIndex
+
+    acc = "https://w3id.org/benchgraph/id/accelerators/"
+    run = "https://w3id.org/benchgraph/id/benchmarks/"
+    index = SearchIndex([
+        Row(acc + "part-a", "part-a", "Fixture Part A", aliases=["Codename Falcon"]),
+        Row(run + "run-on-a", "run-on-a", "A run on Fixture Part A at batch 8"),
+        Row(acc + "part-b", "part-b", "Fixture Part B"),
+    ])
+    found = index.search("falcon")  # a word only an alias holds
+    assert [(row.id, why) for _s, row, why in found] == [("part-a", "alias")]
+    found = [row.id for _s, row, _w in index.search("fixture part a")]
+    assert found == ["part-a", "run-on-a"]  # the part before the run named after it
+    assert index.search("part-b")[0][1].id == "part-b"  # by its id, first
+    assert index.search("fixture zebra") == []  # every word must be found

@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from ..errors import CannotRun
 from ..timing import Timer
+from .aliases import write_aliases
 from .common import (
     ImportReport,
     check_ids,
@@ -99,6 +100,7 @@ def import_mlperf(path: Path | str, out_dir: Path | str | None = None, *,
                           + (f" at {ctx.commit}" if ctx.commit else ""))
             report.files = write_records(out, {
                 f"systems/{folder}": system_records, f"benchmarks/{folder}": runs}, head)
+            report.files += write_aliases(out, mapping_dir)
             report.written = True
     report.seconds = timer.seconds
     return report
