@@ -176,3 +176,13 @@ def test_a_saved_query_takes_its_parameters(copy_data):
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 2, (bad, done.stderr)
         assert said in done.stderr, done.stderr
+
+
+def test_an_undeclared_prefix_is_named(copy_data):
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    done = subprocess.run(_command(data, "SELECT ?run WHERE {\n  ?run a bg:BenchmarkRun ;\n"
+                                         "       mlperf:scenario ?scenario }"),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert ("line 3, column 23: the prefix mlperf: is not declared: add a PREFIX line for it"
+            in done.stderr), done.stderr
