@@ -413,3 +413,36 @@ def test_the_index_ranks_by_label_alias_and_id():
     assert found == ["part-a", "run-on-a"]  # the part before the run named after it
     assert index.search("part-b")[0][1].id == "part-b"  # by its id, first
     assert index.search("fixture zebra") == []  # every word must be found
+
+
+def test_the_server_s_dump_is_byte_for_byte_the_cli_s_export(tmp_path, web_cache,
+                                                             monkeypatch):
+    """The same data gives the same bytes from `benchgraph export` and from /dumps/, saved
+    queries served beside it or not (their key used to go into the description: 2 lines)."""
+    import io
+    from contextlib import redirect_stdout
+
+    from benchgraph.cli.main import main
+    from benchgraph.pipeline.steps import build
+    from benchgraph.serving.prepare import prepare
+    from benchgraph.web import create_app
+    from web.web_support import EXAMPLES, RECORDS
+
+    monkeypatch.setenv("BENCHGRAPH_CACHE", str(web_cache))
+    served = prepare(build(RECORDS, skip_invalid=True), [], queries=EXAMPLES)
+    app = create_app(served.app_config() | {"TESTING": True, "QUERY_WORKERS": 1,
+                                            "QUERIES_DIR": str(EXAMPLES),
+                                            "DUMPS_AHEAD": False})
+    try:
+        client = app.test_client()
+        for ext in ("nq", "ttl"):
+            response = client.get(f"/dumps/benchgraph.{ext}")
+            assert response.status_code == 200
+            out = tmp_path / f"cli.{ext}"
+            with redirect_stdout(io.StringIO()):
+                assert main(["export", "--data", str(RECORDS), "--format", ext,
+                             "--out", str(out)]) == 0
+            assert response.data == out.read_bytes(), ext
+    finally:
+        app.extensions["benchgraph"].close()
+        served.cleanup()
