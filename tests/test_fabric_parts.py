@@ -36,6 +36,8 @@ EXPECTED = {
                                                      "unstated": "NothingPublished"}),
     "run-own-claim": ("NoScaleUpFabric", {"pcie-only": "PartHasNoPeerFabric"}),
     "run-host-interface-only": ("FabricNotPublished", {"bridged": "NothingPublished"}),
+    "run-derived-part": ("ScaleUpFabricPresent", {"baseboard": "PartFabricBuiltIn"}),
+    "run-derived-none": ("NoScaleUpFabric", {"derived-none": "PartHasNoPeerFabric"}),
 }
 
 
@@ -116,13 +118,27 @@ def _query(data, name: str, capsys, values: str | None = None) -> list[dict]:
 
 
 def test_the_saved_query_lists_every_contradiction(built, capsys):
+    """A fabric on a part with no peer link, and a host link of a later PCIe generation than
+    the part's own (Gen5 claimed for a Gen4 card); a slot slower than its card is none."""
     data, _result = built
     rows = _query(data, "fabric-contradictions", capsys)
-    assert sorted((_short(r["record"]), _short(r["accelerator"]), r.get("claimSource"),
-                   r.get("partSource")) for r in rows) == [
-        ("pcie-box-nvlink", "pcie-only", "https://example.org/systems/pcie-box-nvlink.json",
+    assert sorted((_short(r["record"]), _short(r["claimed"]), _short(r["accelerator"]),
+                   _short(r["partFact"]), r.get("claimSource"), r.get("partSource"))
+                  for r in rows) == [
+        ("pcie-box-gen5", "pcie-gen5", "pcie-only", "pcie-gen4",
+         "https://example.org/systems/pcie-box-gen5.json",
          "https://example.org/pcie-only-datasheet"),
-        ("run-own-claim", "pcie-only", None, "https://example.org/pcie-only-datasheet")]
+        ("pcie-box-nvlink", "nvlink-4", "pcie-only", "NoPeerFabric",
+         "https://example.org/systems/pcie-box-nvlink.json",
+         "https://example.org/pcie-only-datasheet"),
+        ("pcie-box-nvlink", "pcie-gen5", "pcie-only", "pcie-gen4",
+         "https://example.org/systems/pcie-box-nvlink.json",
+         "https://example.org/pcie-only-datasheet"),
+        ("run-own-claim", "nvlink-4", "pcie-only", "NoPeerFabric", None,
+         "https://example.org/pcie-only-datasheet")]
+    kinds = {(_short(r["record"]), _short(r["claimed"])): r["contradiction"] for r in rows}
+    assert "later generation" in kinds["pcie-box-gen5", "pcie-gen5"]
+    assert "no peer link" in kinds["pcie-box-nvlink", "nvlink-4"]
 
 
 def test_the_why_query_says_why_a_run_is_none(built, capsys):
@@ -142,7 +158,8 @@ def test_the_derived_facts_query_lists_facts_no_source_states(built, capsys):
     rows = _query(data, "derived-facts", capsys)
     assert [(_short(r["record"]), _short(r["field"]), r["sources"]) for r in rows] == [
         ("derived-none", "peerFabric",
-         "https://example.org/arch-drops-link https://example.org/derived-none")]
+         "https://example.org/arch-drops-link https://example.org/derived-none"),
+        ("run-derived-part", "accelerator", "https://example.org/node-readme")]
 
 
 def _quads(store) -> set:

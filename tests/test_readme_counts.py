@@ -63,7 +63,7 @@ def test_headline_answer(shipped, readme):
 
 def test_fabric_status_counts(shipped, readme):
     present, none, unpublished = said(
-        readme, rf"\(today {N} present, {N} none, {N} not published;")
+        readme, rf"\(today {N} present, {N} none, {N} not published[;)]")
     counts = Counter(row[3].value.rpartition("#")[2] for row in rows(shipped, "fabric-status"))
     assert (present, none, unpublished) == (counts["ScaleUpFabricPresent"],
                                             counts["NoScaleUpFabric"],

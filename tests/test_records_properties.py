@@ -174,7 +174,10 @@ def record_text(draw, kind: str, clean: bool = False
             count = draw(st.integers(0, 2))
             lines.append(f"{indent}{key_text}:" + ("" if count else " []"))
             for i in range(count):
-                chosen = draw(st.lists(st.sampled_from(sorted(spec[0])), min_size=1, max_size=4,
+                # a clean source gives no `secondary:`, the older form of `kind:`, which is
+                # read as a kind with an info message (tests/test_source_kinds.py)
+                keys = sorted(k for k in spec[0] if not (clean and k == "secondary"))
+                chosen = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=4,
                                        unique=True))
                 lines.append(f"{indent}  -")
                 for name in chosen:

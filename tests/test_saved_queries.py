@@ -18,6 +18,16 @@ def test_a_view_line_is_read_into_its_parts():
         "type": "scatter", "y": "v", "unit": "u"}
 
 
+def test_a_line_view_names_its_series_column():
+    view, wrong = parse_view("line x=?count y=?share color=?status series=?line",
+                             "SELECT ?line ?count ?share ?status WHERE {}")
+    assert wrong == []
+    assert view == {"type": "line", "x": "count", "y": "share", "color": "status",
+                    "series": "line"}
+    assert parse_view("line y=?v series=?gone", "SELECT ?v {}")[1] == [
+        ("series=?gone", "the query has no variable ?gone")]
+
+
 def test_wrong_view_lines_are_reported_with_file_and_line(tmp_path):
     (tmp_path / "a.rq").write_text("# title: A\n# view: pie x=?n\nSELECT ?n WHERE {}\n")
     (tmp_path / "b.rq").write_text("# title: B\n# description: d\n# view: bar x=?gone y=v\n"
@@ -29,7 +39,7 @@ def test_wrong_view_lines_are_reported_with_file_and_line(tmp_path):
     assert lines == [
         f"{tmp_path / 'a.rq'}:2: view: pie is not a view; one of table, bar, line, scatter",
         f"{tmp_path / 'b.rq'}:3: view: y=v is not understood; give x=?var, y=?var, "
-        "color=?var, unit=?var or unit=TEXT, log",
+        "color=?var, series=?var, unit=?var or unit=TEXT, log",
         f"{tmp_path / 'b.rq'}:3: view: x=?gone the query has no variable ?gone",
     ]
 
@@ -45,6 +55,10 @@ def test_the_shipped_queries_that_are_charts_open_as_charts():
     assert saved["mlperf-llama2-no-fabric"].view["type"] == "bar"
     assert saved["unpublished-interconnects"].view == {"type": "bar", "x": "name", "y": "runs"}
     assert saved["no-gpu-fabric"].view == {}
+    assert saved["per-watt"].view == {"type": "bar", "x": "system", "y": "efficiency",
+                                      "color": "status", "unit": "unit"}
+    assert saved["scaling-by-fabric"].view == {"type": "line", "x": "count", "y": "share",
+                                               "color": "status", "series": "line"}
 
 
 def test_param_lines_are_read_with_their_defaults():

@@ -38,6 +38,21 @@ SELECT ?batch ?throughput ?accelerator ?unit WHERE {
 ORDER BY ?accelerator ?batch
 """
 WRONG = "SELECT ?run WHERE { ?run a bg:BenchmarkRun ; mlperf:scenario ?scenario }"
+QUERIES = HERE.parent.parent / "queries"
+
+
+def narrowed(name: str, condition: str, before: str) -> str:
+    """A saved query with one more FILTER, put before its closing `before` clause."""
+    text = (QUERIES / f"{name}.rq").read_text(encoding="utf-8")
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("# "))
+    at = text.rindex("}\n" + before)
+    return text[:at] + f"  FILTER({condition})\n" + text[at:]
+
+
+# the LLM benchmarks' tokens per joule of system power; NVIDIA's tables of the 70B models
+PER_WATT = narrowed("per-watt", '?unit = "tok/J" && ?powerKind = "system (wall)"', "ORDER BY")
+SCALING = narrowed("scaling-by-fabric",
+                   'STRSTARTS(?source, "NVIDIA/") && CONTAINS(?modelLabel, "70B")', "ORDER BY")
 CHART_DRAWN = ("var c = document.querySelector('.yasr canvas');"
                "return !!(c && Chart.getChart(c) && Chart.getChart(c).chartArea);")
 ROWS_DRAWN = "return document.querySelectorAll('.yasr table tbody tr').length > 0;"
@@ -56,6 +71,11 @@ SHOTS = {
     "line-throughput-by-batch": (1400, (BY_BATCH, "line x=?batch y=?throughput "
                                                   "color=?accelerator log"), CHART_DRAWN,
                                  ".yasr"),
+    "bar-per-watt-tokens-per-joule": (1400, (PER_WATT, "bar x=?run y=?efficiency "
+                                                       "color=?system unit=?unit"),
+                                      CHART_DRAWN, ".yasr"),
+    "line-scaling-by-fabric-70b": (1400, (SCALING, "line x=?count y=?share color=?status "
+                                                   "series=?line"), CHART_DRAWN, ".yasr"),
     "table-no-gpu-fabric": (1400, "example:no-gpu-fabric", ROWS_DRAWN, ".yasr"),
     "error": (1400, (WRONG, "table"), ERROR_DRAWN, ".yasr"),
     "page-800px": (800, "example:mlperf-llama2-no-fabric", CHART_DRAWN, None),

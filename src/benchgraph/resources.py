@@ -1,4 +1,4 @@
-"""The files shipped with benchgraph: resources/ontology, shapes and queries."""
+"""The files shipped with benchgraph: resources/ontology, shapes, queries and validation."""
 
 from __future__ import annotations
 
@@ -7,5 +7,5 @@ from pathlib import Path
 
 
 def resource(*parts: str) -> Path:
-    """A file shipped with benchgraph (ontology/, shapes/, queries/)."""
+    """A file shipped with benchgraph (ontology/, shapes/, queries/, validation/)."""
     return Path(str(resources.files("benchgraph").joinpath("resources", *parts)))

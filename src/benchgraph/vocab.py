@@ -24,12 +24,16 @@ PARALLELISM = {
     "pipeline": BG.pipelineParallelSize, "data": BG.dataParallelSize,
 }
 
-# Unit codes a record may use. QUDT has no unit for tokens, samples or queries per second,
-# so those are benchgraph's own (declared in the ontology, related to unit:PER-SEC).
+# Unit codes a record may use. QUDT has no unit for tokens, samples or queries per second
+# or per joule, so those are benchgraph's own (declared in the ontology, related to unit:PER-SEC).
 UNITS = {
     "tok/s": UNIT["TOK-PER-SEC"],
     "samples/s": UNIT["SAMPLE-PER-SEC"],
     "queries/s": UNIT["QUERY-PER-SEC"],
+    # energy efficiency (importers/efficiency.py): work per joule of measured energy
+    "tok/J": UNIT["TOK-PER-J"],
+    "samples/J": UNIT["SAMPLE-PER-J"],
+    "queries/J": UNIT["QUERY-PER-J"],
     "tok": UNIT["TOK"],
     "ns": QUDT_UNIT["NanoSEC"],
     "us": QUDT_UNIT["MicroSEC"],
@@ -91,3 +95,12 @@ PEER_FABRICS = {
 }
 # A `same_as` link's kind of match: the SKOS mapping property it becomes.
 MATCHES = {"exact": "exactMatch", "close": "closeMatch"}
+# What a source is (a record source's `kind:`), strongest first: records.SOURCE_KINDS's codes
+# and the concepts they become (the ontology gives each its bg:strengthRank, 1 strongest).
+SOURCE_KINDS = {
+    "vendor": BG.VendorSource, "oem": BG.OemSource, "operator": BG.OperatorSource,
+    "paper": BG.PaperSource, "press": BG.PressSource, "reseller": BG.ResellerSource,
+    "blog": BG.BlogSource, "result-set": BG.ResultSetSource,
+}
+# A fact stated of the thing itself, or derived from what is stated of something else.
+EVIDENCE = {"stated": BG.StatedFact, "derived": BG.DerivedFact}

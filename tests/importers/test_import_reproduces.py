@@ -38,6 +38,12 @@ def test_argonne_import_reproduces_shipped_records(imported, shipped):
     _assert_same(out, shipped, ["benchmarks/argonne"])
 
 
+def test_trtllm_import_reproduces_shipped_records(imported, shipped):
+    out, report = imported("trtllm")
+    assert report.exit_code == 0, report.summary()
+    _assert_same(out, shipped, ["benchmarks/trtllm-perf", "systems/trtllm-perf"])
+
+
 def test_reimport_is_stable_and_removes_only_stale_generated_files(fixtures, tmp_path):
     checkout = fixtures / "mlperf" / "inference_results_v4.1"
     folders = ["systems/mlperf-v4.1", "benchmarks/mlperf-v4.1"]

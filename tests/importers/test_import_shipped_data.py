@@ -13,7 +13,8 @@ from benchgraph.records.files import find_record_files
 from benchgraph.records.reader import load_record
 
 GENERATED = ("benchmarks/mlperf-v5.1", "benchmarks/mlperf-v4.1", "benchmarks/argonne",
-             "systems/mlperf-v5.1", "systems/mlperf-v4.1")
+             "benchmarks/trtllm-perf", "systems/mlperf-v5.1", "systems/mlperf-v4.1",
+             "systems/trtllm-perf")
 
 
 SHIPPED = Path(__file__).resolve().parents[2] / "data"
@@ -35,8 +36,9 @@ def test_every_record_loads_without_problems(records):
     _, loaded, problems = records
     assert not problems, "\n".join(str(p) for p in problems[:20])
     kinds = collections.Counter(kind for kind, _ in loaded)
-    # 237 MLPerf system descriptions and one curated system (ALCF Polaris's compute node)
-    assert kinds["benchmarks"] > 6000 and kinds["systems"] == 238
+    # 237 MLPerf system descriptions, one curated system (ALCF Polaris's compute node) and
+    # the three DGX/NVL72 systems NVIDIA's TensorRT-LLM tables name
+    assert kinds["benchmarks"] > 6000 and kinds["systems"] == 241
 
 
 def test_every_reference_resolves(records):

@@ -37,10 +37,25 @@ EXPECTED = {
     # No part of the fixture states its own fabric, and the saved why-query asks about the
     # seed run, which it does not hold: tests/test_fabric_parts.py checks both on parts that do.
     "fabric-contradictions": (
-        ("record", "claimed", "claimSource", "accelerator", "partSource"), []),
+        ("record", "contradiction", "claimed", "claimSource", "accelerator", "partFact",
+         "partSource"), []),
     "why-fabric-status": (
         ("run", "status", "accelerator", "partFabric", "rule", "kindStatus", "restsOn",
-         "source"), []),
+         "strongest", "evidence", "source"), []),
+    # No run of the fixture has a measured power, and none is on one part at several counts
+    # of one source: tests/test_power_queries.py pins both answers on a fixture that has them.
+    "per-watt": (
+        ("powerKind", "model", "benchmark", "scenario", "accuracyTarget", "workload",
+         "efficiency", "unit", "power", "system", "accelerator", "count", "status", "run"), []),
+    "scaling-by-fabric": (
+        ("line", "count", "share", "perAccelerator", "measuredIn", "status", "partLabel",
+         "modelLabel", "split", "source", "run"), []),
+    # the fixture's sources say nothing of what they are: every stated fact is listed, with
+    # the runs on its part (tests/test_source_kinds.py checks blogs, resellers, derivations)
+    "weakest-facts": (
+        ("accelerator", "fact", "value", "restsOn", "runs", "sources"),
+        [("accelerators/nvidia-h100-sxm", "formFactor", "SxmModule", "kind not given", "6", None),
+         ("accelerators/nvidia-h100-sxm", "memoryGB", "80", "kind not given", "6", None)]),
     # No source of the fixture derives a fact: tests/test_fabric_parts.py checks one that does.
     "derived-facts": (("record", "field", "sources"), []),
     "accelerator-profile": (
@@ -431,7 +446,8 @@ def test_shipped_accelerator_profile(shipped_store):
         for r in _shipped(shipped_store, "accelerator-profile")
     }
     assert ("interconnects/nvlink-4", "role", "ScaleUpFabricRole") in rows
-    assert ("interconnects/nvswitch-4", "role", "ScaleUpFabricRole") in rows
+    # NVSwitch belongs to a baseboard, not to the module: a 4-GPU board has none
+    assert not {s for s, _, _ in rows if s.startswith("interconnects/nvswitch")}
 
 
 # The units the shipped runs give values of one quantity in, in the SI unit (the test's own
@@ -520,7 +536,8 @@ def test_a_saved_query_answers_one_row_per_run_unless_its_title_says_otherwise(
 def test_a_title_promising_other_rows_is_honest(fixture_store):
     """condition-beats and changed-after do list a run more than once: their titles say so."""
     said = {n for n, q in saved_queries().items() if OTHER_ROWS.search(q.title)}
-    assert said == {"condition-beats", "changed-after", "per-accelerator", "why-fabric-status"}
+    assert said == {"condition-beats", "changed-after", "per-accelerator", "why-fabric-status",
+                    "scaling-by-fabric", "derived-facts", "weakest-facts"}
     assert _runs_seen_twice(fixture_store, "condition-beats")
 
 
@@ -564,3 +581,88 @@ def test_the_readmes_queries_answer_on_the_shipped_data(shipped_store):
     per_kind = next(b for b in blocks if "bg:acceleratorKinds 1" in b)
     labels = {row[0] for row in select(shipped_store, per_kind)}
     assert "AMD Instinct MI300X 192 GB" in labels and not any(" + " in x for x in labels)
+
+
+# --- issue 26: what each source is, and how strong each answer is (shipped data) ----------
+PART = "https://w3id.org/benchgraph/id/accelerators/"
+
+
+def _shipped_strength(shipped_store, part: str) -> Counter:
+    """(status, rule, strongest kind, stated or derived) of each run on the part, counted."""
+    return Counter(row[1:] for row in select(shipped_store, f"""
+        SELECT ?run ?status ?rule ?kind ?evidence WHERE {{
+        ?run bg:fabricStatus ?status ; bg:fabricStatusBasis ?b .
+        ?b bg:basisAccelerator <{PART}{part}> ; bg:basisRule ?rule .
+        OPTIONAL {{ ?b bg:basisSourceKind ?kind }} OPTIONAL {{ ?b bg:basisEvidence ?evidence }}
+        }}"""))
+
+
+@pytest.mark.parametrize("part", ["untetherai-speedai240-slim", "untetherai-speedai240-preview",
+                                  "maxsun-intel-arc-pro-b60-dual-48g"])
+def test_shipped_vendors_own_descriptions_state_no_peer_link(shipped_store, part):
+    """One rule for MLPerf system descriptions: the part's vendor's own description of a
+    multi-card system, with the host link stated and "N/A" as its only interconnect, states
+    that the cards have no peer link (for MAXSUN's card, the chip vendor Intel's)."""
+    found = _shipped_strength(shipped_store, part)
+    assert set(found) == {("NoScaleUpFabric", "PartHasNoPeerFabric", "VendorSource",
+                           "StatedFact")}
+
+
+def test_shipped_vendors_own_description_gives_the_host_link(shipped_store):
+    rows = select(shipped_store, f"""SELECT ?host ?kind WHERE {{
+        <{PART}google-tpu-v5e> bg:hostInterface ?host ; dct:source ?s .
+        ?s bg:states bg:hostInterface ; bg:sourceKind ?kind }}""")
+    assert rows == [("interconnects/pcie-gen3", "VendorSource")]
+
+
+def test_shipped_derived_parts_are_derived_answers(shipped_store):
+    """Argonne's H100 runs that the repository's other files place on the SXM part answer
+    "present" from the part's vendor, derived; those its own nvidia-smi shows are derived
+    too (the run's part is derived either way)."""
+    rows = Counter(row[1:] for row in select(shipped_store, f"""
+        SELECT ?run ?engine ?kind ?evidence WHERE {{
+        ?run bg:accelerator <{PART}nvidia-h100-sxm> ; bg:engine ?engine ;
+             bg:fabricStatusBasis ?b .
+        ?b bg:basisSourceKind ?kind ; bg:basisEvidence ?evidence .
+        FILTER(STRSTARTS(STR(?run), "https://w3id.org/benchgraph/id/benchmarks/argonne-")) }}"""))
+    assert {engine for engine, _, _ in rows} == {"engines/vllm", "engines/tensorrt-llm",
+                                                 "engines/llama-cpp"}
+    assert {(k, e) for _, k, e in rows} == {("VendorSource", "DerivedFact")}
+
+
+def test_shipped_weakest_facts_rest_only_on_blogs_resellers_or_derivations(shipped_store):
+    rows = _shipped(shipped_store, "weakest-facts")
+    assert rows, "the shipped catalogue has weak facts to list"
+    runs = [int(r["runs"]) for r in rows]
+    assert runs == sorted(runs, reverse=True) and runs[0] > 0
+    for r in rows:
+        assert set(r["restsOn"].split(", ")) <= {"blog", "reseller", "derived"}, r
+    stated_strongly = set(select(shipped_store, """SELECT ?a ?fact WHERE {
+        ?a a bg:Accelerator ; dct:source ?s . ?s bg:states ?fact ; bg:sourceKind ?k .
+        FILTER(?k NOT IN (bg:BlogSource, bg:ResellerSource)) }"""))
+    assert not {(r["accelerator"], r["fact"]) for r in rows} & stated_strongly
+
+
+def test_shipped_contradictions_include_a_host_link_the_part_cannot_run(shipped_store):
+    rows = _shipped(shipped_store, "fabric-contradictions")
+    cisco = {(r["claimed"], r["partFact"]) for r in rows
+             if r["record"] == "systems/mlperf-v5.1-closed-cisco-c845a-l40sx8-trt"}
+    assert cisco == {("interconnects/nvlink-4", "NoPeerFabric"),
+                     ("interconnects/pcie-gen5", "interconnects/pcie-gen4")}
+
+
+def test_shipped_part_facts_rest_on_no_aggregator_alone():
+    """No fact of a shipped accelerator or interconnect record rests only on a spec
+    aggregator or content site, and no source is of no kind."""
+    from benchgraph.records.reader import load_record
+    from paths import DATA
+
+    found = []
+    for folder in ("accelerators", "interconnects"):
+        for path in sorted((DATA / folder).glob("*.yaml")):
+            record, problems = load_record(path, DATA)
+            found += [str(p) for p in problems if p.code in ("aggregator-only", "secondary")]
+            found += [f"{path}: source {i} has no kind"
+                      for i, src in enumerate(record.fields.get("source") or [])
+                      if isinstance(src, dict) and not src.get("kind")]
+    assert found == []

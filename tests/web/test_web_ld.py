@@ -165,6 +165,16 @@ def test_a_runs_fabric_status_shows_what_it_rests_on(client):
     assert f"/id/{RTX}" in parsed.links
 
 
+def test_a_runs_fabric_status_shows_how_strong_its_basis_is(client):
+    """The run's page gives, on the basis of its status, the strongest kind of source behind
+    the fact that decided it and whether that fact is stated or derived, as labels."""
+    _text, parsed = page(client, f"/id/{RUN}")
+    derived = [r for r, d in parsed.rows if d]
+    assert any(r.startswith("strongest kind of source result set source") for r in derived), \
+        derived
+    assert any(r.startswith("stated or derived stated") for r in derived), derived
+
+
 def test_ontology_page_shows_each_term_used_in_the_data(client):
     """Every class and property with an example drawn from the data, linked to its page."""
     text, _parsed = page(client, "/ontology")

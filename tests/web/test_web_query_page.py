@@ -125,6 +125,49 @@ def test_each_chart_view_plots_every_colour_of_its_key(live_server, browser, sho
     no_violations(browser)
 
 
+SERIES_QUERY = """PREFIX bg: <https://w3id.org/benchgraph/ontology#>
+SELECT ?line ?count ?share ?status WHERE {
+  VALUES (?line ?count ?share ?status) {
+    ("pcie TP" 1 1.0 bg:NoScaleUpFabric) ("pcie TP" 2 0.8 bg:NoScaleUpFabric)
+    ("pcie TP" 4 0.6 bg:NoScaleUpFabric)
+    ("pcie PP" 1 1.0 bg:NoScaleUpFabric) ("pcie PP" 2 0.75 bg:NoScaleUpFabric)
+    ("nvlink TP" 1 1.0 bg:ScaleUpFabricPresent) ("nvlink TP" 2 0.95 bg:ScaleUpFabricPresent)
+    ("nvlink TP" 4 0.9 bg:ScaleUpFabricPresent)
+  }
+}
+"""
+
+
+def test_a_series_column_draws_a_line_each_coloured_by_its_group(live_server, browser, shots):
+    from selenium.webdriver.common.by import By
+
+    view = "line x=?count y=?share color=?status series=?line"
+    browser.get(link(live_server, SERIES_QUERY, view))
+    drawn = chart(browser)
+    # three lines (datasets), each in its status's colour, each point on its own line
+    assert drawn["type"] == "line" and drawn["points"] == [2, 3, 3]
+    series = browser.execute_script(
+        "var c = Chart.getChart(document.querySelector('.yasr canvas'));"
+        "return {series: c.data.datasets.map(d => d.bgSeries),"
+        " key: c.legend.legendItems.map(i => i.text)};")
+    # colour groups in sorted order (the same status, the same colour in every chart)
+    assert series["series"] == ["pcie PP", "pcie TP", "nvlink TP"]
+    assert drawn["labels"] == ["bg:NoScaleUpFabric", "bg:NoScaleUpFabric",
+                               "bg:ScaleUpFabricPresent"]
+    assert drawn["colours"][0] == drawn["colours"][1] != drawn["colours"][2]
+    assert series["key"] == ["bg:NoScaleUpFabric", "bg:ScaleUpFabricPresent"]  # once each
+    assert drawn["showLine"] == [True] * 3
+    # the shared link keeps the series column
+    shared = browser.find_element(By.ID, "share-link").get_attribute("href")
+    assert urllib.parse.parse_qs(urllib.parse.urlparse(shared).fragment)["view"][0] == view
+    canvas = browser.find_element(By.CSS_SELECTOR, ".yasr canvas")
+    image = canvas.screenshot_as_png
+    (shots / "chart-line-series.png").write_bytes(image)
+    inside = png.count_colours(image, sorted(set(drawn["colours"])), tuple(drawn["area"]))
+    assert all(n >= 8 for n in inside.values()), inside
+    no_violations(browser)
+
+
 def test_log_scale_spans_the_decades_and_leaves_out_what_it_cannot_show(live_server, browser):
     query = VIEWS_QUERY.replace('("system-a" "2026-01-05"^^xsd:date 1 12.5',
                                 '("system-a" "2026-01-05"^^xsd:date 1 0')

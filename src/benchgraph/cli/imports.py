@@ -1,6 +1,7 @@
 """The `benchgraph import ...` commands, for the main CLI to mount.
 
-`add_import_commands(subparsers)` adds `import mlperf` and `import argonne`; each sets
+`add_import_commands(subparsers)` adds `import mlperf`, `import argonne` and
+`import trtllm-perf`; each sets
 `run` to a handler taking the parsed arguments and returning the exit code: 0 fine,
 1 unknown strings or records that could not be imported (nothing is written then),
 2 cannot run (no such folder, an unreadable mapping table).
@@ -18,6 +19,7 @@ from ..errors import CannotRun
 from ..importers.argonne import import_argonne
 from ..importers.common import ImportReport
 from ..importers.mlperf import import_mlperf
+from ..importers.trtllm import import_trtllm
 
 _FORMAT = argparse.RawDescriptionHelpFormatter
 
@@ -45,9 +47,24 @@ Example:
   benchgraph import argonne ../shared/data/other/argonne-llm-inference-bench --out data
 """
 
+TRTLLM_HELP = """\
+Import NVIDIA's TensorRT-LLM performance overview (docs/source/performance/perf-overview.md
+of NVIDIA/TensorRT-LLM) as benchmarks/trtllm-perf/ runs, one per table cell, and the DGX
+systems its Hardware list names as systems/trtllm-perf/. PATH is a folder of <commit>.md
+copies of the file, or a checkout of the repository (each version in the file's git history
+is read once). GPU and model names go through mappings/trtllm.yaml; a name it does not know,
+a ragged row or a cell that is not a number is reported with its file, line and cell, and
+nothing is written (exit 1).
+"""
+TRTLLM_EXAMPLE = """\
+Example:
+  benchgraph import trtllm-perf ../shared/data/other/tensorrt-llm-perf-overview --out data
+"""
+
 
 def add_import_commands(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `import mlperf` and `import argonne` to the main parser's subparsers."""
+    """Add `import mlperf`, `import argonne` and `import trtllm-perf` to the main parser's
+    subparsers."""
     parser = subparsers.add_parser(
         "import", help="import outside result sets as generated records",
         description="Import outside result sets as generated run and system records.",
@@ -68,6 +85,12 @@ def add_import_commands(subparsers: Any) -> argparse.ArgumentParser:
                                  formatter_class=_FORMAT)
     _common(argonne)
     argonne.set_defaults(run=lambda args: _run(args, import_argonne))
+
+    trtllm = sources.add_parser("trtllm-perf", help="NVIDIA's TensorRT-LLM performance overview",
+                                description=TRTLLM_HELP, epilog=TRTLLM_EXAMPLE,
+                                formatter_class=_FORMAT)
+    _common(trtllm)
+    trtllm.set_defaults(run=lambda args: _run(args, import_trtllm))
     return parser
 
 

@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from ..errors import CannotRun
 from ..timing import Timer
+from . import argonne_power
 from .aliases import write_aliases
 from .common import (
     ImportReport,
@@ -58,6 +59,8 @@ class _Measurement:
     parallelism: dict[str, int] = field(default_factory=dict)
     # the mapping's `derived_hardware` entry that named the part or system, if one did
     derived: dict[str, Any] | None = None
+    # the power table's figure for this row: (milliwatts, text, file, line); argonne_power.py
+    power: tuple | None = None
 
 
 def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
@@ -111,6 +114,11 @@ def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
             report.leave_out(rel, table.get("why", "not imported"))
             continue
         data = path.read_bytes()
+        if table.get("power_column"):
+            argonne_power.attach(rel, data, table, found, lambda row, where: getattr(
+                _measure(row, where, None, units, tolerance, norm, report), "values", None),
+                report)
+            continue
         digest = hashlib.sha256(data).hexdigest()
         if digest in seen_hashes:
             report.leave_out(rel, f"byte-identical to {seen_hashes[digest]}; its rows are "
@@ -234,7 +242,10 @@ def _record(run_id: str, m: _Measurement, rules: dict[str, Any], commit: str | N
         publisher=rules["publisher"], title=rules["title"],
         url=(f"https://github.com/{repo}/blob/{commit}/{quote(path)}" if commit else None),
         repository=repo, commit=commit, path=path, row=str(line), licence=rules["licence"],
+        kind=rules.get("kind"),
     ) for path, line in m.sources]
+    sources += argonne_power.sources(m, rules, commit, lambda path: (
+        f"https://github.com/{repo}/blob/{commit}/{quote(path)}" if commit else None))
     notes = []
     if m.derived is not None:
         sources += [source_entry(**src) for src in m.derived["sources"]]
@@ -276,6 +287,7 @@ def _record(run_id: str, m: _Measurement, rules: dict[str, Any], commit: str | N
              "unit": units["throughput"]["unit"], "derived": True,
              "note": f"derived: the headline value divided by accelerator_count ({m.count}), "
                      "rounded to 8 significant digits; not published by the source"},
+            *argonne_power.measurements(m, rules),
         ],
         "omitted_by_source": omitted,
         "notes": " ".join(notes) or None,

@@ -288,5 +288,5 @@ def git_head(git: Path) -> str | None:
 def source_entry(**fields: Any) -> dict[str, Any]:
     """A `source` item with the empty fields dropped, in the record format's order."""
     order = ("publisher", "title", "url", "date", "repository", "commit", "path", "row",
-             "round", "licence", "secondary", "states", "derives", "note")
+             "round", "licence", "kind", "states", "derives", "note")
     return {k: fields[k] for k in order if fields.get(k) not in (None, "")}

@@ -20,6 +20,8 @@ from urllib.parse import quote
 
 from ..errors import CannotRun
 from ..timing import Timer
+from . import efficiency
+from . import mlperf_power as power
 from .aliases import write_aliases
 from .common import (
     ImportReport,
@@ -176,7 +178,7 @@ class _Context:
         return [source_entry(
             publisher=self.rules.get("publisher"), title=f"MLPerf Inference {self.rnd} results",
             url=url, repository=self.repo, commit=self.commit, path=rel, row=row,
-            round=self.rnd, licence=self.rules.get("licence"))]
+            round=self.rnd, licence=self.rules.get("licence"), kind=self.rules.get("kind"))]
 
     def scenario(self, raw: str, where: str) -> tuple[str, dict[str, Any]] | None:
         hit = self.scenarios.get(key(raw))
@@ -395,13 +397,17 @@ class _Context:
                              inferred=inferred)
         measurements = self.per_accelerator(metric_id, value, unit, count, accelerators)
         power_unit = row.get("Power_Units")
+        log_sources: list[dict[str, Any]] = []
         if row.get("has_power") and power_unit:
             spec = (self.rules.get("power_units") or {}).get(power_unit)
             if spec is None:
                 self.report.unknown_string("power unit", power_unit, f"{where}: Power_Units")
                 return None
             self.report.use("power unit", power_unit, f"{spec['metric']} ({spec['unit']})")
-            measurements.append(_scaled(spec, row.get("Power_Result")))
+            item = _scaled(spec, row.get("Power_Result"))
+            measurements.append(item)
+            log_sources = self.power_beside_summary(item, location, scen[0], row, where)
+            measurements += efficiency.of_system(metric_id, value, unit, item)
         settings = {}
         wdt = clean(row.get("weight_data_types") or "")
         if wdt and wdt.upper() != "UNSET":
@@ -412,7 +418,7 @@ class _Context:
             accelerators=accelerators, count=count, availability=row.get("Availability"),
             software=_value(row.get("Software")), settings=settings, who=who,
             measurements=measurements, notes=notes,
-            source=self.source(SUMMARY, str(row.get("ID", ""))))
+            source=self.source(SUMMARY, str(row.get("ID", ""))) + log_sources)
 
     def summary_metric(self, row: dict[str, Any], bench: str,
                        where: str) -> tuple[str, str] | None:
@@ -442,6 +448,82 @@ class _Context:
                              f"{fix['log_field']!r} = {logged}, the summary {value}")
             return None
         return fix["metric"], fix["unit"]
+
+    # --- power (mlperf_power.py computes the metric as MLCommons' checker does) ----------
+    def power_logs(self, location: str, scenario: str,
+                   where: str) -> tuple[power.PowerLogs | None, power.PowerResult | None]:
+        """A result's power logs and, where they are complete, the metric they give; a log
+        that cannot give it is a failure naming its file and line."""
+        logs = power.find_power_logs(self.root / location, location)
+        if logs is None or not logs.complete:
+            return logs, None
+        try:
+            return logs, power.compute(logs, scenario)
+        except power.PowerLogError as exc:
+            self.report.fail(where, str(exc))
+            return logs, None
+
+    def log_source(self, rel: str, note: str) -> dict[str, Any]:
+        return {**self.source(rel)[0], "note": note}
+
+    def power_beside_summary(self, item: dict[str, Any], location: str, scenario: str,
+                             row: dict[str, Any], where: str) -> list[dict[str, Any]]:
+        """The published power figure checked against the run's power logs: agreeing logs
+        are a second source of the same measurement (the figure stays the published one)."""
+        logs, result = self.power_logs(location, scenario, where)
+        if logs is None:
+            return []
+        published = row.get("Power_Result")
+        said = [item["note"]] if item.get("note") else []
+        if result is None:
+            if not logs.complete:
+                said.append(f"the run's power logs are incomplete in the results repository "
+                            f"(no {', '.join('performance/' + m for m in logs.missing)}, where "
+                            "the power_begin and power_end marks would be), so this is "
+                            f"{SUMMARY}'s figure alone, not checked against the logs")
+                self.report.use("power logs (beside the summary)", "incomplete",
+                                "the summary's figure alone")
+            item["note"] = "; ".join(said)
+            return []
+        if result.agrees_with(published):
+            self.report.use("power logs (beside the summary)", "complete",
+                            "agree with Power_Result to its published precision")
+            said.append(f"the run's power logs give the same figure to its published "
+                        f"precision ({power.method_note(result)}): a second source of this "
+                        "measurement")
+            item["note"] = "; ".join(said)
+            return power.sources(logs, self.log_source)
+        self.report.use("power logs (beside the summary)", "complete",
+                        "DISAGREE with Power_Result")
+        self.report.warnings.append(f"{where}: Power_Result {published!r} {row.get('Power_Units')}"
+                                    f" but the power logs give {result.rounded} {result.unit}")
+        said.append(f"the run's power logs give {result.rounded} {result.unit} "
+                    f"({power.method_note(result)}), not the published figure")
+        item["note"] = "; ".join(said)
+        return power.sources(logs, self.log_source)
+
+    def power_from_logs(self, location: str, scenario: str, measurements: list,
+                        notes: list[str], headline: tuple) -> list[dict[str, Any]]:
+        """A round without summary_results.json: the power metric from the run's logs, as a
+        measurement (and the efficiency derived from it), with the files as sources."""
+        logs, result = self.power_logs(location, scenario, f"{location}/performance")
+        if logs is None:
+            return []
+        if result is None:
+            if not logs.complete:
+                self.report.use("power logs", "incomplete", "no power metric")
+                self.report.warnings.append(
+                    f"{logs.rel}: power run with incomplete logs (no "
+                    f"{', '.join(logs.missing)}): no power metric recorded")
+                notes.append(f"A power run whose logs are incomplete (no "
+                             f"{', '.join('performance/' + m for m in logs.missing)}): "
+                             "no power metric is recorded.")
+            return []
+        self.report.use("power logs", "complete", f"{result.metric} computed")
+        item = power.log_measurement(result)
+        measurements.append(item)
+        measurements += efficiency.of_system(*headline, item)
+        return power.sources(logs, self.log_source)
 
     def per_accelerator(self, metric: str, value: Any, unit: str, count: int,
                         accelerators: list) -> list[dict]:
@@ -523,6 +605,8 @@ class _Context:
                 item["note"] = spec["note"]
             measurements.append(item)
         notes = _mixed_note(accelerators)
+        log_sources = self.power_from_logs(rel.rsplit("/performance/", 1)[0], scen[0],
+                                           measurements, notes, (metric_id, value, unit))
         if said != scen[0]:
             notes.append(f"The log names the scenario {said!r}: MLPerf's {scen[0]} scenario "
                          f"runs as LoadGen's {said} scenario.")
@@ -535,7 +619,7 @@ class _Context:
             metric_id=metric_id, value=value, unit=unit, engine=engine, version=version,
             accelerators=accelerators, count=count, availability=availability,
             software=_value(system.data.get("framework")), settings=None, who=who,
-            measurements=measurements, notes=notes, source=self.source(rel))
+            measurements=measurements, notes=notes, source=self.source(rel) + log_sources)
 
     def run_record(self, system: Any, bench_dir: str, scen_dir: str, scen: tuple,
                    division: str, submitter: str, model: tuple, status: dict[str, Any], *,

@@ -5,8 +5,10 @@ checks a query) discards no build.
 What is hashed is named by an allow-list, not found by leaving things out: the packages that
 read, convert, check and infer records (and this one, which orders them), the two storage
 modules whose code decides what the build's store and cache hold, the base modules they
-import, and the ontology and shapes. The build reads no other file of benchgraph's (no
-mapping table or list: the record format and the units are code, in records/ and vocab.py).
+import, the ontology and shapes, and the lists that shape validation (validation/: the hosts
+of spec aggregators, on which no fact may rest alone). The build reads no other file of
+benchgraph's (no mapping table: the record format and the units are code, in records/ and
+vocab.py).
 tests/test_build_key.py holds the list to every module the build imports.
 """
 
@@ -21,15 +23,16 @@ from .._version import __version__
 BUILD_PACKAGES = ("records", "rdf", "validation", "reasoning", "pipeline")
 BUILD_MODULES = ("_version.py", "errors.py", "namespaces.py", "vocab.py", "resources.py",
                  "locks.py", "timing.py", "store/cache.py", "store/load.py")
-BUILD_RESOURCES = ("ontology", "shapes")  # their *.ttl, below resources/
+# below resources/: the ontology's and shapes' *.ttl, validation's lists
+BUILD_RESOURCES = (("ontology", "*.ttl"), ("shapes", "*.ttl"), ("validation", "*.txt"))
 
 
 def build_files(package: Path) -> list[Path]:
     """The files of the benchgraph package at `package` (its folder) that the key hashes."""
     files = [p for name in BUILD_PACKAGES for p in sorted((package / name).rglob("*.py"))]
     files += [package / name for name in BUILD_MODULES]
-    files += [p for folder in BUILD_RESOURCES
-              for p in sorted((package / "resources" / folder).glob("*.ttl"))]
+    files += [p for folder, pattern in BUILD_RESOURCES
+              for p in sorted((package / "resources" / folder).glob(pattern))]
     return files
 
 

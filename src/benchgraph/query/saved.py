@@ -10,10 +10,11 @@ from ..errors import BenchgraphError, Problem
 from .params import Parameter, parse_params
 
 # How a result is first shown on the query page: `# view: bar x=?accelerator y=?value
-# color=?status unit=tok/s log`. The page's shareable URLs spell a view the same way
-# (static/bg-view.js reads and writes it there).
+# color=?status unit=tok/s log`, or for a line chart with one line per value of a column
+# coloured by another, `line x=?count y=?share color=?status series=?line`. The page's
+# shareable URLs spell a view the same way (static/bg-view.js reads and writes it there).
 VIEW_TYPES = ("table", "bar", "line", "scatter")
-VIEW_COLUMNS = ("x", "y", "color")
+VIEW_COLUMNS = ("x", "y", "color", "series")
 
 
 class SavedQueryError(BenchgraphError):
@@ -70,7 +71,7 @@ def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
 
 
 def parse_view(spec: str, text: str = "") -> tuple[dict, list[tuple[str, str]]]:
-    """A `# view:` line as {"type", "x", "y", "color", "unit", "log"} (variables without
+    """A `# view:` line as {"type", "x", "y", "color", "series", "unit", "log"} (variables without
     their `?`), and what is wrong with it as (value, message) pairs. A variable the query
     `text` never names is wrong."""
     words = spec.split()
@@ -95,7 +96,7 @@ def parse_view(spec: str, text: str = "") -> tuple[dict, list[tuple[str, str]]]:
             view["unitText"] = value
         else:
             wrong.append((word, "is not understood; give x=?var, y=?var, color=?var, "
-                                "unit=?var or unit=TEXT, log"))
+                                "series=?var, unit=?var or unit=TEXT, log"))
     return view, wrong
 
 

@@ -32,6 +32,7 @@ from ..vocab import (
     PEER_FABRICS,
     ROLES,
     SCOPES,
+    SOURCE_KINDS,
     STATUS,
     UNITS,
     is_speculative_setting,
@@ -89,10 +90,13 @@ DOCUMENTATION = frozenset(f"<{p}>" for p in (
     RDFS.label, RDFS.comment, DCTERMS.title, DCTERMS.description, DCTERMS.modified,
     DCTERMS.source, SKOS.note, SKOS.altLabel, SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs,
     BG.revision, BG.mapping))
-# What the across-record checks read of a record's sources: which source states a fact (a
-# contradiction names the source that states or derives the part's fabric). Its address is not: an
+# What the across-record checks and rules read of a record's sources: which source states a
+# fact (a contradiction names the source that states or derives the part's fabric) and what
+# kind of source it is. Its address is not: an
 # edit of that alone leaves a reader's message naming the old one until it is checked again.
-SOURCE_READ = frozenset(f"<{p}>" for p in (BG.states, BG.derives))
+# A source's kind is read too: a run's fabric status carries the strongest kind of source
+# behind the fact that decided it (rules.py).
+SOURCE_READ = frozenset(f"<{p}>" for p in (BG.states, BG.derives, BG.sourceKind))
 
 
 def outward(stated: str, own: str) -> str:
@@ -243,8 +247,11 @@ class _Converter:
                     for name in value:
                         prop = FIELD_PROPERTIES.get(str(name))
                         yield node, link, prop if prop is not None else literal(str(name))
-                elif key == "secondary":
-                    yield node, BG.secondarySource, literal(value)
+                elif key == "kind":  # a code that names no kind stays text: SHACL flags it
+                    hit = SOURCE_KINDS.get(value) if isinstance(value, str) else None
+                    yield node, BG.sourceKind, hit if hit is not None else literal(str(value))
+                elif key == "secondary":  # read as a kind already (records.checks)
+                    continue
                 else:
                     yield node, props[key], literal(value)
 

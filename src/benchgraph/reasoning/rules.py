@@ -12,7 +12,8 @@ These make the seed's conventions explicit and join what one record cannot see a
   fabric was not published, bg:fabricPublished false, e.g. an MLPerf system whose fabric
   field is "N/A"). A part's host interface and optional fabric are not bg:interconnect and
   reach no run. Each status links to its basis (bg:fabricStatusBasis): per kind, the rule
-  applied and the record it rests on;
+  applied, the record it rests on, the strongest kind of source behind the fact that
+  decided (bg:basisSourceKind) and whether that fact is stated or derived (bg:basisEvidence);
 - bg:outperformsBaseline on each comparison, from its metric's direction.
 
 The store answers simple edge queries (`?s bg:accelerator ?o`) fast and multi-way joins over
@@ -32,6 +33,7 @@ from decimal import Decimal
 import pyoxigraph as ox
 
 from ..namespaces import BG, INFERRED_GRAPH, PREFIXES, graph_of, record_iri
+from ..vocab import EVIDENCE, SOURCE_KINDS
 
 Node = ox.NamedNode
 FABRIC_STATUS = Node(str(BG.fabricStatus))
@@ -53,6 +55,12 @@ SCALE_UP, HOST_LINK = Node(str(BG.ScaleUpFabric)), Node(str(BG.HostLink))
 BASIS, BASIS_CLASS = Node(str(BG.fabricStatusBasis)), Node(str(BG.FabricStatusBasis))
 BASIS_RULE, BASIS_STATUS = Node(str(BG.basisRule)), Node(str(BG.basisStatus))
 RESTS_ON, BASIS_ACCELERATOR = Node(str(BG.restsOn)), Node(str(BG.basisAccelerator))
+BASIS_KIND, BASIS_EVIDENCE = Node(str(BG.basisSourceKind)), Node(str(BG.basisEvidence))
+PEER_FABRIC_FACT = PEER_FABRIC
+# The kinds of source by strength, 1 the strongest (vendor) to 8 (a result set)
+KIND_RANK = {Node(str(iri)): rank for rank, iri in enumerate(SOURCE_KINDS.values(), 1)}
+STATED, DERIVED = Node(str(EVIDENCE["stated"])), Node(str(EVIDENCE["derived"]))
+ACCELERATOR_FACT, SYSTEM_FACT = ACCELERATOR, SYSTEM
 RULES = {name: Node(str(BG[name])) for name in (
     "PartFabricBuiltIn", "PartHasNoPeerFabric", "StatedFabric", "StatedHostLinksOnly",
     "NothingPublished")}
@@ -237,6 +245,110 @@ def _fabric_status(store: ox.Store, edges: _Edges, scope: set | None,
         status = (PRESENT if PRESENT in found else NO_FABRIC if found == {NO_FABRIC}
                   else NOT_PUBLISHED)
         out[run] = (status, bases)
+    _strength(store, out, runs, scope)
+    return out
+
+
+def _strength(store: ox.Store, statuses: dict[Node, tuple[Node, dict[Node, set]]],
+              runs: set[Node], scope: set | None) -> None:
+    """Add to each basis the strongest kind of source behind the fact that decided it and
+    whether that fact is stated or derived. The fact is the part's fabric for a part rule,
+    the run's or system's interconnect list for a stated one (nothing for nothing published).
+    It is derived where no source states it and some derive it, and also where the run's
+    link to the record it rests on is itself derived (a run whose part or machine other
+    files identify: its sources `derives: [accelerators]` or `[system]`)."""
+    wanted: set[Node] = set()
+    for _status, bases in statuses.values():
+        for triples in bases.values():
+            rule = next(o for p, o in triples if p == BASIS_RULE)
+            if rule != RULES["NothingPublished"]:
+                wanted |= {o for p, o in triples if p == RESTS_ON}
+    sources = _sources_of(store, wanted)
+    derived_links = _derived_links(store, runs if scope is not None else None)
+    part_rules = {RULES["PartFabricBuiltIn"], RULES["PartHasNoPeerFabric"]}
+    for run, (_status, bases) in statuses.items():
+        links = derived_links.get(run, set())
+        for triples in bases.values():
+            rule = next(o for p, o in triples if p == BASIS_RULE)
+            if rule == RULES["NothingPublished"]:
+                continue
+            fact = PEER_FABRIC_FACT if rule in part_rules else INTERCONNECT
+            best = None
+            for record in (o for p, o in triples if p == RESTS_ON):
+                rank, derived = _evidence(sources.get(record, ()), fact,
+                                          whole=not record.value.startswith(PART_IRI))
+                # the record a part rule rests on is the run's part, a stated one's the run,
+                # its system or its part: reached through a derived link, it is derived
+                if (ACCELERATOR_FACT in links and (rule in part_rules
+                                                   or record.value.startswith(PART_IRI))) \
+                        or (SYSTEM_FACT in links and record.value.startswith(SYSTEM_IRI)):
+                    derived = True
+                key = (derived, rank if rank is not None else 99)
+                if best is None or key < best:
+                    best = key
+            if best is None:
+                continue
+            derived, rank = best
+            triples.add((BASIS_EVIDENCE, DERIVED if derived else STATED))
+            if rank != 99:
+                triples.add((BASIS_KIND, RANKED[rank]))
+
+
+RANKED = {rank: kind for kind, rank in KIND_RANK.items()}
+PART_IRI = str(record_iri("accelerators", ""))
+SYSTEM_IRI = str(record_iri("systems", ""))
+
+
+def _evidence(sources, fact: Node, whole: bool) -> tuple[int | None, bool]:
+    """(the strongest rank, derived?) of a fact from a record's sources, each a
+    (kind, stated properties, derived properties): those that state it, else those that
+    derive it, else, for a run or system (`whole`: its sources vouch for the record as a
+    whole, an MLPerf system description for every field), all of them. A part's facts are
+    sourced field by field: one no source names has no kind."""
+    stating = [kind for kind, states, _ in sources if fact in states]
+    deriving = [kind for kind, states, derives in sources if fact in derives]
+    kinds, derived = (stating, False) if stating else (deriving, True) if deriving else (
+        [kind for kind, _, _ in sources] if whole else [], False)
+    ranks = [KIND_RANK[k] for k in kinds if k in KIND_RANK]
+    return (min(ranks) if ranks else None), derived
+
+
+def _sources_of(store: ox.Store, records: set[Node]) -> dict[Node, list[tuple]]:
+    """Each record's sources as (kind, stated properties, derived properties), by index
+    lookups (a few records: the parts, systems and runs the bases rest on)."""
+    source, kind_p = Node(PREFIXES["dct"] + "source"), Node(str(BG.sourceKind))
+    states, derives = Node(str(BG.states)), Node(str(BG.derives))
+    inferred = Node(str(INFERRED_GRAPH))
+    out: dict[Node, list[tuple]] = {}
+    for record in records:
+        found = []
+        for link in store.quads_for_pattern(record, source, None):
+            if link.graph_name == inferred:
+                continue
+            node = link.object
+            kind = next((q.object for q in store.quads_for_pattern(node, kind_p, None)), None)
+            stated = {q.object for q in store.quads_for_pattern(node, states, None)}
+            derived = {q.object for q in store.quads_for_pattern(node, derives, None)}
+            found.append((kind, stated, derived))
+        out[record] = found
+    return out
+
+
+def _derived_links(store: ox.Store, runs: set[Node] | None) -> dict[Node, set[Node]]:
+    """The runs whose part or system is derived (a source `derives: [accelerators]` or
+    `[system]`): run -> {bg:accelerator, bg:system}. All runs (None) or the given ones."""
+    out: dict[Node, set[Node]] = defaultdict(set)
+    query = ("SELECT ?r ?f WHERE { %s ?r dct:source ?s . ?s bg:derives ?f . "
+             "VALUES ?f { bg:accelerator bg:system } }")
+    if runs is None:
+        for row in _select(store, query % ""):
+            out[row["r"]].add(row["f"])
+        return out
+    order = sorted(runs, key=lambda n: n.value)
+    for i in range(0, len(order), 500):
+        values = "VALUES ?r { " + " ".join(str(r) for r in order[i:i + 500]) + " }"
+        for row in _select(store, query % values):
+            out[row["r"]].add(row["f"])
     return out
 
 
@@ -416,7 +528,8 @@ def _derived_before(store: ox.Store, graph: Node, read: _Scope, judged: list[str
 
 
 # What a basis node holds (_fabric_status), each handed back as a number (see _Scope)
-BASIS_PREDICATES = (RDF_TYPE, BASIS_ACCELERATOR, BASIS_RULE, BASIS_STATUS, RESTS_ON)
+BASIS_PREDICATES = (RDF_TYPE, BASIS_ACCELERATOR, BASIS_RULE, BASIS_STATUS, RESTS_ON,
+                    BASIS_KIND, BASIS_EVIDENCE)
 
 
 def _whole(store: ox.Store, graph: Node, nodes: list[Node]) -> Iterator[ox.Quad]:

@@ -1,12 +1,16 @@
 """Checks of a record's fields that the YAML reading makes, beyond their shape: a run's
-accelerators in one form, and a source's `states` naming fields of its record's kind."""
+accelerators in one form, a source's `states` naming fields of its record's kind, its older
+`secondary:` read as a kind, and a fact resting only on spec aggregators."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
-from ..errors import VIOLATION, WARNING, Problem
-from .schema import KINDS, NOT_STATED, line_of, shortened
+from ..errors import INFO, VIOLATION, WARNING, CannotRun, Problem
+from ..resources import resource
+from .schema import KINDS, NOT_STATED, SOURCE_KINDS, line_of, shortened
 
 
 def check_run_accelerators(fields: dict[str, Any], lines: dict[str, int],
@@ -92,4 +96,95 @@ def check_stated_fields(kind: str, fields: dict[str, Any], lines: dict[str, int]
                                        f"names no field of {kind} records (fields: "
                                        f"{', '.join(known)})", value=str(name),
                                        code="unknown-stated-field"))
+    return out
+
+
+def check_source_kinds(fields: dict[str, Any], lines: dict[str, int], shown: str) -> list[Problem]:
+    """The older `secondary:` of a source, read as its kind: `secondary: true` (not the
+    vendor's own page) as `kind: blog`, the weakest page, with an info message asking for the
+    source's own kind; `secondary:` beside a `kind:` is left for the kind. (A kind that is no
+    kind of source is SHACL's to report, as every controlled value.)"""
+    out = []
+    for i, src in enumerate(fields.get("source") or []):
+        if not isinstance(src, dict) or "secondary" not in src:
+            continue
+        secondary = src.pop("secondary")
+        dotted = f"source.{i}.secondary"
+        if src.get("kind") is not None:
+            message = ("is the older form of kind:, which this source gives: the kind is "
+                       "read and secondary left out; remove it")
+        elif secondary is True:
+            src["kind"] = "blog"
+            message = ("is the older form of kind: and reads as kind: blog, the weakest page; "
+                       f"give the source's own kind ({', '.join(SOURCE_KINDS)})")
+        else:
+            message = ("is the older form of kind: and says only that this is no secondary "
+                       f"page: give the source's kind ({', '.join(SOURCE_KINDS)})")
+        out.append(Problem(shown, line_of(lines, dotted), dotted, message,
+                           value=str(secondary).lower(), code="secondary", severity=INFO))
+    return out
+
+
+def aggregator_hosts() -> frozenset[str]:
+    """The hosts of spec aggregators and content sites, which are no source of a fact
+    (resources/validation/aggregator-hosts.txt: one host a line, # comments)."""
+    return _aggregator_hosts(str(resource("validation", "aggregator-hosts.txt")))
+
+
+_HOSTS: dict[str, frozenset[str]] = {}
+
+
+def _aggregator_hosts(path: str) -> frozenset[str]:
+    if path not in _HOSTS:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:  # the install itself is broken
+            raise CannotRun(f"{path}: the list of aggregator hosts cannot be read: "
+                            f"{exc}") from exc
+        _HOSTS[path] = frozenset(line.split("#", 1)[0].strip().lower()
+                                 for line in text.splitlines() if line.split("#", 1)[0].strip())
+    return _HOSTS[path]
+
+
+HOST = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#:@]+@)?([^/?#:]+)", re.IGNORECASE)
+
+
+def source_host(url: Any) -> str | None:
+    """The host of a source's address, lower-cased (None for no address)."""
+    m = HOST.match(url) if isinstance(url, str) else None
+    return m.group(2).lower().rstrip(".") if m else None
+
+
+def on_aggregator(url: Any, hosts: frozenset[str]) -> str | None:
+    """The listed host a source's address is on (the host or a domain above it), else None."""
+    host = source_host(url)
+    while host:
+        if host in hosts:
+            return host
+        host = host.partition(".")[2] if "." in host else ""
+    return None
+
+
+def check_aggregated_facts(fields: dict[str, Any], lines: dict[str, int], shown: str
+                      ) -> list[Problem]:
+    """A warning for each fact the record gives whose only sources, of those that state or
+    derive it, are on spec aggregators or content sites: such a page is no source."""
+    hosts = aggregator_hosts()
+    naming: dict[str, list[dict]] = {}
+    for src in fields.get("source") or []:
+        if isinstance(src, dict):
+            for listed in ("states", "derives"):
+                for name in src.get(listed) or []:
+                    if isinstance(name, str) and fields.get(name) is not None:
+                        naming.setdefault(name, []).append(src)
+    out = []
+    for name, sources in naming.items():
+        found = [on_aggregator(src.get("url"), hosts) for src in sources]
+        if all(found):
+            out.append(Problem(
+                shown, line_of(lines, name), name,
+                f"rests only on {', '.join(sorted(set(found)))}, a spec aggregator or content "
+                "site, which is no source: cite the vendor's, an OEM's, an operator's page, a "
+                "reseller's table, the press or a paper, or remove the fact",
+                value=shortened(str(fields[name])), code="aggregator-only", severity=WARNING))
     return out

@@ -21,7 +21,12 @@ from typing import Any
 import yaml
 
 from ..errors import Problem
-from .checks import check_run_accelerators, check_stated_fields
+from .checks import (
+    check_aggregated_facts,
+    check_run_accelerators,
+    check_source_kinds,
+    check_stated_fields,
+)
 from .files import RecordFileError, kind_of, read_record_bytes
 from .schema import (
     BOOL,
@@ -91,6 +96,8 @@ def load_record(path: Path, data_dir: Path, display: str | None = None,
                                 "starting with a letter or digit", value=stem,
                                 code="id-pattern"))
     problems += check_stated_fields(kind, fields, reader.lines, shown)
+    problems += check_source_kinds(fields, reader.lines, shown)
+    problems += check_aggregated_facts(fields, reader.lines, shown)
     if kind == "benchmarks":
         problems += check_run_accelerators(fields, reader.lines, shown)
     record = Record(kind, stem, shown, fields, reader.lines)

@@ -28,12 +28,16 @@ SOURCE = {
     "publisher": TEXT, "title": TEXT, "url": TEXT, "date": DATE,
     "repository": TEXT, "commit": TEXT, "path": TEXT, "row": TEXT,
     "round": TEXT, "licence": TEXT, "note": TEXT,
-    # the fact fields of the record this source states (checked against the record's kind
-    # below), those the record derives from it with others (the source states something
-    # else, e.g. of the part's architecture, from which the fact follows), and whether it is
-    # a secondary source (not the vendor's own page)
-    "states": LIST, "derives": LIST, "secondary": BOOL,
+    # what the source is (SOURCE_KINDS; the older yes/no `secondary: true` reads as
+    # `kind: blog`), the fact fields of the record this source states (checked against the
+    # record's kind below) and those the record derives from it with others (the source
+    # states something else, e.g. of the part's architecture, from which the fact follows)
+    "kind": TEXT, "states": LIST, "derives": LIST, "secondary": BOOL,
 }
+# What a source may be, strongest first: the maker of the thing, a maker of systems with it,
+# the site that runs the machine, a paper, the press, a reseller, a blog, a result set. The
+# codes of vocab.SOURCE_KINDS, kept here as text (reading records needs no RDF).
+SOURCE_KINDS = ("vendor", "oem", "operator", "paper", "press", "reseller", "blog", "result-set")
 HISTORY = {"date": DATE, "note": TEXT}
 # A link to an outside entity: a bare IRI (an exact match) or this mapping (SSSOM's fields).
 SAME_AS = {

@@ -140,12 +140,39 @@
       x.type = "linear";
       x.ticks = { callback: function (v) { return formatX(view, v); } };
     }
-    s.groups.forEach(function (g, i) {
-      var points = g.points.map(function (p) { return { x: p.x, y: p.y }; });
+    var sorted = function (points) {
+      points = points.map(function (p) { return { x: p.x, y: p.y }; });
       if (view.type === "line" && view.xKind !== "label") {
         points.sort(function (a, b) { return a.x - b.x; });
       }
-      config.data.datasets.push({ label: g.name, data: points, showLine: view.type === "line",
+      return points;
+    };
+    if (view.series && s.lines.length) {
+      // One dataset per line of the series column, in its colour group's colour; the key
+      // lists each colour once (the first line of the group stands for it).
+      var keyed = {};
+      s.lines.forEach(function (line) {
+        var g = s.groups[line.group];
+        config.data.datasets.push({ label: g.name, bgSeries: line.name,
+          bgKey: !keyed[line.group], data: sorted(line.points),
+          showLine: view.type === "line", pointRadius: view.type === "line" ? 2 : 3.5,
+          borderWidth: 1.5, backgroundColor: colourOf(g, line.group),
+          borderColor: colourOf(g, line.group) });
+        keyed[line.group] = true;
+      });
+      config.options.plugins.legend.labels = { filter: function (item, chartData) {
+        return chartData.datasets[item.datasetIndex].bgKey;
+      } };
+      config.options.plugins.tooltip.callbacks.label = function (item) {
+        var y = typeof item.raw === "object" && item.raw ? item.raw.y : item.raw;
+        return item.dataset.bgSeries + " (" + item.dataset.label + "): " +
+          Number(y).toLocaleString("en") + unit;
+      };
+      return config;
+    }
+    s.groups.forEach(function (g, i) {
+      config.data.datasets.push({ label: g.name, data: sorted(g.points),
+        showLine: view.type === "line",
         pointRadius: view.type === "line" ? 2 : 3.5, borderWidth: 2,
         backgroundColor: colourOf(g, i), borderColor: colourOf(g, i) });
     });
@@ -192,7 +219,7 @@
 
     view() {
       var v = this.drawn || {};
-      return { type: v.type, x: v.x, y: v.y, color: v.color, unit: v.unit,
+      return { type: v.type, x: v.x, y: v.y, color: v.color, series: v.series, unit: v.unit,
         unitText: v.unitText, log: v.log };
     }
 
@@ -225,7 +252,8 @@
       var canvas = element("canvas");
       canvas.setAttribute("role", "img");
       canvas.setAttribute("aria-label", view.type + " chart of ?" + view.y +
-        (view.x ? " by ?" + view.x : "") + (view.color ? ", coloured by ?" + view.color : ""));
+        (view.x ? " by ?" + view.x : "") + (view.color ? ", coloured by ?" + view.color : "") +
+        (view.series ? ", a line per ?" + view.series : ""));
       box.appendChild(canvas);
       figure.appendChild(box);
       if (s.allUnits && s.allUnits.length > 1) {
@@ -259,6 +287,9 @@
       bar.appendChild(select("colour", [["", "none"]].concat(columns(function (v) {
         return kinds[v] !== "empty";
       })), view.color || "", function (v) { self.change("color", v); }));
+      bar.appendChild(select("series", [["", "none"]].concat(columns(function (v) {
+        return kinds[v] !== "empty";
+      })), view.series || "", function (v) { self.change("series", v || null); }));
       if (this.allUnits && this.allUnits.length > 1) {
         bar.appendChild(select("unit", this.allUnits.map(function (u) { return [u, u]; }),
           this.unitShown, function (v) { self.asked.unitValue = v; self.draw(); }));

@@ -83,10 +83,13 @@
           && n >= 2 && n <= MAX_GROUPS;
       })[0] || null;
     }
+    // series: one line per value of this column (each coloured by its rows' colour)
+    view.series = has(asked.series) && [view.x, view.y].indexOf(asked.series) < 0
+      ? asked.series : null;
     // Rows held to different accuracy targets (MLPerf's 99 and 99.9) are not alike: the
     // labels say which, unless the x axis or the colours already do.
     var split = variables.filter(function (v) {
-      return SPLIT.test(v) && v !== view.x && v !== view.color && v !== view.y &&
+      return SPLIT.test(v) && [view.x, view.color, view.y, view.series].indexOf(v) < 0 &&
         distinct(v, bindings, prefixes) >= 2;
     })[0];
     if (split) { view.split = split; }
@@ -202,7 +205,28 @@
       splitValues.sort();
     }
     return { groups: groups, points: kept, notes: notes, units: units(view, kept, prefixes),
-      allUnits: allUnits, split: view.split ? { column: view.split, values: splitValues } : null };
+      allUnits: allUnits, split: view.split ? { column: view.split, values: splitValues } : null,
+      lines: lines(view, groups, prefixes) };
+  }
+
+  // With a series column: one line per value of it, in the colour of its first row's group
+  // (a line whose rows have several colours is drawn in each, one line per colour).
+  function lines(view, groups, prefixes) {
+    if (!view.series) { return []; }
+    var out = [];
+    groups.forEach(function (g, gi) {
+      var byName = {};
+      var names = [];
+      g.points.forEach(function (p) {
+        var name = label(p.row[view.series], prefixes) || "(none)";
+        if (!(name in byName)) { byName[name] = []; names.push(name); }
+        byName[name].push(p);
+      });
+      names.sort().forEach(function (name) {
+        out.push({ name: name, group: gi, points: byName[name] });
+      });
+    });
+    return out;
   }
 
   // The y axis's unit, as the data states it: one unit column's values, or the unit the saved
@@ -223,7 +247,7 @@
 
   // The charted rows, the charted columns only, as CSV (RFC 4180, CRLF).
   function csv(view, points) {
-    var columns = [view.x, view.y, view.color, view.unit].filter(function (c, i, all) {
+    var columns = [view.x, view.y, view.color, view.series, view.unit].filter(function (c, i, all) {
       return c && all.indexOf(c) === i;
     });
     var lines = [columns.map(csvField).join(",")];
