@@ -5,9 +5,10 @@
 by. After an import writes its records, each accelerator record a name maps to (alone, not
 as one of several `parts`) gets every such name other than its own in its `aliases`, added
 to those it lists and kept sorted. The record file is edited in place, as `link --accept`
-edits `same_as`: its other lines stay as they are. Names of engines and models are rules
-(patterns), and interconnect strings describe links rather than name them: neither is an
-alias.
+edits `same_as`: its other lines stay as they are. Every importer does it (mlperf, argonne,
+trtllm-perf). Names of engines and models are rules (patterns), interconnect strings describe
+links rather than name them, and trtllm.yaml's GPU names are in part read as a part they do
+not name (`derived`): none of those is an alias.
 """
 
 from __future__ import annotations
