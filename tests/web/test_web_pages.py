@@ -63,6 +63,8 @@ def test_a_run_page_leads_with_its_answer(client):
     basis = basis[:basis.index("</ul>")]
     assert "by the rule only host links are stated" in text_of(basis), text_of(basis)
     assert 'href="/id/accelerators/nvidia-rtx-pro-6000-blackwell"' in basis
+    # and how strong it is: the strongest kind of source behind it, stated or derived
+    assert "(strongest source: " in text_of(basis), text_of(basis)
     # measurements as rows: value and unit, condition, the change against the baseline
     assert "93.9 tok/s prose (prompt_class)" in summary
     assert "134.1 tok/s structured (prompt_class) +43 % against prose" in summary

@@ -37,11 +37,13 @@ DCT = PREFIXES["dct"]
 SKOS = PREFIXES["skos"]
 SCHEMA = PREFIXES["schema"]
 RDF_TYPE = PREFIXES["rdf"] + "type"
-# A fabric status basis may carry how strong its source is (a property named so on the basis
-# node). Shown beside the basis where present; every other fact of a basis node is shown too.
-BASIS_STRENGTH = str(BG.basisStrength)
+# How strong a fabric status's basis is: the strongest kind of source behind the fact that
+# decided it, and whether that fact is stated or derived (reasoning/rules.py). Shown beside
+# the basis; any other fact of a basis node is shown after it.
+BASIS_STRENGTH = str(BG.basisSourceKind)
+BASIS_EVIDENCE = str(BG.basisEvidence)
 BASIS_KNOWN = {str(BG.basisRule), str(BG.basisStatus), str(BG.restsOn),
-               str(BG.basisAccelerator), RDF_TYPE, BASIS_STRENGTH}
+               str(BG.basisAccelerator), RDF_TYPE, BASIS_STRENGTH, BASIS_EVIDENCE}
 # The facts of a part's spec table, in the order its record lists them.
 SPEC = [str(p) for name, p in FIELD_PROPERTIES.items()
         if name not in ("name", "interconnect_ids", "accelerators", "system", "family")]
@@ -84,6 +86,7 @@ class Source:
     title: str | None
     url: str | None
     secondary: bool
+    kind: Term | None  # what the source is (bg:sourceKind): vendor, OEM, reseller, blog, ...
     quote: str | None
     states: list[Term]
     derives: list[Term]
@@ -98,7 +101,8 @@ class Basis:
     rule: Term | None
     status: Term | None
     rests_on: list[Term]
-    strength: Term | None  # BASIS_STRENGTH where the build states it
+    strength: Term | None  # the strongest kind of source behind it (BASIS_STRENGTH)
+    evidence: Term | None  # stated or derived (BASIS_EVIDENCE)
     more: list[tuple[Term, Term]]
 
 
@@ -254,7 +258,7 @@ def _basis(page: RecordPage, facts: Facts) -> list[Basis]:
         out.append(Basis(term(str(BG.basisAccelerator)), term(str(BG.basisRule)),
                          term(str(BG.basisStatus)),
                          [page.term(x) for x in facts.all(n, str(BG.restsOn))],
-                         term(BASIS_STRENGTH), more))
+                         term(BASIS_STRENGTH), term(BASIS_EVIDENCE), more))
     return out
 
 
@@ -352,6 +356,8 @@ def _sources(page: RecordPage, facts: Facts) -> list[Source]:
             i, _anchor(n), facts.text(n, f"{DCT}publisher"), facts.text(n, f"{DCT}title"),
             url.value if url is not None else None,
             facts.text(n, str(BG.secondarySource)) == "true",
+            page.term(facts.one(n, str(BG.sourceKind)))
+            if facts.one(n, str(BG.sourceKind)) is not None else None,
             facts.text(n, f"{RDFS}comment"),
             [page.term(t) for t in facts.all(n, str(BG.states))],
             [page.term(t) for t in facts.all(n, str(BG.derives))],
