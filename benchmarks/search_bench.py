@@ -20,8 +20,8 @@ import statistics
 import time
 from pathlib import Path
 
-from benchgraph.build import build
 from benchgraph.namespaces import PREFIXES
+from benchgraph.pipeline.steps import build
 from benchgraph.web.catalogue import build_catalogue
 
 HERE = Path(__file__).resolve().parent
@@ -55,7 +55,7 @@ def main() -> None:
     catalogue = build_catalogue(store)
     records = len(catalogue.by_iri)
     lines = []
-    worst = 0.0
+    worst, slowest = 0.0, ""
     for q in QUERIES:
         times = timed(lambda q=q: catalogue.index.search(q), args.repeat)
         hits = catalogue.index.search(q, limit=None)
@@ -68,7 +68,8 @@ def main() -> None:
             lookup, use_default_graph_as_union=True, prefixes=PREFIXES)),
             max(3, args.repeat // 10))
         median, peer_median = statistics.median(times), statistics.median(peer)
-        worst = max(worst, p95(times))
+        if p95(times) > worst:
+            worst, slowest = p95(times), q
         lines.append(f"| `{q}` | {len(hits):,} | {median * 1000:.2f} | {p95(times) * 1000:.2f} "
                      f"| {peer_median * 1000:.0f} | {peer_median / median:.0f} |")
     report = [
@@ -89,10 +90,11 @@ def main() -> None:
         "|---|---:|---:|---:|---:|---:|",
         *lines,
         "",
-        f"Slowest 95th percentile: {worst * 1000:.1f} ms (the target: under 50 ms). A word "
-        "found in nearly every name (`nvidia`) is the dearest: each record it is found in is "
-        "scored. A word of one or two letters (`a`) matches word starts only. The SPARQL "
-        "peer matches substrings only (no ranking, no ids split into words, no aliases).",
+        f"Slowest 95th percentile: {worst * 1000:.1f} ms, for `{slowest}` (the target: under "
+        "50 ms). The dearest queries hold words found in many names: each record a word is "
+        "found in is scored. A word of one or two letters (`a`) matches word starts only. "
+        "The SPARQL peer matches substrings only (no ranking, no ids split into words, no "
+        "aliases).",
         "",
     ]
     args.out.write_text("\n".join(report), encoding="utf-8")
