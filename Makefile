@@ -21,7 +21,7 @@ install-test: $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 
 run: install
-	$(BIN)/benchgraph query --data data --example no-gpu-fabric
+	$(BIN)/benchgraph query --data data --example no-gpu-fabric --limit 10
 	$(BIN)/benchgraph serve --data data --host $(HOST) --port $(PORT)
 
 test: install-test

@@ -96,7 +96,7 @@ def test_a_table_cuts_long_literals_and_keeps_iris_whole(copy_data):
     done = subprocess.run(_command(data, query), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     row = done.stdout.splitlines()[2]
-    assert f"http://example.org/{'x' * 120} " in row  # whole
+    assert f"<http://example.org/{'x' * 120}> " in row  # whole, as a query takes it back
     assert row.endswith("\u2026") and len(row) < 300  # 5,000 characters cut
     whole = subprocess.run(_command(data, "--format", "csv", query), capture_output=True,
                            text=True, timeout=300)
@@ -112,3 +112,77 @@ def test_a_query_the_engine_cannot_answer_is_a_message_not_a_traceback(copy_data
     assert done.returncode == 2, done.stderr
     assert "the query could not be answered: " in done.stderr
     assert "Traceback" not in done.stderr and "unsendable" not in done.stderr
+
+
+def test_make_run_prints_the_headline_count_and_its_first_rows():
+    """`make run` answers the headline question as a count and the first rows, not all."""
+    if not shutil.which("make"):
+        pytest.skip("make is not installed (the README's set-up needs it)")
+    done = subprocess.run(["make", "-n", "run"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env=os.environ)
+    query = [line for line in done.stdout.splitlines() if " query " in line]
+    assert query and "--example no-gpu-fabric" in query[0], done.stdout
+    assert "--limit 10" in query[0], query[0]
+
+
+def test_limit_shows_the_first_rows_and_how_many_there_are(copy_data):
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    done = subprocess.run(_command(data, "--limit", "2", "SELECT ?x { VALUES ?x { 1 2 3 } }"),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[2:] == ["1", "2", "(3 rows; the first 2 shown)"], lines
+
+
+def test_iris_print_as_a_query_takes_them_back(copy_data):
+    """A record's IRI prints as its kind's prefixed name, one whose local name would need an
+    escape (a measurement's #measurement-1) or an outside IRI whole in <...>; each line of
+    the first answer, pasted into VALUES, runs and finds the same IRIs."""
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    first = subprocess.run(_command(data, "SELECT ?x WHERE { { ?x bg:recordId ?id } UNION "
+                                          "{ ?r bg:measurement ?x } UNION "
+                                          "{ VALUES ?x { <https://example.org/a> } } }"),
+                           capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    printed = first.stdout.splitlines()[2:-1]
+    assert "run:ev-sglang-dsv41-production-decode-tok-s-per-user" in printed
+    assert "<https://example.org/a>" in printed
+    assert any(p.startswith("<https://w3id.org/benchgraph/id/benchmarks/") and
+               "#measurement-" in p for p in printed), printed
+    assert not any(p.startswith("bgid:") for p in printed)
+    again = subprocess.run(_command(data, "SELECT ?x WHERE { VALUES ?x { " + " ".join(printed)
+                                    + " } }"), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert sorted(again.stdout.splitlines()[2:-1]) == sorted(printed)
+
+
+def test_a_saved_query_takes_its_parameters(copy_data):
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    seed = "run:ev-sglang-dsv41-production-decode-tok-s-per-user"
+    done = subprocess.run(_command(data, "--format", "csv", "--example", "why-fabric-status",
+                                   "--param", f"run={seed}"),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()[1:]
+    assert rows and all(r.startswith("https://w3id.org/benchgraph/id/benchmarks/ev-sglang")
+                        for r in rows)
+    for bad, said in ((["--param", "run=x> } ?s ?p ?o {"], "run: 'x> } ?s ?p ?o {' is not a "
+                       "run"),
+                      (["--param", "run=run:no-such-run"], "run: 'run:no-such-run' names no "
+                       "record"),
+                      (["--param", "colour=red"], "colour: 'red' is not a parameter"),
+                      (["--param", "run"], "give NAME=VALUE")):
+        done = subprocess.run(_command(data, "--example", "why-fabric-status", *bad),
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2, (bad, done.stderr)
+        assert said in done.stderr, done.stderr
+
+
+def test_an_undeclared_prefix_is_named(copy_data):
+    data = copy_data(ROOT / "shapes" / "examples" / "base")
+    done = subprocess.run(_command(data, "SELECT ?run WHERE {\n  ?run a bg:BenchmarkRun ;\n"
+                                         "       mlperf:scenario ?scenario }"),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert ("line 3, column 23: the prefix mlperf: is not declared: add a PREFIX line for it"
+            in done.stderr), done.stderr

@@ -59,3 +59,53 @@ def test_the_shipped_queries_that_are_charts_open_as_charts():
                                       "color": "status", "unit": "unit"}
     assert saved["scaling-by-fabric"].view == {"type": "line", "x": "count", "y": "share",
                                                "color": "status", "series": "line"}
+
+
+def test_param_lines_are_read_with_their_defaults():
+    queries = saved_queries()
+    (run,) = queries["why-fabric-status"].params
+    assert (run.name, run.type, run.many) == ("run", "run", False)
+    assert run.default == ("<https://w3id.org/benchgraph/id/benchmarks/"
+                           "ev-sglang-dsv41-production-decode-tok-s-per-user>",)
+    threshold, status = queries["low-confidence"].params
+    assert (threshold.type, threshold.default) == ("number", ("0.8",))
+    assert (status.type, status.many, status.default) == ("status", True,
+                                                          ("bg:Draft", "bg:Provisional"))
+    assert [p.type for p in queries["changed-after"].params] == ["date"]
+    assert [p.type for p in queries["accelerator-profile"].params] == ["part"]
+
+
+def test_wrong_param_lines_are_reported_with_file_and_line(tmp_path):
+    (tmp_path / "a.rq").write_text("# title: A\n# param: run type=colour\n"
+                                   "SELECT ?run WHERE { VALUES ?run { 1 } }\n")
+    (tmp_path / "b.rq").write_text("# title: B\n# param: run type=run\nSELECT ?run WHERE {}\n")
+    (tmp_path / "c.rq").write_text("# title: C\n# description: d\n# param: n type=number\n"
+                                   'SELECT ?n WHERE { VALUES ?n { "many" } }\n')
+    (tmp_path / "d.rq").write_text("# title: D\n# param: s type=status\n"
+                                   "SELECT ?s WHERE { VALUES ?s { bg:Draft bg:Verified } }\n")
+    with pytest.raises(SavedQueryError) as caught:
+        saved_queries(tmp_path)
+    lines = str(caught.value).splitlines()
+    assert lines == [
+        f"{tmp_path / 'a.rq'}:2: param: colour is not a type; one of run, part, system, date, "
+        "number, status",
+        f"{tmp_path / 'b.rq'}:2: param: run the query needs one `VALUES ?run {{ ... }}` for it,"
+        " holding its default; it has 0",
+        f"{tmp_path / 'c.rq'}:3: param: \"many\" is no default for n: is not a number",
+        f"{tmp_path / 'd.rq'}:2: param: s has several defaults but takes one value; add `many`",
+    ]
+
+
+def test_a_parameter_s_values_become_terms_of_its_type():
+    from benchgraph.query.params import ParameterError, with_values
+
+    query = saved_queries()["low-confidence"]
+    text = with_values(query.text, query.params, {"threshold": ["0.9"],
+                                                  "status": ["draft", "bg:Provisional"]})
+    assert "VALUES ?threshold { 0.9 }" in text
+    assert "VALUES ?status { bg:Draft bg:Provisional }" in text
+    assert "VALUES ?status" not in with_values(query.text, query.params, {"status": []})
+    with pytest.raises(ParameterError, match=r"^threshold: '0\.9 } #' is not a number$"):
+        with_values(query.text, query.params, {"threshold": ["0.9 } #"]})
+    with pytest.raises(ParameterError, match=r"^threshold: '1, 2' takes one value$"):
+        with_values(query.text, query.params, {"threshold": ["1", "2"]})

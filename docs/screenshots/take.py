@@ -1,7 +1,7 @@
 """Take the query page's screenshots in this folder from a running server on the shipped data:
 
     benchgraph serve --data data --port 5123 &
-    python docs/screenshots/take.py http://127.0.0.1:5123
+    python docs/screenshots/take.py http://127.0.0.1:5123 [NAME ...]
 
 Needs selenium with Chromium and chromedriver (as tests/web's browser tests do). Each shot is
 a query (a saved example, or a shared link's query and view) as an analyst would open it;
@@ -57,6 +57,9 @@ CHART_DRAWN = ("var c = document.querySelector('.yasr canvas');"
                "return !!(c && Chart.getChart(c) && Chart.getChart(c).chartArea);")
 ROWS_DRAWN = "return document.querySelectorAll('.yasr table tbody tr').length > 0;"
 ERROR_DRAWN = "return !!document.querySelector('.bg-error');"
+SUMMARY = "return !!document.querySelector('#summary');"
+LISTED = "return !!document.querySelector('table.listing tbody tr');"
+FOUND = "return !!document.querySelector('ol.results li');"
 # name: (window width, how to open it, what shows it is ready, the element shot); the window
 # is 1100 px high, and an element's shot ends where the window does.
 SHOTS = {
@@ -76,10 +79,16 @@ SHOTS = {
     "table-no-gpu-fabric": (1400, "example:no-gpu-fabric", ROWS_DRAWN, ".yasr"),
     "error": (1400, (WRONG, "table"), ERROR_DRAWN, ".yasr"),
     "page-800px": (800, "example:mlperf-llama2-no-fabric", CHART_DRAWN, None),
+    # pages for people: a record's summary, a part's spec table, browsing, search
+    "run-page-seed": (1400, "page:/id/benchmarks/ev-sglang-dsv41-production-decode-tok-s-"
+                            "per-user", SUMMARY, None),
+    "accelerator-page-h100-sxm": (1400, "page:/id/accelerators/nvidia-h100-sxm", SUMMARY, None),
+    "browse-accelerators": (1400, "page:/id/accelerators/", LISTED, None),
+    "search-h200": (1400, "page:/search?q=H200", FOUND, None),
 }
 
 
-def main(base: str) -> None:
+def main(base: str, only: list[str]) -> None:
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -88,10 +97,14 @@ def main(base: str) -> None:
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
         for name, (width, how, ready, element) in SHOTS.items():
+            if only and name not in only:
+                continue
             driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                 "width": width, "height": 700 if name.startswith("table") else 1100,
                 "deviceScaleFactor": 1, "mobile": False})
-            if isinstance(how, tuple):
+            if isinstance(how, str) and how.startswith("page:"):
+                driver.get(base + how[len("page:"):])
+            elif isinstance(how, tuple):
                 query, view = how
                 driver.get("about:blank")
                 driver.get(base + "/#" + urllib.parse.urlencode({"query": query, "view": view}))
@@ -118,4 +131,4 @@ def main(base: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1].rstrip("/"))
+    main(sys.argv[1].rstrip("/"), sys.argv[2:])  # names after the URL: only those shots

@@ -107,5 +107,9 @@ def test_an_undeclared_prefix_is_said_in_words(client):
         "query": "SELECT * WHERE { ?s undeclared:p ?o }"})
     assert response.status_code == 400
     error = response.get_json()["error"]
-    assert re.search(r"line 1, column \d+: the prefix is not declared", error)
+    assert re.search(r"line 1, column \d+: the prefix undeclared: is not declared", error)
     assert "\\u{" not in error and len(error) < 200
+    # on a line of its own, after others, and the CLI says the same
+    text = "SELECT * WHERE {\n  ?s bg:memoryGB ?m ;\n     mlperf:scenario ?o }"
+    error = client.get("/sparql", query_string={"query": text}).get_json()["error"]
+    assert error.startswith("line 3, column 21: the prefix mlperf: is not declared"), error

@@ -346,19 +346,24 @@ def test_the_page_fits_800_px_and_a_wide_table_scrolls_in_its_box(live_server, b
     no_violations(browser)
 
 
-def test_the_page_opens_at_its_top_and_an_example_scrolls_to_the_editor(live_server, browser):
+def test_at_800_px_the_editor_comes_first_and_an_example_scrolls_to_it(live_server, browser):
     from selenium.webdriver.common.by import By
 
     narrow(browser, 800, 600)
     browser.get(live_server.url + "/")
     wait_for(browser, "return document.querySelector('.yasqe .CodeMirror')")
-    # The line saying what the page is, then the examples: nothing scrolls them away.
+    # The line saying what the page is, then the editor, then the examples below it.
     assert browser.execute_script("return window.scrollY") == 0
     lead = browser.find_element(By.CSS_SELECTOR, "p.lead")
     assert lead.is_displayed() and "SPARQL" in lead.text
     editor = browser.find_element(By.ID, "editor")
-    assert browser.execute_script("return arguments[0].getBoundingClientRect().top", editor) > 600
-    browser.find_element(By.CSS_SELECTOR, 'button[data-example="accelerators"]').click()
+    examples = browser.find_element(By.CSS_SELECTOR, "aside.examples")
+    top = "return arguments[0].getBoundingClientRect().top"
+    assert browser.execute_script(top, editor) < 600
+    assert browser.execute_script(top, editor) < browser.execute_script(top, examples)
+    button = browser.find_element(By.CSS_SELECTOR, 'button[data-example="accelerators"]')
+    browser.execute_script("arguments[0].scrollIntoView()", button)
+    button.click()
     wait_for(browser, "return document.querySelectorAll('.yasr table tbody tr').length === 2")
     top, results = browser.execute_script(
         "return [arguments[0].getBoundingClientRect().top,"

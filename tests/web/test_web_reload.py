@@ -267,6 +267,11 @@ def test_a_violation_keeps_the_served_snapshot_whole_until_mended(tmp_path, web_
         assert last["result"] == "refused"
         assert [v for v in last["violations"] if f"{H100}:4: memory_gb: -5" in v], last
         assert last["would_leave_out"]["invalid"][0]["file"].endswith(H100)
+        # said at the top: degraded (still 200, it answers), and on every page
+        assert health["status"] == "degraded" and health["ok"] is False
+        assert health["degraded"]["files"][0].endswith(H100)
+        status, _headers, page = server.request("GET", "/", headers={"Accept": "text/html"})
+        assert status == 200 and b'id="refused-banner"' in page and H100.encode() in page
         # The old snapshot, whole: the old values, every record it served still there.
         assert health["snapshot"]["key"] == key
         assert memory(server) == (80, 96) and count(server, RUNS) == runs
@@ -277,6 +282,8 @@ def test_a_violation_keeps_the_served_snapshot_whole_until_mended(tmp_path, web_
         wait_for(lambda: memory(server) == (83, 97), "the mended data served", server)
         health = server.health()
         assert health["last_rebuild"]["result"] == "ok" and health["rebuilds"] == 2
+        assert health["status"] == "ok" and "degraded" not in health
+        assert b"refused-banner" not in server.request("GET", "/")[2]
         assert count(server, RUNS) == runs
     finally:
         server.stop()

@@ -34,7 +34,8 @@ def run(args) -> int:
         except ValueError as exc:
             raise CannotRun(f"{args.out}: {exc}") from exc
         with joined(result.store_path, args.extra, args.reason_with) as store:
-            dump(store, fmt, args.out, extra=description(result, store, args.extra))
+            dump(store, fmt, args.out,
+                 extra=description(result, store, args.extra, args.reason_with))
     elif args.extra:
         from ..store.extra import check
 

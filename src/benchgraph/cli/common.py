@@ -38,16 +38,16 @@ def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True):
     return result
 
 
-def description(result, store=None, extra=()) -> list:
+def description(result, store=None, extra=(), reason: bool = False) -> list:
     """The dataset's VoID/DCAT description for a dump (the server holds it in what it serves;
-    the build does not: see serving/description.py); with --with graphs, of the store holding them
-    (keyed as the server keys it), made afresh."""
+    the build does not: see serving/description.py); with --with graphs (and --reason-with),
+    of the store holding them, keyed as the server keys its data, made afresh."""
     from ..serving.description import cached, describe
 
     if extra:
-        from ..serving.prepare import serving_key
+        from ..serving.prepare import data_key
 
-        return describe(store, serving_key(result.key, list(extra)))
+        return describe(store, data_key(result.key, list(extra), reason))
     return cached(result.open(), result.key, result.store_path.parent / "dumps")
 
 

@@ -49,5 +49,5 @@ def run(args) -> int:
     result = built(args)
     with joined(result.store_path, args.extra, args.reason_with) as store:
         dump(store, fmt, args.out if args.out else sys.stdout.buffer,
-             extra=description(result, store, args.extra))
+             extra=description(result, store, args.extra, args.reason_with))
     return EXIT_OK

@@ -15,11 +15,18 @@ def add(sub) -> None:
     """Add the command to the main parser's subcommands."""
     p = command(sub, "query", "Run a SPARQL query over the built dataset (stated + inferred).",
                 "benchgraph query 'SELECT ?run WHERE { ?run a bg:BenchmarkRun }'\n"
-                "  benchgraph query --example no-gpu-fabric\n\n" + _examples())
+                "  benchgraph query --example no-gpu-fabric --limit 10\n"
+                "  benchgraph query --example why-fabric-status --param run=run:"
+                "ev-sglang-dsv41-production-decode-tok-s-per-user\n\n" + _examples())
     data_option(p)
     store_option(p)
     p.add_argument("--format", choices=("table", "csv", "tsv", "json"), default="table")
     p.add_argument("--example", metavar="NAME", help="run a saved query from queries/")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a parameter of the saved query (repeatable; one it takes several "
+                        "of may be given again, or comma-separated); NAME= empty: every value")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="table format: show the first N rows (and how many there are)")
     p.add_argument("query", nargs="?", metavar="QUERY",
                    help="SPARQL text, or @file.rq; the usual prefixes (bg:, rdfs:, ...) are "
                         "predeclared")
@@ -33,11 +40,16 @@ def run(args) -> int:
     from ..query.syntax import syntax_error
     from ..query.text import check_depth
 
+    if args.param and not args.example:
+        raise CannotRun("--param goes with --example NAME: a saved query declares its "
+                        "parameters")
+    if args.limit is not None and args.limit < 1:
+        raise CannotRun(f"--limit: {args.limit} is not a number of rows (1 or more)")
     if args.example:
         saved = saved_queries()
         if args.example not in saved:
             raise CannotRun(f"no saved query {args.example!r} (have: {', '.join(saved)})")
-        text = saved[args.example].text
+        text = _with_params(saved[args.example], args.param)  # each value's type, at once
     elif args.query is None:
         raise CannotRun("give a QUERY or --example NAME")
     elif args.query.startswith("@"):
@@ -57,11 +69,13 @@ def run(args) -> int:
         reach, a remote store's refusal): told as text, so that no traceback carries the
         engine's result, which may only be dropped in the thread that made it."""
         try:
-            return render(run(store, text), args.format), None
+            return render(run(store, text), args.format, args.limit), None
         except OSError as exc:
             return None, str(exc)
 
     with reading(args) as store:
+        if args.param:  # and each record it names, now that the dataset is here
+            text = _with_params(saved[args.example], args.param, store)
         try:
             # on a deep stack: Oxigraph recurses along long chains of patterns and operators
             shown, failed = stack.call(answer)
@@ -71,6 +85,33 @@ def run(args) -> int:
         raise CannotRun(f"the query could not be answered: {failed}")
     sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")  # CSV ends its own
     return EXIT_OK
+
+
+def _with_params(query, given: list[str], store=None) -> str:
+    """The saved query's text with `--param NAME=VALUE`s written into its VALUES, each
+    value read by the parameter's type (query/params.py), and with a `store`, each IRI one
+    it holds; a bad one cannot run (exit 2)."""
+    import pyoxigraph as ox
+
+    from ..query.params import ParameterError, split_values, with_values
+
+    values: dict[str, list[str]] = {}
+    for item in given:
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise CannotRun(f"--param {item!r}: give NAME=VALUE (NAME= for every value)")
+        param = next((p for p in query.params if p.name == name), None)
+        values.setdefault(name, []).extend(
+            split_values(value) if param is not None and param.many else [value])
+    def known(iri: str) -> bool:
+        return next(iter(store.quads_for_pattern(ox.NamedNode(iri), None, None, None)),
+                    None) is not None
+
+    try:
+        return with_values(query.text, query.params, values,
+                           known=known if store is not None else None)
+    except ParameterError as exc:
+        raise CannotRun(f"--param {exc}") from None
 
 
 def _examples() -> str:

@@ -20,6 +20,7 @@ from urllib.parse import quote
 from ..errors import CannotRun
 from ..timing import Timer
 from . import argonne_power
+from .aliases import write_aliases
 from .common import (
     ImportReport,
     check_ids,
@@ -90,6 +91,7 @@ def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
             origin = rules["repository"] + (f" at {commit}" if commit else "")
             head = header("argonne <copy of argonne-lcf/LLM-Inference-Bench>", origin)
             report.files = write_records(out, {FOLDER: runs}, head)
+            report.files += write_aliases(out, mapping_dir)
             report.written = True
     report.seconds = timer.seconds
     return report

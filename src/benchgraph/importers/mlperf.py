@@ -22,6 +22,7 @@ from ..errors import CannotRun
 from ..timing import Timer
 from . import efficiency
 from . import mlperf_power as power
+from .aliases import write_aliases
 from .common import (
     ImportReport,
     check_ids,
@@ -101,6 +102,7 @@ def import_mlperf(path: Path | str, out_dir: Path | str | None = None, *,
                           + (f" at {ctx.commit}" if ctx.commit else ""))
             report.files = write_records(out, {
                 f"systems/{folder}": system_records, f"benchmarks/{folder}": runs}, head)
+            report.files += write_aliases(out, mapping_dir)
             report.written = True
     report.seconds = timer.seconds
     return report

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..errors import CannotRun
 from ..timing import Timer
+from .aliases import write_aliases
 from .common import (
     ImportReport,
     check_ids,
@@ -134,6 +135,7 @@ def import_trtllm(path: Path | str, out_dir: Path | str | None = None, *,
                           "NVIDIA/TensorRT-LLM>", f"{rules['repository']} {rules['path']} at "
                           + ", ".join(v.commit[:12] for v in versions))
             report.files = write_records(out, {RUNS: runs, SYSTEMS: systems}, head)
+            report.files += write_aliases(out, mapping_dir)
             report.written = True
     report.seconds = timer.seconds
     return report

@@ -7,7 +7,7 @@ import json
 
 import pyoxigraph as ox
 
-from ..namespaces import PREFIXES
+from ..namespaces import PREFIXES, pasteable
 from .text import check_depth
 
 
@@ -22,22 +22,21 @@ def run(store: ox.Store, text: str):
 
 
 def short(term) -> str:
-    """A term as a person reads it: prefixed IRIs, plain literal values."""
+    """A term as a person reads it and a query takes it back: an IRI as a prefixed name
+    (`acc:nvidia-h100-sxm`) or whole in <...> (a measurement's `...#measurement-1`, an
+    outside IRI), a literal as its value."""
     if term is None:
         return ""
     if isinstance(term, ox.NamedNode):
-        iri = term.value
-        for prefix, ns in sorted(PREFIXES.items(), key=lambda kv: -len(kv[1])):
-            if iri.startswith(ns):
-                return f"{prefix}:{iri[len(ns):]}"
-        return iri
+        return pasteable(term.value)
     if isinstance(term, ox.Literal):
         return term.value
     return str(term)
 
 
-def render(result, fmt: str) -> str:
-    """SELECT/ASK/CONSTRUCT results as table, csv, tsv or json text."""
+def render(result, fmt: str, limit: int | None = None) -> str:
+    """SELECT/ASK/CONSTRUCT results as table, csv, tsv or json text; a table of at most
+    `limit` rows, saying how many there are."""
     if isinstance(result, ox.QueryBoolean):
         if fmt == "json":
             return json.dumps({"head": {}, "boolean": bool(result)})
@@ -50,12 +49,17 @@ def render(result, fmt: str) -> str:
         formats = {"csv": ox.QueryResultsFormat.CSV, "tsv": ox.QueryResultsFormat.TSV,
                    "json": ox.QueryResultsFormat.JSON}
         return result.serialize(format=formats[fmt]).decode()
-    rows = [[_cell(sol[v]) for v in variables] for sol in result]
+    rows, total = [], 0
+    for sol in result:
+        total += 1
+        if limit is None or total <= limit:
+            rows.append([_cell(sol[v]) for v in variables])
     widths = [max([len(v)] + [len(r[i]) for r in rows]) for i, v in enumerate(variables)]
     line = "  ".join(v.ljust(w) for v, w in zip(variables, widths)).rstrip()
     out = [line, "  ".join("-" * w for w in widths)]
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    shown = f"; the first {len(rows)} shown" if len(rows) < total else ""
+    out.append(f"({total} row{'s' if total != 1 else ''}{shown})")
     return "\n".join(out)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BenchgraphError, Problem
+from .params import Parameter, parse_params
 
 # How a result is first shown on the query page: `# view: bar x=?accelerator y=?value
 # color=?status unit=tok/s log`, or for a line chart with one line per value of a column
@@ -26,14 +27,16 @@ class SavedQueryError(BenchgraphError):
 
 @dataclass(frozen=True)
 class SavedQuery:
-    """A competency question: queries/<name>.rq with `# title:`, `# description:` and
-    optionally `# view:` (how the query page first shows its result)."""
+    """A competency question: queries/<name>.rq with `# title:`, `# description:`, optionally
+    `# view:` (how the query page first shows its result) and `# param:` lines (what it
+    can be asked of)."""
 
     name: str
     title: str
     description: str
     text: str
     view: dict = field(default_factory=dict)
+    params: tuple[Parameter, ...] = ()  # its `# param:` lines (params.py)
 
 
 def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
@@ -58,8 +61,10 @@ def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
             view, wrong = parse_view(meta["view"], text)
             problems += [Problem(str(path), lines["view"], "view", message, value)
                          for value, message in wrong]
+        params, wrong = parse_params(text, str(path))
+        problems += wrong
         out[path.stem] = SavedQuery(path.stem, meta.get("title", path.stem),
-                                    meta.get("description", ""), text, view)
+                                    meta.get("description", ""), text, view, params)
     if problems:
         raise SavedQueryError(problems)
     return out

@@ -47,13 +47,35 @@ class QuerySyntaxError(QueryRefused):
                          where)
 
 
-def from_engine(exc: SyntaxError) -> QuerySyntaxError:
-    """Oxigraph's SyntaxError ("error at 3:18: expected ...") as line, column and message."""
+def from_engine(exc: SyntaxError, query: str | None = None) -> QuerySyntaxError:
+    """Oxigraph's SyntaxError ("error at 3:18: expected ...") as line, column and message;
+    with the `query` it refused, an undeclared prefix is named."""
     text = str(exc)
     found = ENGINE_POSITION.match(text)
     if not found:
         return QuerySyntaxError(readable(text), None, None)
-    return QuerySyntaxError(readable(text[found.end():]), int(found[1]), int(found[2]))
+    line, column = int(found[1]), int(found[2])
+    message = readable(text[found.end():])
+    if message == UNDECLARED and query is not None:
+        prefix = undeclared_prefix(query, line, column)
+        if prefix is not None:
+            message = (f"the prefix {prefix}: is not declared: add a PREFIX line for it "
+                       f"(PREFIX {prefix}: <...>)")
+    return QuerySyntaxError(message, line, column)
+
+
+# Oxigraph stops just after the prefixed name whose prefix it does not know: that name is
+# the last one before the position.
+PREFIXED_BEFORE = re.compile(r"([A-Za-z][\w.-]*)?:[^\s:]*$")
+
+
+def undeclared_prefix(query: str, line: int, column: int) -> str | None:
+    """The prefix of the prefixed name that ends at (1-based) `line`, `column`."""
+    lines = query.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    found = PREFIXED_BEFORE.search(lines[line - 1][:max(0, column - 1)])
+    return found[1] or "" if found else None
 
 
 def readable(message: str) -> str:
@@ -65,7 +87,7 @@ def readable(message: str) -> str:
     items = _alternatives(message[len(EXPECTED):])
     words = [i for i in items if not i.startswith(("[", "'"))]
     if "Prefix not found" in words:
-        return "the prefix is not declared: add a PREFIX line for it"
+        return UNDECLARED
     if not words:
         return "unexpected character"
     rest = " or another character" if len(words) < len(items) else ""
@@ -73,6 +95,7 @@ def readable(message: str) -> str:
 
 
 EXPECTED = "expected one of "
+UNDECLARED = "the prefix is not declared: add a PREFIX line for it"
 
 
 def _alternatives(text: str) -> list[str]:
@@ -103,7 +126,7 @@ def syntax_error(text: str, engine: SyntaxError) -> QuerySyntaxError:
         return rdflib_error
     except (QueryTextError, CannotRun, RecursionError, ValueError):  # too big for rdflib
         pass
-    return from_engine(engine)
+    return from_engine(engine, text)
 
 
 def parse(text: str, depth: int, operators: int) -> tuple[object, object]:

@@ -88,8 +88,8 @@ def provenance_triples(record: Record, file_path: str, commit: str | None) -> li
 # history and provenance they are left out of `outward`.
 DOCUMENTATION = frozenset(f"<{p}>" for p in (
     RDFS.label, RDFS.comment, DCTERMS.title, DCTERMS.description, DCTERMS.modified,
-    DCTERMS.source, SKOS.note, SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs, BG.revision,
-    BG.mapping))
+    DCTERMS.source, SKOS.note, SKOS.altLabel, SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs,
+    BG.revision, BG.mapping))
 # What the across-record checks and rules read of a record's sources: which source states a
 # fact (a contradiction names the source that states or derives the part's fabric) and what
 # kind of source it is. Its address is not: an
@@ -180,6 +180,8 @@ class _Converter:
         yield from self.same_as(f.get("same_as") or [])
         if f.get("notes") is not None:
             yield s, SKOS.note, Literal(str(f["notes"]))
+        for alias in f.get("aliases") or []:
+            yield s, SKOS.altLabel, Literal(str(alias))
         if f.get("updated") is not None:
             yield s, DCTERMS.modified, literal(f["updated"])
         yield from self.sources(f.get("source") or [])

@@ -47,6 +47,9 @@ SAME_AS = {
 COMMON = {
     "id": TEXT, "name": TEXT, "same_as": ([SAME_AS],), "notes": TEXT, "updated": DATE,
     "source": [SOURCE], "history": [HISTORY],
+    # other names of the thing (as sources or submitters spell it: "H100-SXM5-80GB"): found
+    # by /search, read as skos:altLabel
+    "aliases": LIST,
 }
 MEASUREMENT = {
     "metric": TEXT, "value": NUMBER, "min": NUMBER, "max": NUMBER, "unit": TEXT,
@@ -119,7 +122,7 @@ FACT_FIELDS: dict[str, tuple[str, ...]] = {
     ),
 }
 # What a source's `states` may name: the record's own fields, but its bookkeeping.
-NOT_STATED = {"id", "source", "history", "updated", "notes", "same_as"}
+NOT_STATED = {"id", "source", "history", "updated", "notes", "same_as", "aliases"}
 
 # The fields holding ids of other records, and the kind each must name.
 REFERENCES: dict[str, dict[str, str]] = {

@@ -87,8 +87,10 @@ def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None
     try:
         key = serving_key(result.key, extra, queries, reason)
         store = copy_with(result.store_path, copy, extra, reason)
-        # served, queryable and in every dump: the description of what this copy holds
-        store.extend(description.cached(store, key, dumps))
+        # served, queryable and in every dump: the description of what this copy holds,
+        # keyed by the data alone (not the saved queries the page shows), as `export` keys
+        # it, so that a dump is byte for byte the CLI's export of the same data
+        store.extend(description.cached(store, data_key(result.key, extra, reason), dumps))
         store.flush()
         del store
         if optimize:
@@ -109,6 +111,13 @@ def _optimize(copy: Path) -> None:
     subprocess.run([sys.executable, "-c", "import sys, pyoxigraph as ox\n"
                     "store = ox.Store(sys.argv[1])\nstore.optimize()\nstore.flush()\n",
                     str(copy)], check=True)
+
+
+def data_key(build_key: str, extra: list[tuple[Path, str | None]],
+             reason: bool = False) -> str:
+    """The key of the data itself, which its description (and so every dump) states: the
+    build's, or with --with files the build's and theirs; never the saved queries."""
+    return serving_key(build_key, extra, None, reason) if extra else build_key
 
 
 def serving_key(build_key: str, extra: list[tuple[Path, str | None]],

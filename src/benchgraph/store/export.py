@@ -22,10 +22,10 @@ from typing import IO
 
 import pyoxigraph as ox
 
-from ..namespaces import PREFIXES
+from ..namespaces import PREFIXES, RECORD_PREFIXES
 
-# Record IRIs read better whole than as bgid:benchmarks\/x, so dumps leave that prefix out.
-DUMP_PREFIXES = {k: v for k, v in PREFIXES.items() if k != "bgid"}
+# Record IRIs read better whole than as bgid:benchmarks\/x, so dumps leave those prefixes out.
+DUMP_PREFIXES = {k: v for k, v in PREFIXES.items() if k not in RECORD_PREFIXES}
 
 FORMATS = {
     "trig": ox.RdfFormat.TRIG,

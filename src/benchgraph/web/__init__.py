@@ -54,6 +54,7 @@ DEFAULTS: dict[str, Any] = {
     "QUERIES_DIR": None,  # saved example queries; default: the shipped queries/
     "DUMP_DIR": None,  # where dumps are written; default: beside the store
     "LINK_LIMIT": 200,  # incoming links listed on a record page
+    "DUMPS_AHEAD": True,  # write each snapshot's dumps as it is opened, not on first request
     "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a longer request body gets 413, however sent
     "MAX_PATH_BYTES": 8 * 1024,  # a longer URL path (as sent) gets 414
     "MAX_QUERY_STRING_BYTES": 256 * 1024,  # a longer query string (as sent) gets 414
@@ -76,7 +77,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from ..query.saved import saved_queries
-    from . import dumps, errors, hooks, ld, limits, ops, publicbase, sparql, ui
+    from . import browse, dumps, errors, hooks, ld, limits, ops, publicbase, sparql, ui
     from .fastpath import FastSparql
     from .querypool import QueryPool
     from .site import Site, Snapshot
@@ -110,14 +111,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             left_out=dict(c["LEFT_OUT"]),
         )
     site = Site(snapshot, saved_queries(queries), link_limit=int(c["LINK_LIMIT"]),
-                load_examples=lambda: saved_queries(queries))
+                load_examples=lambda: saved_queries(queries),
+                on_open=[dumps.write_ahead] if _flag(c["DUMPS_AHEAD"]) else [])
     if c["SNAPSHOT_FILE"] and not c["STORE_URL"]:
         site.follow(pointer, lambda info: _open_snapshot(info, c))
     app.extensions["benchgraph"] = site
     atexit.register(site.close)
     app.before_request(site.pin)
     app.teardown_request(site.unpin)
-    for blueprint in (sparql.bp, ld.bp, ui.bp, dumps.bp, ops.bp):
+    for blueprint in (sparql.bp, ld.bp, browse.bp, ui.bp, dumps.bp, ops.bp):
         app.register_blueprint(blueprint)
     errors.register(app)
     hooks.register(app)
@@ -207,6 +209,13 @@ def _open_current(pointer: Path, c: Mapping[str, Any]) -> Snapshot:
         except snapshots.SnapshotGone:
             continue
     raise RuntimeError(f"{pointer}: its snapshots keep vanishing")
+
+
+def _flag(value: object) -> bool:
+    """A setting's truth, also as the environment spells it (BENCHGRAPH_DUMPS_AHEAD=0)."""
+    if isinstance(value, str):
+        return value.strip().lower() not in ("", "0", "false", "no", "off")
+    return bool(value)
 
 
 def _fallback_key(store_path: Path) -> str:

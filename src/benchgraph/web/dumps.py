@@ -8,19 +8,24 @@ key) has a folder of its own; writing one sweeps the others' and what dead write
 
 from __future__ import annotations
 
+import fcntl
+import logging
 import os
 import re
 import shutil
-import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response, abort, current_app, request, send_file
 
 from ..links import sssom
 from ..store import export
 from .errors import shorten
-from .site import Site
 
+if TYPE_CHECKING:
+    from .site import Site, Snapshot
+
+log = logging.getLogger(__name__)
 bp = Blueprint("dumps", __name__)
 
 MEDIA_TYPES = {"trig": "application/trig", "nq": "application/n-quads", "ttl": "text/turtle",
@@ -30,7 +35,6 @@ LABELS = {"trig": "TriG (named graphs)", "nq": "N-Quads (named graphs)",
           "jsonld": "JSON-LD (named graphs)", "ttl": "Turtle (union of all graphs)",
           "nt": "N-Triples (union of all graphs)", "rdf": "RDF/XML (union of all graphs)"}
 DUMP_TIMEOUT = 600.0  # seconds a dump may take to write
-_lock = threading.Lock()
 # What a writer leaves while it works: `<file>.<pid>.part` (queryworker.write_dump) and the
 # sorting runs' folder (export.SCRATCH).
 _UNFINISHED = re.compile(rf"^(?:.+\.(\d+)\.part|{re.escape(export.SCRATCH)}(\d+)-.*)$")
@@ -72,12 +76,17 @@ def dump(ext: str) -> Response:
     return response
 
 
-def _written(s: Site, ext: str) -> Path:
-    """The dump file, written on first request by a query worker (one thread asks; the others
-    wait for it). Server processes may race to write it; each renames its own files into
-    place, so a reader never sees half a file."""
+def _written(s: Site | Snapshot, ext: str) -> Path:
+    """The dump file, written by a query worker if it is not there yet. One writer per file
+    at a time, across the server's processes (a lock file beside it): the others wait for
+    it, then find it written. Each writer renames its own files into place, so a reader
+    never sees half a file."""
     path = s.dump_dir / s.key / f"benchgraph.{ext}"
-    with _lock:
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a+b") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
         if not path.exists():
             header, _body = s.pool.run({"op": "dump", "format": ext, "path": str(path)},
                                        timeout=DUMP_TIMEOUT)
@@ -85,6 +94,19 @@ def _written(s: Site, ext: str) -> Path:
                 abort(500, f"the {ext} dump could not be written: {header.get('detail')}")
             sweep(s.dump_dir, s.key)
     return path
+
+
+def write_ahead(snapshot: Snapshot) -> None:
+    """Every dump of a snapshot, written when it is opened (in a thread of the server's), so
+    that the first download does not wait for it (12-14 s a format at the shipped size)."""
+    for ext in export.FORMATS:
+        if ext not in MEDIA_TYPES:
+            continue
+        try:
+            _written(snapshot, ext)
+        except Exception:  # a store that is down, a worker killed: written on request
+            log.exception("snapshot %s: the %s dump not written ahead", snapshot.id, ext)
+            return
 
 
 def sweep(dump_dir: Path, key: str) -> None:

@@ -21,9 +21,11 @@ def healthz() -> Response:
     s: Site = current_app.extensions["benchgraph"]
     workers = s.pool.stats()
     healthy = workers["workers"] > 0
+    refused = s.refused_rebuild()
     body = {
-        "ok": healthy,
-        "status": "ok" if healthy else "no query workers",
+        # "degraded" (still 200: it answers) while what it serves is not what is on disk
+        "ok": healthy and refused is None,
+        "status": "no query workers" if not healthy else "degraded" if refused else "ok",
         "dataset": s.key,
         "snapshot": _snapshot(s),
         "rebuilds": s.reload.get("rebuilds", 0),
@@ -37,6 +39,10 @@ def healthz() -> Response:
         "query_timeout_s": current_app.config["QUERY_TIMEOUT"],
         "queries": s.metrics.snapshot(),
     }
+    if refused is not None:
+        body["degraded"] = {"reason": "the last rebuild was refused: the records on disk "
+                                      "would leave out records this server serves",
+                            "files": refused["files"], "since": _when(refused["at"])}
     if s.open_error:  # a newer snapshot this process could not open
         body["snapshot_not_opened"] = s.open_error | {"at": _when(s.open_error["at"])}
     response = jsonify(body)
@@ -62,6 +68,17 @@ def _rebuild(last: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def _when(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
+
+
+@bp.app_context_processor
+def banner() -> dict[str, Any]:
+    """Every page's banner while a rebuild is refused: which files, since when."""
+    s: Site = current_app.extensions["benchgraph"]
+    refused = s.refused_rebuild()
+    if refused is None:
+        return {"refused": None}
+    return {"refused": refused | {"since": datetime.fromtimestamp(refused["at"], UTC)
+                                  .strftime("%Y-%m-%d %H:%M:%S UTC")}}
 
 
 @bp.route("/metrics")

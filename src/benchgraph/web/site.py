@@ -25,6 +25,7 @@ from flask import g, has_request_context
 from ..query.saved import SavedQuery, SavedQueryError
 from ..serving import snapshots
 from ..store import open as open_store
+from .catalogue import Catalogue, build_catalogue
 from .metrics import Metrics
 from .negotiation import formats_for
 from .querypool import QueryPool
@@ -57,6 +58,8 @@ class Snapshot:
     held: IO[bytes] | None = None  # the shared lock that keeps its folder on disk
     url: str | None = None  # a remote store's query URL, served in place of store_path
     _rendered: dict[tuple, bytes] = field(default_factory=dict)
+    _made: dict[str, Any] = field(default_factory=dict)
+    _making: threading.Lock = field(default_factory=threading.Lock)
     _store: ox.Store | None = None
     _counts: tuple[dict[str, int], int] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -79,6 +82,16 @@ class Snapshot:
         if len(self._rendered) < 32:
             self._rendered[key] = value
         return value
+
+    def made(self, name: str, make: Callable[[], Any]) -> Any:
+        """A thing drawn from this dataset (the browse pages' catalogue), made once: the
+        first to ask makes it, the others wait for it."""
+        if name in self._made:
+            return self._made[name]
+        with self._making:
+            if name not in self._made:
+                self._made[name] = make()
+            return self._made[name]
 
     def etag(self, *parts: str) -> str:
         """A validator for a response that depends only on the dataset and `parts`."""
@@ -136,8 +149,11 @@ class Site:
 
     def __init__(self, snapshot: Snapshot, examples: dict[str, SavedQuery],
                  link_limit: int = 200,
-                 load_examples: Callable[[], dict[str, SavedQuery]] | None = None) -> None:
+                 load_examples: Callable[[], dict[str, SavedQuery]] | None = None,
+                 on_open: list[Callable[[Snapshot], None]] | None = None) -> None:
         self.examples = examples
+        # made for each snapshot as it is opened, in the background (web/dumps.write_ahead)
+        self.on_open: list[Callable[[Snapshot], None]] = list(on_open or [])
         self.link_limit = link_limit
         self.metrics = Metrics()
         self.reload: dict[str, Any] = {}  # the pointer's account of rebuilds, when following
@@ -149,6 +165,7 @@ class Site:
         self._stop = threading.Event()
         self._follower: threading.Thread | None = None
         self._retiring: list[threading.Thread] = []
+        self.prepare(snapshot)
 
     # --- the snapshot a request sees ------------------------------------------------------
     @property
@@ -217,7 +234,43 @@ class Site:
         return self.snapshot().remember(key, make)
 
     def etag(self, *parts: str) -> str:
-        return self.snapshot().etag(*parts)
+        refused = self.refused_rebuild()  # a page shows the banner: not the cached one
+        return self.snapshot().etag(*parts, *(("refused", str(refused["at"])) if refused
+                                               else ()))
+
+    def refused_rebuild(self) -> dict[str, Any] | None:
+        """While the last rebuild was refused: the files it would have left out (each
+        with why) and when; else None."""
+        last = self.reload.get("last_rebuild") or {}
+        if last.get("result") != "refused":
+            return None
+        leave = last.get("would_leave_out") or {}
+        files = [item["file"] for item in leave.get("invalid", [])]
+        files += [item["file"] for item in leave.get("linking", [])]
+        return {"files": files, "violations": list(last.get("violations", [])),
+                "at": last.get("at", 0.0)}
+
+    def catalogue(self) -> Catalogue:
+        """The served dataset's records by kind and its search index (catalogue.py)."""
+        snapshot = self.snapshot()
+        return snapshot.made("catalogue", lambda: build_catalogue(snapshot.store()))
+
+    def prepare(self, snapshot: Snapshot) -> threading.Thread:
+        """Make in the background what a snapshot's first visitors would otherwise wait
+        for: the catalogue of the browse and search pages, then what `on_open` holds (the
+        dumps, which create_app adds)."""
+        def make() -> None:
+            try:
+                snapshot.made("catalogue", lambda: build_catalogue(snapshot.store()))
+            except Exception:  # a store that is down: made on first use instead
+                log.exception("snapshot %s: catalogue not made ahead", snapshot.id)
+            for hook in list(self.on_open):
+                hook(snapshot)
+
+        thread = threading.Thread(target=make, daemon=True,
+                                  name=f"prepare-{snapshot.id or snapshot.key[:8]}")
+        thread.start()
+        return thread
 
     def graph_counts(self) -> tuple[dict[str, int], int]:
         return self.snapshot().graph_counts()
@@ -230,6 +283,7 @@ class Site:
                 self.examples = self._load_examples()
             except (OSError, UnicodeDecodeError, SavedQueryError) as exc:
                 log.error("saved queries not read again: %s", exc)
+        self.prepare(new)
         with self._swap:
             old, self._current = self._current, new
         retire = threading.Thread(target=old.close, args=(drain,), daemon=True,

@@ -9,7 +9,7 @@
   var PALETTE = ["#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#8c564b",
     "#000000", "#bcbd22", "#7f7f7f"];
   var OTHER = "#b8bcc4";
-  var TICK = 28; // longest x tick label before it is cut (the tooltip has it whole)
+  var TICK = 40; // longest x tick label before it is cut (the tooltip has it whole)
 
   // The chart's PNG has a white background rather than none.
   var background = {
@@ -31,16 +31,30 @@
     return e;
   }
 
-  // A tick label: an IRI's last segment (run ids share their first words, so the middle
-  // goes), cut to TICK characters.
+  // A tick label cut to TICK characters: in the middle (its start and its end kept, the start
+  // the longer: "NVIDIA RTX PRO 6000…Server Edition") or, with no room for both, at the end;
+  // never to its end alone ("GB, TensorRT)" said nothing of which system). A short last
+  // "(...)" (an accuracy target) is kept whole. A prefixed name or IRI loses its namespace
+  // first (acc:nvidia-h100-sxm: nvidia-h100-sxm).
   function cut(text) {
     text = String(text);
-    if (/^[A-Za-z][\w-]*:\S+$/.test(text)) {
-      text = text.slice(Math.max(text.lastIndexOf("/"), text.indexOf(":")) + 1) || text;
+    if (/^[A-Za-z][\w-]*:[^\s/]\S*$/.test(text)) {
+      text = text.slice(text.indexOf(":") + 1) || text;
+    } else if (/^https?:\/\/\S+$/.test(text)) {
+      text = text.replace(/\/+$/, "").replace(/^.*[#/]/, "") || text;
     }
-    var head = Math.floor(TICK / 3);
-    return text.length > TICK ? text.slice(0, head) + "\u2026" +
-      text.slice(text.length - (TICK - head - 1)) : text;
+    if (text.length <= TICK) { return text; }
+    var suffix = (/ \([^()]{1,10}\)$/.exec(text) || [""])[0];
+    var base = text.slice(0, text.length - suffix.length);
+    var room = TICK - suffix.length - 1;
+    var head = Math.ceil(room * 0.6);
+    var start = base.slice(0, head);
+    var space = start.lastIndexOf(" ");
+    if (space > 0 && space >= head - 3) { start = start.slice(0, space); }  // at a word's end
+    var end = base.slice(base.length - (room - start.length));
+    var gap = end.indexOf(" ");
+    if (gap >= 0 && gap < 3) { end = end.slice(gap + 1); }  // from a word's start
+    return (end.length >= 4 ? start + "\u2026" + end : base.slice(0, room) + "\u2026") + suffix;
   }
 
   function formatX(view, x) {
@@ -211,6 +225,7 @@
 
     change(key, value) {
       var next = Object.assign({}, this.view());
+      next.unitValue = this.asked.unitValue;
       next[key] = value;
       if (key === "x") { next.type = this.asked.type; }
       this.asked = next;
@@ -228,6 +243,8 @@
       var s = data.series(view, variables, bindings, prefixes);
       this.drawn = view;
       this.points = s.points;
+      this.allUnits = s.allUnits;
+      this.unitShown = s.units[0];
       this.drawControls(view, variables, kinds);
 
       var figure = element("figure", "bg-chart");
@@ -239,10 +256,14 @@
         (view.series ? ", a line per ?" + view.series : ""));
       box.appendChild(canvas);
       figure.appendChild(box);
-      if (s.units.length > 1) {
-        s.notes.unshift("?" + view.y + " is given in " + s.units.length + " units (" +
-          s.units.join(", ") + "): the chart puts them on one axis. Keep one unit " +
-          "(FILTER on ?" + view.unit + ") to compare like with like.");
+      if (s.allUnits && s.allUnits.length > 1) {
+        s.notes.unshift("?" + view.y + " is given in " + s.allUnits.length + " units (" +
+          s.allUnits.join(", ") + "): the chart shows one at a time, " + s.units[0] +
+          " now; choose another under \u201cunit\u201d above.");
+      }
+      if (s.split) {
+        s.notes.unshift("The rows differ by ?" + s.split.column + " (" + s.split.values.join(", ") +
+          "): each label says which, and rows of different ones are not alike.");
       }
       s.notes.forEach(function (n) { figure.appendChild(element("p", "bg-chart-note", n)); });
       this.figure = figure;
@@ -269,6 +290,10 @@
       bar.appendChild(select("series", [["", "none"]].concat(columns(function (v) {
         return kinds[v] !== "empty";
       })), view.series || "", function (v) { self.change("series", v || null); }));
+      if (this.allUnits && this.allUnits.length > 1) {
+        bar.appendChild(select("unit", this.allUnits.map(function (u) { return [u, u]; }),
+          this.unitShown, function (v) { self.asked.unitValue = v; self.draw(); }));
+      }
       var log = element("label", "bg-control");
       var box = element("input");
       box.type = "checkbox";
@@ -339,4 +364,5 @@
   window.benchgraph = window.benchgraph || {};
   window.benchgraph.ChartPlugin = ChartPlugin;
   window.benchgraph.configureChart = configure;
+  window.benchgraph.cutLabel = cut;
 })();

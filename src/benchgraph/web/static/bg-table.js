@@ -29,6 +29,18 @@
     return iri;
   }
 
+  // namespaces.PLAIN_LOCAL: a local name SPARQL reads without escapes
+  var PLAIN_LOCAL = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?)?$/;
+
+  function longestPrefix(iri, prefixes) {
+    var best = null;
+    Object.keys(prefixes || {}).forEach(function (p) {
+      if (p !== "bgid" && iri.indexOf(prefixes[p]) === 0 &&
+          (best === null || prefixes[p].length > prefixes[best].length)) { best = p; }
+    });
+    return best;
+  }
+
   // Text as HTML that parses back to the same text, and nothing else.
   function escapeText(text) {
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
@@ -58,18 +70,19 @@
       getUriLinkFromBinding(binding, prefixes) {
         var iri = binding.value;
         var shown = iri;
-        Object.keys(prefixes || {}).some(function (p) {
-          if (iri.indexOf(prefixes[p]) === 0) {
-            shown = p + ":" + iri.slice(prefixes[p].length);
-            return true;
-          }
-          return false;
-        });
+        var paste = "<" + iri + ">";
+        // the longest namespace (acc:x, not bgid:accelerators/x); copied as a query takes it
+        // back (bg-copy.js): the prefixed name where its local name needs no escape
+        var ns = longestPrefix(iri, prefixes);
+        if (ns) {
+          shown = ns + ":" + iri.slice(prefixes[ns].length);
+          if (PLAIN_LOCAL.test(iri.slice(prefixes[ns].length))) { paste = shown; }
+        }
         var bare = shown !== iri || this.persistentConfig.compact;
         var href = localHref(iri, links);
         var link;
         if (isWebLink(href)) {
-          var attributes = { "class": "iri", href: href };
+          var attributes = { "class": "iri", href: href, "data-paste": paste };
           if (href === iri) {
             attributes.target = "_blank";
             attributes.rel = "noopener noreferrer";
@@ -78,7 +91,7 @@
           }
           link = html("a", attributes, shown);
         } else {
-          link = html("span", { "class": "iri" }, shown); // shown, not followed
+          link = html("span", { "class": "iri", "data-paste": paste }, shown); // not followed
         }
         return bare ? link : "&lt;" + link + "&gt;";
       }
