@@ -54,8 +54,8 @@ EXPECTED = {
     # the runs on its part (tests/test_source_kinds.py checks blogs, resellers, derivations)
     "weakest-facts": (
         ("accelerator", "fact", "value", "restsOn", "runs", "sources"),
-        [("accelerators/nvidia-h100-sxm", "formFactor", "SxmModule", "kind not given", "6", None),
-         ("accelerators/nvidia-h100-sxm", "memoryGB", "80", "kind not given", "6", None)]),
+        [("accelerators/nvidia-h100-sxm", "formFactor", "SxmModule", "kind not given", "6", ""),
+         ("accelerators/nvidia-h100-sxm", "memoryGB", "80", "kind not given", "6", "")]),
     # No source of the fixture derives a fact: tests/test_fabric_parts.py checks one that does.
     "derived-facts": (("record", "field", "sources"), []),
     "accelerator-profile": (

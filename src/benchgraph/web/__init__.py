@@ -137,7 +137,7 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
 
     from ..store.http import CannotRun
     from ..store.remote import RemoteStore
-    from .queryinfo import check_store_query
+    from ..query.inspect import check_store_query
     from .querypool import QueryPool
     from .site import Snapshot
 
