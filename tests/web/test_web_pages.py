@@ -264,130 +264,27 @@ def test_the_query_page_links_the_sssom_dump(client):
 
 
 # --- dumps written when the snapshot is opened ------------------------------------------------
-def test_every_dump_is_written_when_the_snapshot_is_opened(app):
-    """Without any request for them, each format's dump is written in the background."""
+def test_every_dump_is_written_when_the_snapshot_is_opened(served, tmp_path):
+    """Without any request for them, each format's dump is written in the background (in a
+    dump folder of this app's own: another app's dumps sweep those of other keys)."""
     import time
 
     from benchgraph.store.export import FORMATS
+    from benchgraph.web import create_app
 
-    site = app.extensions["benchgraph"]
-    folder = site.current.dump_dir / site.current.key
-    wanted = [folder / f"benchgraph.{ext}" for ext in FORMATS]
-    deadline = time.monotonic() + 120
-    while not all(p.exists() for p in wanted) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert [p.name for p in wanted if not p.exists()] == []
-    assert all(p.with_name(p.name + ".gz").exists() for p in wanted)
-
-
-# --- saved questions with parameters -----------------------------------------------------------
-def page_config(html: str) -> dict:
-    import re
-
-    return json.loads(re.search(r'id="bg-config">(.*?)</script>', html, re.S).group(1))
-
-
-def opened(client, args: str) -> str:
-    response = client.get("/?" + args, headers=HTML)
-    assert response.status_code == 200, response.get_data(as_text=True)[:400]
-    return page_config(response.get_data(as_text=True))["open"]["query"]
-
-
-def test_the_query_page_offers_a_form_for_each_parameter(client):
-    html = client.get("/", headers=HTML).get_data(as_text=True)
-    form = html[html.index('<form class="params"'):]
-    form = form[:form.index("</form>")]
-    assert 'name="example" value="part-memory"' in form
-    # each default, the query's own VALUES, as a person types it
-    assert 'name="part" value="acc:nvidia-h100-sxm"' in form
-    assert 'name="after" value="2026-01-01"' in form and 'name="above" value="0"' in form
-    assert '<select name="status" multiple' in form  # a status: the ontology's, chosen
-    assert 'value="bg:Draft" selected' in form and 'value="bg:Verified"' in form
-
-
-def test_a_page_link_fills_the_parameters_as_typed_values(client):
-    query = opened(client, "example=part-memory&part=acc:nvidia-rtx-pro-6000-blackwell"
-                           "&above=90&status=verified,draft&after=2025-12-31")
-    assert "VALUES ?part { acc:nvidia-rtx-pro-6000-blackwell }" in query
-    assert "VALUES ?above { 90 }" in query
-    assert "VALUES ?status { bg:Verified bg:Draft }" in query
-    assert 'VALUES ?after { "2025-12-31"^^xsd:date }' in query
-    rows = select(client, query)  # /sparql stays the plain protocol: the text runs as it is
-    assert {r["memory"]["value"] for r in rows} == {"96"}
-    # a bare id or the whole IRI are the same run; an empty value means every one
-    assert "VALUES ?part { acc:nvidia-h100-sxm }" in opened(client, "example=part-memory&"
-                                                                   "part=nvidia-h100-sxm")
-    every = opened(client, "example=part-memory&part=&above=0")
-    assert "VALUES ?part" not in every
-    assert {r["part"]["value"].rsplit("/", 1)[1] for r in select(client, every)} == {
-        "nvidia-h100-sxm", "nvidia-rtx-pro-6000-blackwell"}
-
-
-def test_a_bad_value_is_a_400_naming_the_parameter(client):
-    for args, name, said in (
-            ("example=part-memory&above=lots", "above", "is not a number"),
-            ("example=part-memory&after=2026-13-01", "after", "is not a date"),
-            ("example=part-memory&part=acc:no-such-part", "part", "names no record"),
-            ("example=part-memory&part=run:ev-sglang", "part", "is not an accelerator"),
-            ("example=part-memory&status=bg:NoSuchStatus", "status", "is no term"),
-            ("example=part-memory&colour=red", "colour", "is not a parameter"),
-            ("example=no-such-query", "example", "is no saved query")):
-        response = client.get("/?" + args, headers={"Accept": "application/json"})
-        assert response.status_code == 400, args
-        body = json.loads(response.data)
-        assert body["parameter"] == name and body["error"].startswith(f"{name}: "), body
-        assert said in body["error"], body
-    html = client.get("/?example=part-memory&above=lots", headers=HTML)
-    assert html.status_code == 400 and "above: &#39;lots&#39; is not a number" in \
-        html.get_data(as_text=True)
-
-
-HOSTILE = [
-    '0 } ?s ?p ?o . FILTER(true) #', '0 }\nSELECT * WHERE { ?s ?p ?o }', '1e3 } UNION {',
-    '"x" }', '"2026-01-01"^^xsd:date } #', "<https://example.org/x> }",
-    "acc:x> . ?s ?p ?o } #", "acc:nvidia-h100-sxm }} LIMIT 1 #", "run:a b", "bg:Draft }",
-    "Draft } ?s ?p ?o", "acc:nvidia-h100-sxm\n} #", "\\u003e", "%3E%20%7D", "nvidia-h100-sxm#x",
-    "https://w3id.org/benchgraph/id/accelerators/x>", "' OR 1=1 --",
-]
-
-
-def test_a_parameter_cannot_inject_text_into_the_query(client):
-    """Whatever is typed, the query that runs is the saved one with only the inside of that
-    parameter's VALUES braces changed, and that inside one term of the parameter's type; or
-    the value is refused."""
-    import re
-    from urllib.parse import quote
-
-    from benchgraph.query.params import parse_params
-    from web.web_support import EXAMPLES
-
-    saved = (EXAMPLES / "part-memory.rq").read_text()
-    params = {p.name: p for p in parse_params(saved)[0]}
-    body = saved[saved.index("SELECT"):]
-    for name in params:
-        for value in HOSTILE:
-            response = client.get(f"/?example=part-memory&{name}={quote(value)}", headers=HTML)
-            if response.status_code == 400:
-                continue
-            assert response.status_code == 200, (name, value)
-            query = page_config(response.get_data(as_text=True))["open"]["query"]
-            query = query[query.index("SELECT"):]
-            clause = re.compile(rf"VALUES \?{name} \{{ ([^{{}}]*) \}}")
-            inside = clause.search(query)
-            assert inside and clause.sub("", query) == clause.sub("", body), (name, value)
-            terms = inside.group(1).split()
-            assert all(re.fullmatch(r'[a-z]+:[\w.-]+|-?[\d.eE+-]+|"[\d-]+"\^\^xsd:date', t)
-                       for t in terms), (name, value, terms)
-
-
-def test_run_and_part_pages_link_to_the_questions_about_them(client):
-    html = client.get(f"/id/{RTX}", headers=HTML).get_data(as_text=True)
-    questions = section(html, "summary")
-    questions = questions[questions.index("Questions about it"):]
-    assert 'href="/?example=part-memory&amp;part=acc:nvidia-rtx-pro-6000-blackwell"' in questions
-    # the link opens the question with the part given
-    query = opened(client, "example=part-memory&part=acc:nvidia-rtx-pro-6000-blackwell")
-    assert "VALUES ?part { acc:nvidia-rtx-pro-6000-blackwell }" in query
+    app = create_app(served.app_config() | {"TESTING": True, "QUERY_WORKERS": 1,
+                                            "DUMP_DIR": str(tmp_path)})
+    try:
+        site = app.extensions["benchgraph"]
+        folder = tmp_path / site.current.key
+        wanted = [folder / f"benchgraph.{ext}" for ext in FORMATS]
+        deadline = time.monotonic() + 120
+        while not all(p.exists() for p in wanted) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert [p.name for p in wanted if not p.exists()] == []
+        assert all(p.with_name(p.name + ".gz").exists() for p in wanted)
+    finally:
+        app.extensions["benchgraph"].close()
 
 
 def test_search_finds_a_record_by_its_aliases(client):
