@@ -332,6 +332,23 @@ def baseline_report(base, rows: list[dict], command: str, records: str, loads: t
             if got:
                 lines.append(f"| {r['shape']} | {r['size']:,} | {side} | " + " | ".join(
                     f"{statistics.median(p.get(k, 0) for p in got):.2f}" for k in PHASES) + " |")
+    cpu_rows = []
+    for r in rows:
+        for side in ("baseline", "today"):
+            got = [b["full"] for b in r["builds"][side] if "phase_cpu" in b["full"]]
+            if got:
+                cpu_rows.append(f"| {r['shape']} | {r['size']:,} | {side} | " + " | ".join(
+                    f"{statistics.median(g['phase_cpu'].get(k, [0, 0])[0] for g in got):.2f}"
+                    f" / {statistics.median(g['phase_cpu'].get(k, [0, 0])[1] for g in got):.2f}"
+                    for k in PHASES) + " |")
+    if cpu_rows:
+        lines += ["", "CPU of the cold builds by phase, medians (s): the build's own thread / "
+                  "its whole process (with the store's threads; the workers' CPU is the rest of "
+                  "the CPU column). The check and derive phases run on the build's thread "
+                  "alone, after the load: on two quiet cores they are the part of the build "
+                  "that nothing overlaps.", "",
+                  "| records | size | code | " + " | ".join(PHASES) + " |",
+                  "|---|---:|---|" + "---|" * len(PHASES), *cpu_rows]
     return "\n".join(lines) + "\n"
 
 
