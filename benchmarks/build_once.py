@@ -108,8 +108,9 @@ def count_phase_cpu() -> None:
             self._cpu = now
 
     build_function()
+    original = timing.Timer
     for name, module in list(sys.modules.items()):
-        if name.startswith("benchgraph") and getattr(module, "Timer", None) is timing.Timer:
+        if name.startswith("benchgraph") and getattr(module, "Timer", None) is original:
             module.Timer = Timer
 
 
