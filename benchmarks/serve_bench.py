@@ -23,6 +23,13 @@ Every request is a form POST asking for SPARQL JSON, without Accept-Encoding (no
 keep-alive connection. Machines are noisy: what counts are the ratios, measured in one run,
 with the servers' requests interleaved. The report and its raw JSON go to --out
 (benchmarks/reports/serve.md and serve.json by default).
+
+With --baseline REV a fourth server is another commit's `benchgraph serve` (installed in an
+environment of its own by benchmarks/baseline.py, building the records with its own code):
+its requests are interleaved with the others', each throughput run is made for today's and
+the baseline's servers alternately, twice each, and the report gains a section of today's
+times over the baseline's. The records then come from the baseline's data/ (which the later
+code reads too; --records today for today's).
 """
 
 from __future__ import annotations
@@ -65,6 +72,7 @@ POINT_QUERY = ("SELECT ?p{n} ?o{n} WHERE {{ "
 HEAVY = "best-per-model"
 CLIENTS = (1, 8)
 SERVERS = ("benchgraph", "oxigraph", "rdflib-endpoint")
+BASELINE = "baseline"  # --baseline REV: that commit's benchgraph serve
 JSON_TYPE = "application/sparql-results+json"
 
 
@@ -236,20 +244,21 @@ class Prepared:
     dump_s: float
 
 
-def prepare(size: str, work: Path) -> Prepared:
-    """The data folder for `size`, built (cached under `work`), and its N-Quads."""
+def prepare(size: str, work: Path, shipped: Path = SHIPPED) -> Prepared:
+    """The data folder for `size`, built (cached under `work`), and its N-Quads; `shipped`:
+    the data folder that `shipped` and the copies are made of."""
     import pyoxigraph as ox
 
     from benchgraph.pipeline.steps import build
 
     if size == "shipped":
-        data, label = SHIPPED, "shipped"
+        data, label = shipped, "shipped"
     elif size.isdigit():
         data, label = work / f"data-{size}", f"{int(size):,} runs"
         if not (data / "benchmarks").is_dir():
             tmp = work / f"data-{size}.part"
             shutil.rmtree(tmp, ignore_errors=True)
-            replicate(SHIPPED, tmp, int(size))
+            replicate(shipped, tmp, int(size))
             tmp.rename(data)
     else:
         data = Path(size).resolve()
@@ -291,6 +300,15 @@ def start_servers(p: Prepared, work: Path, args: argparse.Namespace) -> tuple[di
             port, "/sparql", logs / f"{slug}-benchgraph.log", 900,
             {"BENCHGRAPH_CACHE": str(p.cache)})
         account["benchgraph"] = {"start_s": servers["benchgraph"].started_s}
+        if args.baseline_env is not None:  # its own build of the same records, with its code
+            port = free_port()
+            servers[BASELINE] = start(
+                BASELINE, [str(args.baseline_env.python), "-m", "benchgraph", "serve",
+                           "--data", str(p.data), "--host", HOST, "--port", str(port)],
+                port, "/sparql", logs / f"{slug}-baseline.log", 1800,
+                {"BENCHGRAPH_CACHE": str(work / f"baseline-{args.baseline_env.sha[:10]}"
+                                         / p.cache.name)})
+            account[BASELINE] = {"start_s": servers[BASELINE].started_s}
 
         location = work / f"{slug}-oxigraph"
         stamp = location / "benchgraph.key"
@@ -438,22 +456,27 @@ def measure(p: Prepared, work: Path, args: argparse.Namespace) -> dict:
         queries = {POINT: POINT_QUERY} | saved_queries()
         print(f"  {p.label}: timing {len(queries)} queries x {args.repeat} ...", file=sys.stderr)
         timed = time_queries(servers, queries, args.repeat, args.query_timeout)
-        loads: dict[str, list] = {}
-        for name, server in servers.items():
-            loads[name] = []
-            for kind, text in (("cheap", None), ("heavy", queries[HEAVY])):
+        loads: dict[str, list] = {name: [] for name in servers}
+        for kind, text in (("cheap", None), ("heavy", queries[HEAVY])):
+            running = []
+            for name in servers:
                 heavy_ms = timed[HEAVY][name]["median_ms"]
                 if kind == "heavy" and heavy_ms is None:
                     loads[name].append({"kind": kind, "skipped": "it failed when timed"})
-                    continue
-                if kind == "heavy" and heavy_ms > 1000 * args.duration:
+                elif kind == "heavy" and heavy_ms > 1000 * args.duration:
                     loads[name].append({"kind": kind, "skipped": "one query takes longer "
                                         "than the run"})
-                    continue
-                for clients in CLIENTS:
+                else:
+                    running.append(name)
+            pair = [n for n in ("benchgraph", BASELINE) if n in running]
+            # today's and the baseline's servers alternately, twice each (ABBA)
+            turns = (pair + pair[::-1] if len(pair) == 2 else pair) + [
+                n for n in running if n not in pair]
+            for clients in CLIENTS:
+                for name in turns:
                     print(f"  {p.label}: {name} {kind} x{clients} ...", file=sys.stderr)
                     loads[name].append({"kind": kind} | throughput(
-                        server, text, clients, args.duration, args.query_timeout))
+                        servers[name], text, clients, args.duration, args.query_timeout))
         time.sleep(1.0)
         memory_end = {name: s.memory() for name, s in servers.items()}
         memory_settled = {}
@@ -559,7 +582,8 @@ def report(result: dict) -> str:
         rows_by: dict[tuple, dict] = {}
         for server, runs in size["load"].items():
             for run in runs:
-                rows_by.setdefault((run["kind"], run.get("clients")), {})[server] = run
+                by = rows_by.setdefault((run["kind"], run.get("clients")), {})
+                by.setdefault(server, run)  # the first of each server's (ABBA: see measure)
         for (kind, clients), by in rows_by.items():
             if clients is None:
                 continue
@@ -621,8 +645,69 @@ def report(result: dict) -> str:
                      f"| {a['benchgraph']['start_s']:g} "
                      f"| {'earlier run' if ox_load is None else f'{ox_load:g}'} "
                      f"| {a['oxigraph']['start_s']:g} | {rl_text} |")
+    if result.get("baseline"):
+        lines += baseline_section(result)
     lines.append("")
     return "\n".join(lines)
+
+
+def baseline_section(result: dict) -> list[str]:
+    """Today's benchgraph serve over the baseline commit's, on the same records."""
+    b = result["baseline"]
+    lines = [
+        "", f"## Today's benchgraph serve against {b['rev']} ({b['sha'][:10]})", "",
+        f"The same records served by {b['rev']}'s code, its requests interleaved with the "
+        "others'; `x base` is today's time over the baseline's (above 1: today is slower). "
+        f"Records: {b['records']}.", "",
+        "| data | query | rows today / base | today ms | base ms | x base |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    for size in result["sizes"]:
+        for qname, by in size["queries"].items():
+            bg, base = by.get("benchgraph", {}), by.get(BASELINE, {})
+            rows_text = " / ".join("-" if v.get("rows") is None else f"{v['rows']:,}"
+                                   for v in (bg, base))
+            lines.append(f"| {size['label']} | {qname} | {rows_text} "
+                         f"| {ms(bg.get('median_ms'))} | {ms(base.get('median_ms'))} "
+                         f"| {ratio(bg.get('median_ms'), base.get('median_ms'))} |")
+    lines += ["", "Throughput, today's and the baseline's servers alternately (today, base, "
+              "base, today), each run listed:", "",
+              "| data | query | clients | today /s | base /s | base /s over today's "
+              "| today p95 ms "
+              "| base p95 ms |", "|---|---|---:|---|---|---:|---|---|"]
+    for size in result["sizes"]:
+        keys = dict.fromkeys((r["kind"], r.get("clients")) for r in size["load"].get(
+            "benchgraph", []) if r.get("clients"))
+        for kind, clients in keys:
+            got = {server: [r for r in size["load"].get(server, []) if r["kind"] == kind
+                            and r.get("clients") == clients and "per_s" in r]
+                   for server in ("benchgraph", BASELINE)}
+            mean = {k: statistics.mean(r["per_s"] for r in v) if v else None
+                    for k, v in got.items()}
+            rates = {k: ", ".join(f"{r['per_s']:,.1f}" for r in v) or "-"
+                     for k, v in got.items()}
+            p95 = {k: ", ".join(ms(r["p95_ms"]) for r in v) or "-" for k, v in got.items()}
+            lines.append(f"| {size['label']} | {kind} | {clients} | {rates['benchgraph']} "
+                         f"| {rates[BASELINE]} | {ratio(mean[BASELINE], mean['benchgraph'])} "
+                         f"| {p95['benchgraph']} | {p95[BASELINE]} |")
+    lines += ["", "Serving memory, PSS (RSS) MB summed over each server's processes:", "",
+              "| data | when | today | base | x base PSS |", "|---|---|---|---|---:|"]
+    for size in result["sizes"]:
+        for when in ("started", "after", "settled"):
+            mem = size["memory"].get(when) or {}
+            today, base = mem.get("benchgraph"), mem.get(BASELINE)
+            if not today or not base:
+                continue
+            lines.append(f"| {size['label']} | {when} "
+                         + "".join(f"| {v['pss_mb']:,.0f} ({v['rss_mb']:,.0f}) "
+                                   for v in (today, base))
+                         + f"| {ratio(today['pss_mb'], base['pss_mb'])} |")
+    lines += ["", "Start-up (each builds the records with its own code first, from an empty "
+              "cache): " + "; ".join(
+                  f"{size['label']}: today {size['servers']['benchgraph']['start_s']:g} s, "
+                  f"base {size['servers'][BASELINE]['start_s']:g} s"
+                  for size in result["sizes"] if BASELINE in size["servers"]) + "."]
+    return lines
 
 
 def versions() -> dict[str, str]:
@@ -662,6 +747,14 @@ def main(argv: list[str] | None = None) -> int:
                              "(benchgraph stops extra workers idle for 60 s)")
     parser.add_argument("--skip", nargs="*", default=[], choices=["rdflib-endpoint"],
                         help="leave a peer out (a quicker look)")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="serve the same records with this commit's benchgraph too")
+    parser.add_argument("--baseline-dir", type=Path, metavar="DIR",
+                        help="where the baseline's environment is made and kept (default: "
+                             ".benchgraph/ of this checkout)")
+    parser.add_argument("--records", choices=("baseline", "today"), default="baseline",
+                        help="with --baseline: whose data/ `shipped` and the copies are made "
+                             "of (default: the baseline's, which the later code reads too)")
     parser.add_argument("--work", type=Path, default=None,
                         help="where data folders, builds and stores are kept between runs "
                              "(default: a temporary folder, removed)")
@@ -669,6 +762,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="the Markdown report; the JSON goes beside it (default: "
                              "%(default)s)")
     args = parser.parse_args(argv)
+    args.baseline_env = None
+    shipped = SHIPPED
+    if args.baseline:
+        import baseline
+
+        args.baseline_env = baseline.prepare(args.baseline,
+                                             args.baseline_dir or baseline.HOME)
+        if args.records == "baseline":
+            shipped = args.baseline_env.tree / "data"
     work = args.work or Path(tempfile.mkdtemp(prefix="benchgraph-serve-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     load_start = round(os.getloadavg()[0], 1)
@@ -676,7 +778,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for size in args.sizes:
             print(f"preparing {size} ...", file=sys.stderr)
-            prepared = prepare(size, work)
+            prepared = prepare(size, work, shipped)
             sizes.append(measure(prepared, work, args))
     finally:
         if args.work is None:
@@ -691,6 +793,11 @@ def main(argv: list[str] | None = None) -> int:
         "settle": args.settle,
         "sizes": sizes,
     }
+    if args.baseline_env is not None:
+        result["baseline"] = {
+            "rev": args.baseline, "sha": args.baseline_env.sha,
+            "records": f"{args.baseline}'s data/" if args.records == "baseline"
+            else "today's data/"}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     text = report(result)
     args.out.write_text(text, encoding="utf-8")

@@ -135,9 +135,9 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
     of the URL), its dumps written from what it holds."""
     import tempfile
 
+    from ..query.inspect import check_store_query
     from ..store.http import CannotRun
     from ..store.remote import RemoteStore
-    from ..query.inspect import check_store_query
     from .querypool import QueryPool
     from .site import Snapshot
 
