@@ -46,8 +46,7 @@ SHIPPED = ROOT / "data"
 REPORTS = ROOT / "benchmarks" / "reports"
 HOST = "127.0.0.1"
 # A point lookup: everything said of one accelerator.
-CHEAP = ("SELECT ?p ?o WHERE { <https://w3id.org/benchgraph/id/accelerators/nvidia-h100-sxm> "
-         "?p ?o }")
+CHEAP = "SELECT ?p ?o WHERE { <https://w3id.org/benchgraph/id/accelerators/nvidia-h100-sxm> ?p ?o }"
 HEAVY_EXAMPLES = ("best-per-model", "fabric-status")
 # Every pair of quads, counted: 1.5e11 pairs run to any time limit in flat memory (a 4-way
 # join would grow past the memory limit first and be stopped for that).
@@ -56,8 +55,11 @@ HEAVY_SHARE = 0.5  # of a mixed client's queries
 SLOW_BYTE = 1.0  # seconds between two bytes of a slow client, as in issue 24
 SLOW_PER_ADDRESS = 25  # slow connections from one source address (the server's cap: 32)
 # The figures of the run before lanes, memory limits and disconnect checks (issue 15).
-EARLIER = {"idle": {"cheap": (3, 17), "heavy": (309, 321)},
-           "load": {"cheap": (228, 577), "heavy": (615, 1127)}, "errors": 0}
+EARLIER = {
+    "idle": {"cheap": (3, 17), "heavy": (309, 321)},
+    "load": {"cheap": (228, 577), "heavy": (615, 1127)},
+    "errors": 0,
+}
 
 
 class Client:
@@ -76,14 +78,21 @@ class Client:
         try:
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
-            self.conn.request("POST", "/sparql", body, {
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Accept": "application/sparql-results+json"})
+            self.conn.request(
+                "POST",
+                "/sparql",
+                body,
+                {
+                    "Content-Type": "application/x-www-form-urlencoded",
+                    "Accept": "application/sparql-results+json",
+                },
+            )
             response = self.conn.getresponse()
             response.read()
             status = response.status
-            self.timing = dict(re.findall(r"(\w+);dur=([\d.]+)",
-                                          response.getheader("Server-Timing") or ""))
+            self.timing = dict(
+                re.findall(r"(\w+);dur=([\d.]+)", response.getheader("Server-Timing") or "")
+            )
         except (OSError, http.client.HTTPException):
             self.close()
             status = 0
@@ -109,9 +118,24 @@ def start_server(cache: Path, port: int, log: Path, extra: list[str]) -> subproc
     """`benchgraph serve` on the shipped data; returns once /healthz answers."""
     env = os.environ | {"BENCHGRAPH_CACHE": str(cache)}
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "benchgraph", "serve", "--data",
-                                 str(SHIPPED), "--host", HOST, "--port", str(port), *extra],
-                                stdout=out, stderr=subprocess.STDOUT, env=env)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "benchgraph",
+                "serve",
+                "--data",
+                str(SHIPPED),
+                "--host",
+                HOST,
+                "--port",
+                str(port),
+                *extra,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
     deadline = time.monotonic() + 600  # the first build of data/ takes a while
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -164,9 +188,16 @@ def cpu_seconds(proc: subprocess.Popen) -> dict[str, float]:
             continue
         server += t.user + t.system + t.children_user + t.children_system
     mine = os.times()
-    return {"machine": busy.user + busy.nice + busy.system + busy.irq + busy.softirq
-            + getattr(busy, "steal", 0.0), "server": server,
-            "client": mine.user + mine.system}
+    return {
+        "machine": busy.user
+        + busy.nice
+        + busy.system
+        + busy.irq
+        + busy.softirq
+        + getattr(busy, "steal", 0.0),
+        "server": server,
+        "client": mine.user + mine.system,
+    }
 
 
 def cpu_share(before: dict[str, float], after: dict[str, float], seconds: float) -> dict:
@@ -174,10 +205,14 @@ def cpu_share(before: dict[str, float], after: dict[str, float], seconds: float)
     spent = {k: after[k] - before[k] for k in before}
     other = max(0.0, spent["machine"] - spent["server"] - spent["client"])
     cores = os.cpu_count() or 1
-    return {"seconds": round(seconds, 1), "cores": cores,
-            "server_cpu_s": round(spent["server"], 1), "client_cpu_s": round(spent["client"], 1),
-            "other_cpu_s": round(other, 1),
-            "idle_cpu_s": round(max(0.0, cores * seconds - spent["machine"]), 1)}
+    return {
+        "seconds": round(seconds, 1),
+        "cores": cores,
+        "server_cpu_s": round(spent["server"], 1),
+        "client_cpu_s": round(spent["client"], 1),
+        "other_cpu_s": round(other, 1),
+        "idle_cpu_s": round(max(0.0, cores * seconds - spent["machine"]), 1),
+    }
 
 
 def summary(latencies: list[float]) -> dict[str, float]:
@@ -186,8 +221,12 @@ def summary(latencies: list[float]) -> dict[str, float]:
         return {"n": 0, "p50_ms": None, "p95_ms": None, "max_ms": None}
     ordered = sorted(latencies)
     p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-    return {"n": len(ordered), "p50_ms": round(statistics.median(ordered) * 1000, 1),
-            "p95_ms": round(p95 * 1000, 1), "max_ms": round(ordered[-1] * 1000, 1)}
+    return {
+        "n": len(ordered),
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p95_ms": round(p95 * 1000, 1),
+        "max_ms": round(ordered[-1] * 1000, 1),
+    }
 
 
 def idle(port: int, queries: dict[str, list[str]], samples: dict[str, int]) -> dict:
@@ -207,8 +246,9 @@ def idle(port: int, queries: dict[str, list[str]], samples: dict[str, int]) -> d
     return out
 
 
-def under_load(port: int, queries: dict[str, list[str]], clients: int, duration: float,
-               timeout: float) -> dict:
+def under_load(
+    port: int, queries: dict[str, list[str]], clients: int, duration: float, timeout: float
+) -> dict:
     """`clients` mixed clients and one runaway client for `duration` seconds."""
     stop = time.monotonic() + duration
     results: dict[str, list[float]] = {"cheap": [], "heavy": [], "runaway": []}
@@ -259,9 +299,12 @@ def under_load(port: int, queries: dict[str, list[str]], clients: int, duration:
         # the runaway's answer is its time-limit error, 503: expected, not an error
         expected = 503 if name == "runaway" else 200
         errors = sum(n for status, n in statuses[name].items() if status != expected)
-        out[name] = summary(latencies) | {"errors": errors, "statuses": statuses[name],
-                                          "queued": summary(waits[name]),
-                                          "for_slot": summary(slots[name])}
+        out[name] = summary(latencies) | {
+            "errors": errors,
+            "statuses": statuses[name],
+            "queued": summary(waits[name]),
+            "for_slot": summary(slots[name]),
+        }
     return out
 
 
@@ -269,8 +312,9 @@ class SlowLoris:
     """`n` connections, each sending one byte of an endless request head every SLOW_BYTE
     seconds; one the server answers or closes is opened again. Counts what the server said."""
 
-    HEAD = (b"GET /sparql?query=ASK%20%7B%7D HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
-            + b"a" * 1_000_000)
+    HEAD = (
+        b"GET /sparql?query=ASK%20%7B%7D HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 1_000_000
+    )
 
     def __init__(self, port: int, n: int):
         self.port, self.n = port, n
@@ -284,8 +328,9 @@ class SlowLoris:
     def open(self, i: int) -> None:
         source = f"127.0.0.{2 + i // SLOW_PER_ADDRESS}"
         try:
-            sock = socket.create_connection((HOST, self.port), timeout=5,
-                                            source_address=(source, 0))
+            sock = socket.create_connection(
+                (HOST, self.port), timeout=5, source_address=(source, 0)
+            )
         except OSError:
             self.answers["connect-failed"] = self.answers.get("connect-failed", 0) + 1
             return
@@ -309,7 +354,7 @@ class SlowLoris:
                 ended = sock in readable
                 if not ended:
                     try:
-                        sock.send(self.HEAD[self.conns[sock]:self.conns[sock] + 1])
+                        sock.send(self.HEAD[self.conns[sock] : self.conns[sock] + 1])
                         self.conns[sock] += 1
                     except OSError:
                         ended = True
@@ -337,8 +382,12 @@ class SlowLoris:
         still = len(self.conns)
         for sock in self.conns:
             sock.close()
-        return {"connections": self.n, "opened": self.opened, "open_at_end": still,
-                "answers": self.answers}
+        return {
+            "connections": self.n,
+            "opened": self.opened,
+            "open_at_end": still,
+            "answers": self.answers,
+        }
 
 
 def slowloris(port: int, query: str, n: int, duration: float) -> dict:
@@ -357,8 +406,12 @@ def slowloris(port: int, query: str, n: int, duration: float) -> dict:
         statuses[status] = statuses.get(status, 0) + 1
     load_avg.append(round(os.getloadavg()[0], 1))
     errors = sum(count for status, count in statuses.items() if status != 200)
-    return {"cheap": summary(latencies) | {"errors": errors, "statuses": statuses},
-            "slow": slow.close(), "seconds": duration, "load_average": load_avg}
+    return {
+        "cheap": summary(latencies) | {"errors": errors, "statuses": statuses},
+        "slow": slow.close(),
+        "seconds": duration,
+        "load_average": load_avg,
+    }
 
 
 def fmt(value: float | None) -> str:
@@ -397,7 +450,8 @@ def report(result: dict) -> str:
             f"| {name} | {fmt(a['p50_ms'])} / {fmt(a['p95_ms'])} / {fmt(a['max_ms'])} "
             f"| {b['n']:,} | {fmt(b['p50_ms'])} / {fmt(b['p95_ms'])} / {fmt(b['max_ms'])} "
             f"| {'-' if ratio is None else f'{ratio:.1f}x'} | {a['errors'] + b['errors']} "
-            f"| {e_idle[0]:,} / {e_idle[1]:,} | {e_load[0]:,} / {e_load[1]:,} |")
+            f"| {e_idle[0]:,} / {e_idle[1]:,} | {e_load[0]:,} / {e_load[1]:,} |"
+        )
     r = load["runaway"]
     cheap_idle_p95 = i["cheap"]["p95_ms"]
     target = max(5 * cheap_idle_p95, 50.0)
@@ -414,22 +468,33 @@ def report(result: dict) -> str:
         f"limit is its expected answer; its statuses: {r['statuses']}).",
         "",
         "Of that, time queued for a lane's slot and worker (the server's Server-Timing "
-        "`wait`): " + "; ".join(f"{n} p50 / p95 / max {fmt(q['p50_ms'])} / {fmt(q['p95_ms'])} / "
-                                f"{fmt(q['max_ms'])} ms" for n, q in queued.items())
+        "`wait`): "
+        + "; ".join(
+            f"{n} p50 / p95 / max {fmt(q['p50_ms'])} / {fmt(q['p95_ms'])} / {fmt(q['max_ms'])} ms"
+            for n, q in queued.items()
+        )
         + ". Of which for a slot alone (`slot`; the rest is for an idle worker): "
-        + "; ".join(f"{n} p95 / max {fmt(load[n]['for_slot']['p95_ms'])} / "
-                    f"{fmt(load[n]['for_slot']['max_ms'])} ms"
-                    for n in ("cheap", "heavy") if "for_slot" in load[n]) + ".",
+        + "; ".join(
+            f"{n} p95 / max {fmt(load[n]['for_slot']['p95_ms'])} / "
+            f"{fmt(load[n]['for_slot']['max_ms'])} ms"
+            for n in ("cheap", "heavy")
+            if "for_slot" in load[n]
+        )
+        + ".",
         "",
         f"Target (issue 15): cheap p95 under load within 5x idle or 50 ms, whichever is larger: "
         f"{target:.0f} ms here; measured {fmt(cheap_p95)} ms: "
         f"{'met' if cheap_p95 is not None and cheap_p95 <= target else 'NOT met'}.",
         "",
         "CPU under load, of the machine's "
-        + (f"{cpu['cores'] * cpu['seconds']:.0f} core-seconds ({cpu['cores']} cores x "
-           f"{cpu['seconds']:g} s): the server {cpu['server_cpu_s']:g}, this script "
-           f"{cpu['client_cpu_s']:g}, other work on the machine {cpu['other_cpu_s']:g}, idle "
-           f"{cpu['idle_cpu_s']:g}." if cpu else "-"),
+        + (
+            f"{cpu['cores'] * cpu['seconds']:.0f} core-seconds ({cpu['cores']} cores x "
+            f"{cpu['seconds']:g} s): the server {cpu['server_cpu_s']:g}, this script "
+            f"{cpu['client_cpu_s']:g}, other work on the machine {cpu['other_cpu_s']:g}, idle "
+            f"{cpu['idle_cpu_s']:g}."
+            if cpu
+            else "-"
+        ),
         "",
         "Server memory, summed over its processes (gunicorn and query workers):",
         "",
@@ -438,13 +503,13 @@ def report(result: dict) -> str:
     ]
     for when in ("before", "after"):
         m = result["memory"][when]
-        lines.append(f"| {when} load | {m['pss_mb']:,.0f} | {m['rss_mb']:,.0f} "
-                     f"| {m['processes']} |")
+        lines.append(
+            f"| {when} load | {m['pss_mb']:,.0f} | {m['rss_mb']:,.0f} | {m['processes']} |"
+        )
     w = result.get("slowloris")
     if w:
         c, sl = w["cheap"], w["slow"]
-        ratio = c["p95_ms"] / i["cheap"]["p95_ms"] if c["p95_ms"] and i["cheap"]["p95_ms"] \
-            else None
+        ratio = c["p95_ms"] / i["cheap"]["p95_ms"] if c["p95_ms"] and i["cheap"]["p95_ms"] else None
         lines += [
             "",
             f"Slow clients: {sl['connections']} connections, each sending one byte of an "
@@ -462,10 +527,15 @@ def report(result: dict) -> str:
             f"how the server ended the others: {sl['answers'] or 'none'}. Load average at the "
             f"phase's start and end: {w['load_average'][0]:g} and {w['load_average'][1]:g}.",
         ]
-    lines += ["", f"Server /metrics refusals after the run: {result['refusals'] or 'none'}.",
-              "", f"The machine's 1-minute load average at the start and at the end of the "
-              f"load: {result['load_average'][0]:g} and {result['load_average'][1]:g} (other "
-              "work shares its cores).", ""]
+    lines += [
+        "",
+        f"Server /metrics refusals after the run: {result['refusals'] or 'none'}.",
+        "",
+        f"The machine's 1-minute load average at the start and at the end of the "
+        f"load: {result['load_average'][0]:g} and {result['load_average'][1]:g} (other "
+        "work shares its cores).",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -486,21 +556,39 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
     parser.add_argument("--clients", type=int, default=8, help="mixed clients")
-    parser.add_argument("--short", action="store_true",
-                        help="10 s of load and fewer idle samples, for CI")
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="build cache (default: a fresh temporary one)")
-    parser.add_argument("--report", type=Path, default=None,
-                        help="Markdown report (default: benchmarks/reports/load.md, or "
-                             "load-short.md with --short); the JSON goes beside it")
-    parser.add_argument("--slowloris", type=int, default=50, metavar="N",
-                        help="slow connections of the last phase; 0 for none (default: "
-                             "%(default)s)")
-    parser.add_argument("--slowloris-duration", type=float, default=None, metavar="SECONDS",
-                        help="seconds of the slow clients' phase (default: 30, 10 with "
-                             "--short)")
-    parser.add_argument("--serve-arg", action="append", default=[],
-                        help="an extra `benchgraph serve` argument (repeatable)")
+    parser.add_argument(
+        "--short", action="store_true", help="10 s of load and fewer idle samples, for CI"
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="build cache (default: a fresh temporary one)"
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        help="Markdown report (default: benchmarks/reports/load.md, or "
+        "load-short.md with --short); the JSON goes beside it",
+    )
+    parser.add_argument(
+        "--slowloris",
+        type=int,
+        default=50,
+        metavar="N",
+        help="slow connections of the last phase; 0 for none (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--slowloris-duration",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds of the slow clients' phase (default: 30, 10 with --short)",
+    )
+    parser.add_argument(
+        "--serve-arg",
+        action="append",
+        default=[],
+        help="an extra `benchgraph serve` argument (repeatable)",
+    )
     args = parser.parse_args(argv)
     duration = 10.0 if args.short and args.duration == 60.0 else args.duration
     samples = {"cheap": 60, "heavy": 10} if args.short else {"cheap": 300, "heavy": 30}
@@ -515,8 +603,7 @@ def main(argv: list[str] | None = None) -> int:
         cache = args.cache or Path(tmp) / "cache"
         port = free_port()
         log = Path(tmp) / "server.log"
-        print(f"building {SHIPPED} and starting the server on {HOST}:{port} ...",
-              file=sys.stderr)
+        print(f"building {SHIPPED} and starting the server on {HOST}:{port} ...", file=sys.stderr)
         proc = start_server(cache, port, log, args.serve_arg)
         try:
             conn = http.client.HTTPConnection(HOST, port, timeout=30)
@@ -531,8 +618,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"under load for {duration:g} s ...", file=sys.stderr)
             cpu_before, started = cpu_seconds(proc), time.monotonic()
             load_result = under_load(port, queries, args.clients, duration, timeout)
-            load_result["cpu"] = cpu_share(cpu_before, cpu_seconds(proc),
-                                           time.monotonic() - started)
+            load_result["cpu"] = cpu_share(
+                cpu_before, cpu_seconds(proc), time.monotonic() - started
+            )
             time.sleep(1.0)
             after = server_memory(proc)
             load_avg.append(round(os.getloadavg()[0], 1))
@@ -546,33 +634,49 @@ def main(argv: list[str] | None = None) -> int:
             stop_server(proc)
     result = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                   f"{psutil.virtual_memory().total / 2**30:.0f} GiB, "
-                   f"Python {platform.python_version()}",
-        "settings": {"argv": " ".join(argv if argv is not None else sys.argv[1:]),
-                     "clients": args.clients, "duration": duration, "timeout": timeout,
-                     "query_workers": max(4, os.cpu_count() or 1),
-                     "heavy_share": HEAVY_SHARE, "samples": samples,
-                     "serve_args": args.serve_arg},
-        "quads": count, "health": health, "idle": idle_result, "load": load_result,
-        "memory": {"before": before, "after": after}, "refusals": refused,
-        "load_average": load_avg, "slowloris": slow_result,
+        f"{psutil.virtual_memory().total / 2**30:.0f} GiB, "
+        f"Python {platform.python_version()}",
+        "settings": {
+            "argv": " ".join(argv if argv is not None else sys.argv[1:]),
+            "clients": args.clients,
+            "duration": duration,
+            "timeout": timeout,
+            "query_workers": max(4, os.cpu_count() or 1),
+            "heavy_share": HEAVY_SHARE,
+            "samples": samples,
+            "serve_args": args.serve_arg,
+        },
+        "quads": count,
+        "health": health,
+        "idle": idle_result,
+        "load": load_result,
+        "memory": {"before": before, "after": after},
+        "refusals": refused,
+        "load_average": load_avg,
+        "slowloris": slow_result,
         "earlier": EARLIER,
     }
     text = report(result)
     report_path.parent.mkdir(parents=True, exist_ok=True)
     report_path.write_text(text, encoding="utf-8")
-    report_path.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n",
-                                                encoding="utf-8")
+    report_path.with_suffix(".json").write_text(
+        json.dumps(result, indent=2) + "\n", encoding="utf-8"
+    )
     print(text)
     return 0
 
 
 def _count_quads(port: int) -> int:
     conn = http.client.HTTPConnection(HOST, port, timeout=60)
-    conn.request("POST", "/sparql", urlencode({"query": "SELECT (COUNT(*) AS ?n) "
-                                               "{ GRAPH ?g { ?s ?p ?o } }"}),
-                 {"Content-Type": "application/x-www-form-urlencoded",
-                  "Accept": "application/sparql-results+json"})
+    conn.request(
+        "POST",
+        "/sparql",
+        urlencode({"query": "SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }"}),
+        {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Accept": "application/sparql-results+json",
+        },
+    )
     body = json.loads(conn.getresponse().read())
     conn.close()
     return int(body["results"]["bindings"][0]["n"]["value"])

@@ -27,15 +27,21 @@ from benchgraph.records import files, reader  # noqa: E402
 
 # the record reader as one object, as records.py was before it was split (read_bench.py
 # reads an old records.py and this side by side)
-new_records = types.SimpleNamespace(find_record_files=files.find_record_files,
-                                    load_record=reader.load_record)
+new_records = types.SimpleNamespace(
+    find_record_files=files.find_record_files, load_record=reader.load_record
+)
 
 
 def old_module(commit: str) -> Any:
     """records.py as of `commit`, imported as benchgraph._records_then (its package's other
     modules, errors.py, are the working tree's: they say nothing of reading)."""
-    text = subprocess.run(["git", "show", f"{commit}:src/benchgraph/records.py"], cwd=ROOT,
-                          check=True, capture_output=True, text=True).stdout
+    text = subprocess.run(
+        ["git", "show", f"{commit}:src/benchgraph/records.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     folder = Path(tempfile.mkdtemp(prefix="records-then-"))
     path = folder / "_records_then.py"
     path.write_text(text, encoding="utf-8")
@@ -99,7 +105,7 @@ def main() -> int:
         by_field[key.split(".")[0] if key[0] != "!" else key].append((f, key, a, b))
     for field, rows in sorted(by_field.items()):
         print(f"\n{field}: {len(rows)} change(s)")
-        for f, key, a, b in rows[:args.limit]:
+        for f, key, a, b in rows[: args.limit]:
             print(f"  {f}: {key}: {a!r} -> {b!r}")
     return 0
 

@@ -25,9 +25,23 @@ from benchgraph.pipeline.steps import build
 from benchgraph.web.catalogue import build_catalogue
 
 HERE = Path(__file__).resolve().parent
-QUERIES = ["H200", "h100 sxm", "h100sxm", "MI300X", "rtx pro 6000", "nvlink", "llama2-70b",
-           "llama2-70b-99 offline", "sglang", "gb200 nvl72", "nvidia", "dell xe9680",
-           "tpu", "xyzzy", "a"]
+QUERIES = [
+    "H200",
+    "h100 sxm",
+    "h100sxm",
+    "MI300X",
+    "rtx pro 6000",
+    "nvlink",
+    "llama2-70b",
+    "llama2-70b-99 offline",
+    "sglang",
+    "gb200 nvl72",
+    "nvidia",
+    "dell xe9680",
+    "tpu",
+    "xyzzy",
+    "a",
+]
 
 
 def timed(fn, repeat: int) -> list[float]:
@@ -61,17 +75,24 @@ def main() -> None:
         hits = catalogue.index.search(q, limit=None)
         words = [w for w in q.lower().split() if w]
         test = " && ".join(f'CONTAINS(LCASE(?text), "{w}")' for w in words)
-        lookup = ("SELECT DISTINCT ?r WHERE { ?r bg:recordId ?id . "
-                  "{ ?r rdfs:label ?text } UNION { BIND(?id AS ?text) } "
-                  f"FILTER({test}) }}")
-        peer = timed(lambda lookup=lookup: list(store.query(
-            lookup, use_default_graph_as_union=True, prefixes=PREFIXES)),
-            max(3, args.repeat // 10))
+        lookup = (
+            "SELECT DISTINCT ?r WHERE { ?r bg:recordId ?id . "
+            "{ ?r rdfs:label ?text } UNION { BIND(?id AS ?text) } "
+            f"FILTER({test}) }}"
+        )
+        peer = timed(
+            lambda lookup=lookup: list(
+                store.query(lookup, use_default_graph_as_union=True, prefixes=PREFIXES)
+            ),
+            max(3, args.repeat // 10),
+        )
         median, peer_median = statistics.median(times), statistics.median(peer)
         if p95(times) > worst:
             worst, slowest = p95(times), q
-        lines.append(f"| `{q}` | {len(hits):,} | {median * 1000:.2f} | {p95(times) * 1000:.2f} "
-                     f"| {peer_median * 1000:.0f} | {peer_median / median:.0f} |")
+        lines.append(
+            f"| `{q}` | {len(hits):,} | {median * 1000:.2f} | {p95(times) * 1000:.2f} "
+            f"| {peer_median * 1000:.0f} | {peer_median / median:.0f} |"
+        )
     report = [
         "# Search on the shipped data",
         "",

@@ -54,8 +54,12 @@ from benchgraph.validation.shacl import Index  # noqa: E402
 from benchgraph.validation.shapes import shapes_graph  # noqa: E402
 
 MISTAKES = [  # (field, value): one per 50 runs, in turn
-    ("confidence", 1.4), ("parallelism", {"tensor": 64}), ("unit", "W"),
-    ("interconnect_ids", ["nvlink-5"]), ("accelerator_count", 0), ("status", "final"),
+    ("confidence", 1.4),
+    ("parallelism", {"tensor": 64}),
+    ("unit", "W"),
+    ("interconnect_ids", ["nvlink-5"]),
+    ("accelerator_count", 0),
+    ("status", "final"),
 ]
 
 
@@ -174,10 +178,14 @@ def _results(report: Graph):
     from benchgraph.validation.shacl import SH, Result
 
     for node in g.objects(None, SH.result):
-        yield Result(g.value(node, SH.focusNode), g.value(node, SH.resultPath),
-                     g.value(node, SH.sourceShape), g.value(node, SH.value),
-                     g.value(node, SH.resultSeverity),
-                     g.value(node, SH.sourceConstraintComponent))
+        yield Result(
+            g.value(node, SH.focusNode),
+            g.value(node, SH.resultPath),
+            g.value(node, SH.sourceShape),
+            g.value(node, SH.value),
+            g.value(node, SH.resultSeverity),
+            g.value(node, SH.sourceConstraintComponent),
+        )
 
 
 def fast_path(converted, root: Path, size: int, want_keys: bool) -> list[Row]:
@@ -193,9 +201,17 @@ def fast_path(converted, root: Path, size: int, want_keys: bool) -> list[Row]:
     entries = {}
     for record, triples in converted:
         path = record.path
-        entries[path] = Entry(path, f"d{hash(path)}", record.kind, record.id,
-                              nquads(triples, graph_iri(record.kind, record.id)), "", [],
-                              list(record.references()), record.lines)
+        entries[path] = Entry(
+            path,
+            f"d{hash(path)}",
+            record.kind,
+            record.id,
+            nquads(triples, graph_iri(record.kind, record.id)),
+            "",
+            [],
+            list(record.references()),
+            record.lines,
+        )
     cache = Cache(root / f"cache-{size}.sqlite")
     rows = [local]
     try:
@@ -205,35 +221,54 @@ def fast_path(converted, root: Path, size: int, want_keys: bool) -> list[Row]:
         cold.seconds = time.process_time() - start
         rows.append(cold)
         # as the build passes cached entries: without their quads
-        lean = {p: Entry(e.path, e.digest, e.kind, e.id, "", "", [], e.refs, e.lines)
-                for p, e in entries.items()}
-        for label, kind in (("nothing changed", None), ("one run edited", "benchmarks"),
-                            ("one accelerator edited", "accelerators"),
-                            ("one metric edited", "metrics")):
+        lean = {
+            p: Entry(e.path, e.digest, e.kind, e.id, "", "", [], e.refs, e.lines)
+            for p, e in entries.items()
+        }
+        for label, kind in (
+            ("nothing changed", None),
+            ("one run edited", "benchmarks"),
+            ("one accelerator edited", "accelerators"),
+            ("one metric edited", "metrics"),
+        ):
             if kind is not None:  # a new digest, and the quads a fresh entry carries
                 path = next(p for p, e in lean.items() if e.kind == kind)
                 e = entries[path]
-                lean[path] = Entry(path, e.digest + "-edited", e.kind, e.id, e.stated, "", [],
-                                   e.refs, e.lines)
-            row = Row(f"fast path: check_dataset, rebuild, {label}", size, len(entries),
-                      every_record=False)
+                lean[path] = Entry(
+                    path, e.digest + "-edited", e.kind, e.id, e.stated, "", [], e.refs, e.lines
+                )
+            row = Row(
+                f"fast path: check_dataset, rebuild, {label}",
+                size,
+                len(entries),
+                every_record=False,
+            )
             start = time.process_time()
             check_dataset(lean, cache, [])
             row.seconds = time.process_time() - start
             rows.append(row)
             if kind is not None:
-                lean[path] = Entry(path, lean[path].digest, e.kind, e.id, "", "", [], e.refs,
-                                   e.lines)
+                lean[path] = Entry(
+                    path, lean[path].digest, e.kind, e.id, "", "", [], e.refs, e.lines
+                )
     finally:
         cache.close()
     if want_keys:  # the results, for comparison with pySHACL's
         shapes = local_shapes()
-        local.keys = {r.key() for _record, triples in converted
-                      for r in shapes.evaluate(Index(triples))}
-        facts = [RecordFacts(e.path, e.kind, e.id, e.refs, e.lines,
-                                      facts_from_nquads(
-                                          e.kind, e.stated, str(record_iri(e.kind, e.id))))
-                 for e in entries.values()]
+        local.keys = {
+            r.key() for _record, triples in converted for r in shapes.evaluate(Index(triples))
+        }
+        facts = [
+            RecordFacts(
+                e.path,
+                e.kind,
+                e.id,
+                e.refs,
+                e.lines,
+                facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id))),
+            )
+            for e in entries.values()
+        ]
         local.keys |= {r.key() for r, _rec in across_results(facts)}
     return rows
 
@@ -250,8 +285,14 @@ def run(sizes: list[int], budget: float, root: Path) -> list[Row]:
         fast_keys = next(r for r in reversed(rows) if "check_record" in r.strategy).keys
         for name, strategy in (("whole", pyshacl_whole), ("per-record", pyshacl_per_record)):
             if name in over:
-                rows.append(Row(strategy(converted[:0], budget).strategy, size, len(converted),
-                                note="not run: over budget at a smaller size"))
+                rows.append(
+                    Row(
+                        strategy(converted[:0], budget).strategy,
+                        size,
+                        len(converted),
+                        note="not run: over budget at a smaller size",
+                    )
+                )
                 continue
             row = strategy(converted, budget)
             row.size = size
@@ -269,13 +310,16 @@ def run(sizes: list[int], budget: float, root: Path) -> list[Row]:
 
 def report(rows: list[Row], budget: float, load: tuple) -> str:
     lines = [
-        "# Validation benchmark", "",
+        "# Validation benchmark",
+        "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, pySHACL {pyshacl.__version__}; load average at start "
-        f"{load[0]:.1f} (the machine was shared: compare ratios, not seconds).", "",
+        f"{load[0]:.1f} (the machine was shared: compare ratios, not seconds).",
+        "",
         "Command: `python benchmarks/validate_bench.py` (synthetic records from "
         "`benchmarks/synth.py`, one run in 50 given a mistake). Times are CPU seconds of one "
-        f"process. Budget per strategy and size: {budget:.0f} s.", "",
+        f"process. Budget per strategy and size: {budget:.0f} s.",
+        "",
         "| runs | records | strategy | CPU s | ms / record | vs pySHACL per record | note |",
         "|---:|---:|---|---:|---:|---:|---|",
     ]
@@ -291,8 +335,11 @@ def report(rows: list[Row], budget: float, load: tuple) -> str:
         ms = r.per_record_ms
         at = max((size for size in reference if size <= r.size), default=None)
         ref = reference.get(at) if at is not None else None
-        ratio = _times(ref / ms) + " faster" if ms and ref and ref > ms else (
-            _times(ms / ref) + " slower" if ms and ref and ms > ref else "")
+        ratio = (
+            _times(ref / ms) + " faster"
+            if ms and ref and ref > ms
+            else (_times(ms / ref) + " slower" if ms and ref and ms > ref else "")
+        )
         if ratio and at != r.size:
             ratio += f" (vs its rate at {at:,})"
         per = f"{ms:.3f}" if ms is not None else ""
@@ -301,8 +348,9 @@ def report(rows: list[Row], budget: float, load: tuple) -> str:
             if r.seconds is None and r.done:
                 per = f"{reference[r.size]:.3f} (on {r.done:,} records)"
         secs = f"{r.seconds:,.2f}" if r.seconds is not None else "> budget"
-        lines.append(f"| {r.size:,} | {r.records:,} | {r.strategy} | {secs} | {per} | {ratio} "
-                     f"| {r.note} |")
+        lines.append(
+            f"| {r.size:,} | {r.records:,} | {r.strategy} | {secs} | {per} | {ratio} | {r.note} |"
+        )
     lines += ["", _conclusion(rows, reference), "", CHOICE, ""]
     return "\n".join(lines)
 
@@ -350,34 +398,49 @@ def _conclusion(rows: list[Row], reference: dict[int, float]) -> str:
         f"{secs('one metric')} after editing a metric (its runs are checked again), "
         f"{secs('nothing changed')} when nothing changed. pySHACL per record at its last "
         f"measured rate would take {reference[max(reference)] * local.records / 3.6e6:.1f} h "
-        f"of CPU for these {local.records:,} records." if reference else "")
+        f"of CPU for these {local.records:,} records."
+        if reference
+        else ""
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--budget", type=float, default=600.0)
-    parser.add_argument("--report", type=Path,
-                        default=Path(__file__).resolve().parent / "reports" / "validate.md")
+    parser.add_argument(
+        "--report", type=Path, default=Path(__file__).resolve().parent / "reports" / "validate.md"
+    )
     parser.add_argument("--work", type=Path, help="folder for the synthetic data (temporary)")
-    parser.add_argument("--render", type=Path, metavar="JSON",
-                        help="only write the report again from a run's saved figures")
+    parser.add_argument(
+        "--render",
+        type=Path,
+        metavar="JSON",
+        help="only write the report again from a run's saved figures",
+    )
     args = parser.parse_args()
     if args.render:
         saved = json.loads(args.render.read_text(encoding="utf-8"))
         rows = [Row(**r) for r in saved["rows"]]
-        args.report.write_text(report(rows, saved["budget"], (saved["load"],)),
-                               encoding="utf-8")
+        args.report.write_text(report(rows, saved["budget"], (saved["load"],)), encoding="utf-8")
         print(args.report.read_text(encoding="utf-8"))
         return
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
         rows = run(args.sizes, args.budget, Path(tmp))
     args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.with_suffix(".json").write_text(json.dumps(
-        {"load": load[0], "budget": args.budget,
-         "rows": [{k: v for k, v in vars(r).items() if k != "keys"} for r in rows]}, indent=1))
+    args.report.with_suffix(".json").write_text(
+        json.dumps(
+            {
+                "load": load[0],
+                "budget": args.budget,
+                "rows": [{k: v for k, v in vars(r).items() if k != "keys"} for r in rows],
+            },
+            indent=1,
+        )
+    )
     args.report.write_text(report(rows, args.budget, load), encoding="utf-8")
     print(args.report.read_text(encoding="utf-8"))
 

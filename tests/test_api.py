@@ -25,7 +25,9 @@ def test_build_is_the_function_whatever_was_imported_first(tmp_path, monkeypatch
 
 
 def test_importing_the_package_imports_no_rdf_library():
-    code = ("import sys, benchgraph\n"
-            "print(sorted({'rdflib', 'pyoxigraph', 'flask'} & set(sys.modules)))")
+    code = (
+        "import sys, benchgraph\n"
+        "print(sorted({'rdflib', 'pyoxigraph', 'flask'} & set(sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

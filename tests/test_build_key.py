@@ -38,22 +38,51 @@ def test_the_copy_has_the_packages_key(tree):
     assert key_of(tree) == code_key()
 
 
-@pytest.mark.parametrize("name", [
-    "serving/watch.py", "serving/snapshots.py", "serving/reload.py", "serving/prepare.py",
-    "web/sparql.py", "web/__init__.py", "cli/main.py", "cli/serve.py", "cli/report.py",
-    "query/text.py", "query/saved.py", "links/reconcile.py", "importers/mlperf.py",
-    "store/export.py", "store/push.py", "store/extra.py", "__init__.py", "__main__.py",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "serving/watch.py",
+        "serving/snapshots.py",
+        "serving/reload.py",
+        "serving/prepare.py",
+        "web/sparql.py",
+        "web/__init__.py",
+        "cli/main.py",
+        "cli/serve.py",
+        "cli/report.py",
+        "query/text.py",
+        "query/saved.py",
+        "links/reconcile.py",
+        "importers/mlperf.py",
+        "store/export.py",
+        "store/push.py",
+        "store/extra.py",
+        "__init__.py",
+        "__main__.py",
+    ],
+)
 def test_a_comment_where_data_is_served_printed_or_linked_keeps_the_key(tree, name):
     assert _with_comment(tree, name) == key_of(tree)
 
 
-@pytest.mark.parametrize("name", [
-    "rdf/convert.py", "records/reader.py", "records/schema.py", "validation/fabric.py",
-    "validation/shacl.py", "reasoning/rules.py", "reasoning/infer.py", "pipeline/steps.py",
-    "store/load.py", "store/cache.py", "vocab.py", "resources/shapes/benchgraph-shapes.ttl",
-    "resources/validation/aggregator-hosts.txt",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "rdf/convert.py",
+        "records/reader.py",
+        "records/schema.py",
+        "validation/fabric.py",
+        "validation/shacl.py",
+        "reasoning/rules.py",
+        "reasoning/infer.py",
+        "pipeline/steps.py",
+        "store/load.py",
+        "store/cache.py",
+        "vocab.py",
+        "resources/shapes/benchgraph-shapes.ttl",
+        "resources/validation/aggregator-hosts.txt",
+    ],
+)
 def test_a_comment_where_data_is_made_changes_the_key(tree, name):
     assert _with_comment(tree, name) != key_of(tree)
 

@@ -24,8 +24,17 @@ COMMANDS = dict(commands(parser()))
 
 
 def test_the_cli_has_its_commands():
-    assert {"build", "query", "export", "validate", "serve", "link", "import", "push",
-            ("import", "mlperf")} <= {c[0] if len(c) == 1 else c for c in COMMANDS}
+    assert {
+        "build",
+        "query",
+        "export",
+        "validate",
+        "serve",
+        "link",
+        "import",
+        "push",
+        ("import", "mlperf"),
+    } <= {c[0] if len(c) == 1 else c for c in COMMANDS}
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS), ids=" ".join)

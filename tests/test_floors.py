@@ -29,7 +29,7 @@ def test_no_two_modules_import_each_other_in_a_circle():
         state[module] = "open"
         for other in sorted(imports[module]):
             if state.get(other) == "open":  # an import back up the path: a circle
-                circles.append(" -> ".join([*path[path.index(other):], module, other]))
+                circles.append(" -> ".join([*path[path.index(other) :], module, other]))
             elif other not in state:
                 visit(other, [*path, module])
         state[module] = "done"

@@ -431,8 +431,15 @@ def test_contract_property_range(onto, prop, expected):
         (vocab.NUMBER_FORMATS, BG.NumberFormats, BG.NumberFormat),
         (vocab.HOST_INTERFACE_CODES, BG.HostInterfaceKinds, BG.HostInterfaceKind),
     ],
-    ids=["status", "measured-by", "roles", "directions", "scopes", "number-formats",
-         "host-interface-codes"],
+    ids=[
+        "status",
+        "measured-by",
+        "roles",
+        "directions",
+        "scopes",
+        "number-formats",
+        "host-interface-codes",
+    ],
 )
 def test_controlled_values_form_a_scheme_with_the_record_codes(onto, table, scheme, cls):
     assert (scheme, RDF.type, SKOS.ConceptScheme) in onto

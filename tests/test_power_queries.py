@@ -28,9 +28,9 @@ def _rows(store, name: str) -> list[dict]:
             term = solution[n]
             value = None if term is None else term.value
             if value and value.startswith(ID):
-                value = value[len(ID):]
+                value = value[len(ID) :]
             elif value and value.startswith(BG):
-                value = value[len(BG):]
+                value = value[len(BG) :]
             row[n] = value
         out.append(row)
     return out
@@ -46,8 +46,9 @@ def store(tmp_path_factory):
 
 def test_per_watt_ranks_within_a_group_and_keeps_board_power_apart(store):
     rows = _rows(store, "per-watt")
-    got = [(r["powerKind"], r["scenario"], r["run"], Decimal(r["efficiency"]), r["unit"])
-           for r in rows]
+    got = [
+        (r["powerKind"], r["scenario"], r["run"], Decimal(r["efficiency"]), r["unit"]) for r in rows
+    ]
     # within each group, best first
     assert got == [
         ("system (wall)", "Offline", "sys-b", Decimal(4), "tok/J"),
@@ -66,7 +67,11 @@ def test_per_watt_ranks_within_a_group_and_keeps_board_power_apart(store):
     assert "sys-tdp-only" not in {r["run"] for r in rows}
     sys_b = rows[0]
     assert (sys_b["power"], sys_b["accelerator"], sys_b["count"], sys_b["status"]) == (
-        "250", "Part with a fabric", "8", "ScaleUpFabricPresent")
+        "250",
+        "Part with a fabric",
+        "8",
+        "ScaleUpFabricPresent",
+    )
     assert rows[3]["power"] is None  # energy per query: no watts figure
 
 
@@ -74,36 +79,47 @@ def test_scaling_lines_per_source_part_and_split(store):
     rows = _rows(store, "scaling-by-fabric")
     lines: dict[str, list] = {}
     for r in rows:
-        lines.setdefault(r["line"], []).append((int(r["count"]), Decimal(r["share"]), r["split"],
-                                                r["status"], r["run"]))
+        lines.setdefault(r["line"], []).append(
+            (int(r["count"]), Decimal(r["share"]), r["split"], r["status"], r["run"])
+        )
     prefix = "example/tables@c1c1c1c1c1c1: "
     pcie = prefix + "Part without a fabric, Model A, 128 in / 128 out, "
     fabric = prefix + "Part with a fabric, Model A, 128 in / 128 out, "
-    assert sorted(lines) == sorted([
-        fabric + "TP varies at PP1", fabric + "split not stated",
-        pcie + "TP varies at PP1", pcie + "TP varies at PP2",
-        pcie + "PP varies at TP1", pcie + "PP varies at TP2"])
+    assert sorted(lines) == sorted(
+        [
+            fabric + "TP varies at PP1",
+            fabric + "split not stated",
+            pcie + "TP varies at PP1",
+            pcie + "TP varies at PP2",
+            pcie + "PP varies at TP1",
+            pcie + "PP varies at TP2",
+        ]
+    )
     none, present = "NoScaleUpFabric", "ScaleUpFabricPresent"
     assert lines[pcie + "TP varies at PP1"] == [
         (1, Decimal(1), "TP1 x PP1", none, "scale-pcie-1"),
         (2, Decimal("0.8"), "TP2 x PP1", none, "scale-pcie-2"),
-        (4, Decimal("0.6"), "TP4 x PP1", none, "scale-pcie-4")]
+        (4, Decimal("0.6"), "TP4 x PP1", none, "scale-pcie-4"),
+    ]
     assert lines[fabric + "TP varies at PP1"] == [
         (1, Decimal(1), "TP1 x PP1", present, "scale-fabric-1"),
         (2, Decimal("0.95"), "TP2 x PP1", present, "scale-fabric-2"),
-        (4, Decimal("0.9"), "TP4 x PP1", present, "scale-fabric-4")]
+        (4, Decimal("0.9"), "TP4 x PP1", present, "scale-fabric-4"),
+    ]
     # TP2xPP2 and TP1xPP4-like splits are different lines: the pipeline line at TP1 and the
     # tensor line at PP2 each start where their fixed size is
     assert lines[pcie + "PP varies at TP1"] == [
         (1, Decimal(1), "TP1 x PP1", none, "scale-pcie-1"),
-        (2, Decimal("0.75"), "TP1 x PP2", none, "scale-pcie-pp2")]
+        (2, Decimal("0.75"), "TP1 x PP2", none, "scale-pcie-pp2"),
+    ]
     (start, end) = lines[pcie + "TP varies at PP2"]
     assert start[:3] == (2, Decimal(1), "TP1 x PP2")
     assert end[0] == 4 and end[1] == Decimal("0.9333")  # 70 / 75, to 4 decimals
     # a run whose source states no split is on the count-only line, never on a TP line
     assert lines[fabric + "split not stated"] == [
         (1, Decimal(1), "TP1 x PP1", present, "scale-fabric-1"),
-        (8, Decimal("0.5"), "not stated", present, "scale-fabric-unstated")]
+        (8, Decimal("0.5"), "not stated", present, "scale-fabric-unstated"),
+    ]
     seen = {r["run"] for r in rows}
     # never across sources; expert parallelism and several kinds are left out
     assert not seen & {"scale-other-source", "scale-fabric-ep", "scale-two-kinds"}
@@ -126,8 +142,11 @@ def test_shipped_per_watt_ranks_every_power_run(shipped):
     assert len(system) == 55 and len(board) == 48  # MLPerf's power runs; Argonne's power rows
     assert {r["unit"] for r in board} == {"tok/J"}
     assert all(float(r["power"]) < 1000 for r in board)  # one GPU board, never a system
-    llama = [float(r["efficiency"]) for r in system
-             if r["benchmark"] == "llama2-70b-99" and r["scenario"] == "Offline"]
+    llama = [
+        float(r["efficiency"])
+        for r in system
+        if r["benchmark"] == "llama2-70b-99" and r["scenario"] == "Offline"
+    ]
     assert len(llama) == 2 and llama[0] > llama[1]  # v5.1's B200 system, then v4.1's H200
 
 
@@ -140,8 +159,10 @@ def test_shipped_scaling_puts_parts_without_a_fabric_beside_nvlink(shipped):
     assert ("NVIDIA H100 SXM 80 GB", "ScaleUpFabricPresent") in status
     assert ("NVIDIA H200 SXM 141 GB", "ScaleUpFabricPresent") in status
     sources = {r["line"].split(":")[0] for r in rows}
-    assert {s.split("@")[0] for s in sources} == {"NVIDIA/TensorRT-LLM",
-                                                  "argonne-lcf/LLM-Inference-Bench"}
+    assert {s.split("@")[0] for s in sources} == {
+        "NVIDIA/TensorRT-LLM",
+        "argonne-lcf/LLM-Inference-Bench",
+    }
     # a line whose smallest count has one run starts at a share of 1; with repeated
     # measurements there, the base is their mean
     starts: dict[str, list] = {}

@@ -46,17 +46,28 @@ def test_no_kind_prefix_clashes_with_a_prefix_in_use():
     assert not set(KIND_PREFIXES.values()) & set(others)
 
 
-@pytest.mark.parametrize(("iri", "printed", "shown"), [
-    (str(record_iri("accelerators", "nvidia-h100-sxm")), "acc:nvidia-h100-sxm",
-     "acc:nvidia-h100-sxm"),
-    (str(record_iri("benchmarks", "mlperf-v4.1-x-99.9-offline")),
-     "run:mlperf-v4.1-x-99.9-offline", "run:mlperf-v4.1-x-99.9-offline"),
-    (str(record_iri("benchmarks", "seed")) + "#measurement-1",
-     "<https://w3id.org/benchgraph/id/benchmarks/seed#measurement-1>",
-     "run:seed#measurement-1"),
-    ("http://qudt.org/vocab/unit/W", "unit:W", "unit:W"),
-    ("https://example.org/x", "<https://example.org/x>", "https://example.org/x"),
-])
+@pytest.mark.parametrize(
+    ("iri", "printed", "shown"),
+    [
+        (
+            str(record_iri("accelerators", "nvidia-h100-sxm")),
+            "acc:nvidia-h100-sxm",
+            "acc:nvidia-h100-sxm",
+        ),
+        (
+            str(record_iri("benchmarks", "mlperf-v4.1-x-99.9-offline")),
+            "run:mlperf-v4.1-x-99.9-offline",
+            "run:mlperf-v4.1-x-99.9-offline",
+        ),
+        (
+            str(record_iri("benchmarks", "seed")) + "#measurement-1",
+            "<https://w3id.org/benchgraph/id/benchmarks/seed#measurement-1>",
+            "run:seed#measurement-1",
+        ),
+        ("http://qudt.org/vocab/unit/W", "unit:W", "unit:W"),
+        ("https://example.org/x", "<https://example.org/x>", "https://example.org/x"),
+    ],
+)
 def test_printed_forms(iri, printed, shown):
     assert pasteable(iri) == printed
     assert readable(iri) == shown

@@ -50,8 +50,11 @@ N = r"([\d,]+)"
 
 def test_runs_and_runs_on_accelerators(shipped, readme):
     runs, on_accelerators = said(readme, rf"tables: {N} runs, {N} of them on accelerators\)")
-    counted = run(shipped, """SELECT (COUNT(?r) AS ?runs) (COUNT(?s) AS ?with) WHERE {
-        ?r a bg:BenchmarkRun OPTIONAL { ?r bg:fabricStatus ?s } }""")
+    counted = run(
+        shipped,
+        """SELECT (COUNT(?r) AS ?runs) (COUNT(?s) AS ?with) WHERE {
+        ?r a bg:BenchmarkRun OPTIONAL { ?r bg:fabricStatus ?s } }""",
+    )
     row = next(iter(counted))
     assert (runs, on_accelerators) == (int(row[0].value), int(row[1].value))
 
@@ -63,17 +66,23 @@ def test_headline_answer(shipped, readme):
 
 def test_fabric_status_counts(shipped, readme):
     present, none, unpublished = said(
-        readme, rf"\(today {N} present, {N} none, {N} not published[;)]")
+        readme, rf"\(today {N} present, {N} none, {N} not published[;)]"
+    )
     counts = Counter(row[3].value.rpartition("#")[2] for row in rows(shipped, "fabric-status"))
-    assert (present, none, unpublished) == (counts["ScaleUpFabricPresent"],
-                                            counts["NoScaleUpFabric"],
-                                            counts["FabricNotPublished"])
+    assert (present, none, unpublished) == (
+        counts["ScaleUpFabricPresent"],
+        counts["NoScaleUpFabric"],
+        counts["FabricNotPublished"],
+    )
 
 
 def test_runs_not_run_and_kind_pairs(shipped, readme):
     runs, pairs = said(readme, rf"count runs \({N}\), not run-and-kind pairs \({N}\)")
-    counted = run(shipped, """SELECT (COUNT(DISTINCT ?r) AS ?runs) (COUNT(*) AS ?pairs) WHERE {
-        ?r a bg:BenchmarkRun ; bg:fabricStatus ?s ; bg:accelerator ?a }""")
+    counted = run(
+        shipped,
+        """SELECT (COUNT(DISTINCT ?r) AS ?runs) (COUNT(*) AS ?pairs) WHERE {
+        ?r a bg:BenchmarkRun ; bg:fabricStatus ?s ; bg:accelerator ?a }""",
+    )
     row = next(iter(counted))
     assert (runs, pairs) == (int(row[0].value), int(row[1].value))
 
@@ -86,13 +95,24 @@ def test_the_with_example_returns_rows(shipped, capsys, tmp_path):
     from paths import TEST_DATA
 
     text = README.read_text(encoding="utf-8")
-    found = re.search(r"```sh\nbenchgraph query --with gpus\.ttl=(\S+) '(.*?)'\n```", text,
-                      re.S)
+    found = re.search(r"```sh\nbenchgraph query --with gpus\.ttl=(\S+) '(.*?)'\n```", text, re.S)
     assert found, "the README's --with example is not where this test looks"
     graph, query = found.groups()
-    assert main(["query", "--data", str(DATA), "--format", "csv",
-                 "--with", f"{TEST_DATA / 'external-hardware' / 'gpus.ttl'}={graph}",
-                 query]) == 0
+    assert (
+        main(
+            [
+                "query",
+                "--data",
+                str(DATA),
+                "--format",
+                "csv",
+                "--with",
+                f"{TEST_DATA / 'external-hardware' / 'gpus.ttl'}={graph}",
+                query,
+            ]
+        )
+        == 0
+    )
     rows = capsys.readouterr().out.splitlines()[1:]
     assert rows, "the README's --with example answers nothing on the shipped data"
     assert all("http://www.wikidata.org/entity/Q" in row for row in rows)

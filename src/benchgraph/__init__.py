@@ -17,12 +17,19 @@ from ._version import __version__
 
 # name -> the module it comes from
 _API = {
-    "build": "pipeline", "BuildResult": "pipeline",
-    "BenchgraphError": "errors", "CannotRun": "errors", "Problem": "errors",
-    "QueryRefused": "errors", "RecordsInvalid": "errors",
-    "Record": "records.schema", "load_record": "records.reader",
-    "SavedQuery": "query.saved", "saved_queries": "query.saved",
-    "dump": "store.export", "format_for": "store.export",
+    "build": "pipeline",
+    "BuildResult": "pipeline",
+    "BenchgraphError": "errors",
+    "CannotRun": "errors",
+    "Problem": "errors",
+    "QueryRefused": "errors",
+    "RecordsInvalid": "errors",
+    "Record": "records.schema",
+    "load_record": "records.reader",
+    "SavedQuery": "query.saved",
+    "saved_queries": "query.saved",
+    "dump": "store.export",
+    "format_for": "store.export",
     "create_app": "web",
 }
 __all__ = ["__version__", *_API]

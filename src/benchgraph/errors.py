@@ -58,8 +58,14 @@ class QueryRefused(BenchgraphError):
     counts it under), the HTTP status and title the endpoint answers, a detail for a person,
     and where in the text (1-based line and column), when known."""
 
-    def __init__(self, code: str, status: int, title: str, detail: str,
-                 position: dict[str, int] | None = None):
+    def __init__(
+        self,
+        code: str,
+        status: int,
+        title: str,
+        detail: str,
+        position: dict[str, int] | None = None,
+    ):
         self.code, self.status, self.title, self.detail = code, status, title, detail
         self.position = position
         super().__init__(detail)

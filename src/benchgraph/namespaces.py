@@ -20,6 +20,7 @@ class _CachedNamespace(Namespace):
         term = self.__dict__[name] = URIRef(str(self) + name)
         return term
 
+
 BG = _CachedNamespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
 GRAPH = Namespace(BASE + "graph/")
@@ -40,8 +41,14 @@ DESCRIPTION_GRAPH = GRAPH["description"]  # the dataset's VoID/DCAT description
 # name holds no `/`). None clashes with a prefix in use here or in the outside graphs the
 # README names (QUDT's `unit:`, `wd:`, `gx:`, ...); tests/test_prefixes.py checks it.
 KIND_PREFIXES = {
-    "benchmarks": "run", "accelerators": "acc", "systems": "sys", "interconnects": "ic",
-    "engines": "engine", "models": "model", "metrics": "metric", "vendors": "vendor",
+    "benchmarks": "run",
+    "accelerators": "acc",
+    "systems": "sys",
+    "interconnects": "ic",
+    "engines": "engine",
+    "models": "model",
+    "metrics": "metric",
+    "vendors": "vendor",
 }
 
 PREFIXES = {
@@ -72,15 +79,16 @@ RECORD_PREFIXES = frozenset({"bgid", *KIND_PREFIXES.values()})
 # digits, `_`, `-` and `.` (not last); record ids are always so (records.ID_PATTERN).
 PLAIN_LOCAL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
 # The longest namespace first: `run:x` rather than `bgid:benchmarks/x`.
-_BY_LENGTH = sorted(((ns, p) for p, ns in PREFIXES.items() if p != "bgid"),
-                    key=lambda item: -len(item[0]))
+_BY_LENGTH = sorted(
+    ((ns, p) for p, ns in PREFIXES.items() if p != "bgid"), key=lambda item: -len(item[0])
+)
 
 
 def split_iri(iri: str) -> tuple[str, str] | None:
     """(prefix, local name) of the longest predeclared namespace `iri` starts with."""
     for ns, prefix in _BY_LENGTH:
         if iri.startswith(ns):
-            return prefix, iri[len(ns):]
+            return prefix, iri[len(ns) :]
     return None
 
 
@@ -113,7 +121,7 @@ def graph_iri(kind: str, record_id: str) -> URIRef:
 def graph_of(own: str) -> str:
     """The named graph of the record whose IRI is `own` (reasoning/infer.py and rules.py
     both ask)."""
-    return str(GRAPH) + own[len(str(ID)):] if own.startswith(str(ID)) else own
+    return str(GRAPH) + own[len(str(ID)) :] if own.startswith(str(ID)) else own
 
 
 def sparql_prefixes() -> str:

@@ -13,14 +13,17 @@ from benchgraph.importers.common import MAPPINGS
 from benchgraph.records.reader import load_record
 
 POWER = "Plots/Fig_16_a_b/power_results.csv"
-HEAD = ("Hardware,Num of Hardware,Framework,Model,Input Output Length,Batch Size,Latency,"
-        "Throughput,avg_power\n")
+HEAD = (
+    "Hardware,Num of Hardware,Framework,Model,Input Output Length,Batch Size,Latency,"
+    "Throughput,avg_power\n"
+)
 # line 2 of the fixture's All_results.csv, and a line that repeats none of its rows
-ROW = ("Nvidia A100 GPU,1,TensorRT-LLM,meta-llama/Llama-2-7b-hf,128,32,2.1091787815093994,"
-       "3883.9761104260347")
+ROW = (
+    "Nvidia A100 GPU,1,TensorRT-LLM,meta-llama/Llama-2-7b-hf,128,32,2.1091787815093994,"
+    "3883.9761104260347"
+)
 RUN = "argonne-nvidia-a100-x1-tensorrt-llm-llama-2-7b-hf-io128-bs32-tp1"
-STRANGER = ("Nvidia A100 GPU,1,TensorRT-LLM,meta-llama/Llama-2-7b-hf,128,32,2.2,"
-            "3723.6363636363635")
+STRANGER = "Nvidia A100 GPU,1,TensorRT-LLM,meta-llama/Llama-2-7b-hf,128,32,2.2,3723.6363636363635"
 
 
 def _runs(out: Path) -> dict[str, dict]:
@@ -52,8 +55,9 @@ def test_the_48_power_rows_are_watts_of_existing_runs(imported):
         (eff,) = [m for m in run["measurements"] if m["metric"] == "tokens-per-joule-board"]
         assert eff["value"] == pytest.approx(run["value"] / item["value"], rel=1e-7)
         # a board's draw never becomes system power or a system efficiency
-        assert not [m for m in run["measurements"]
-                    if m["metric"] in ("system-power", "tokens-per-joule")]
+        assert not [
+            m for m in run["measurements"] if m["metric"] in ("system-power", "tokens-per-joule")
+        ]
 
 
 def test_the_power_table_makes_no_run_of_its_own(argonne_copy, tmp_path):
@@ -85,11 +89,14 @@ def test_a_power_row_becomes_a_measurement_of_the_run_it_repeats(fixtures, tmp_p
     assert "avg_power 250500.5" in item["note"] and "milliwatts" in item["note"]
 
 
-@pytest.mark.parametrize("line, words", [
-    (ROW + ",about 250 W", [f"{POWER}:2", "avg_power: 'about 250 W' is not a number"]),
-    (STRANGER + ",250500.5", [f"{POWER}:2", "repeats no imported row of the main tables"]),
-    (ROW + ",250500.5,1", [f"{POWER}:2", "the row has 10 cells, the header 9"]),
-])
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        (ROW + ",about 250 W", [f"{POWER}:2", "avg_power: 'about 250 W' is not a number"]),
+        (STRANGER + ",250500.5", [f"{POWER}:2", "repeats no imported row of the main tables"]),
+        (ROW + ",250500.5,1", [f"{POWER}:2", "the row has 10 cells, the header 9"]),
+    ],
+)
 def test_a_bad_power_row_is_an_error_and_nothing_is_written(fixtures, tmp_path, line, words):
     out = tmp_path / "out"
     report = import_argonne(_copy(fixtures, tmp_path, [line]), out)

@@ -11,8 +11,9 @@ from benchgraph.importers.common import detect_commit
 
 
 def _git(folder, *args) -> str:
-    return subprocess.run(["git", "-C", str(folder), *args], check=True, text=True,
-                          capture_output=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(folder), *args], check=True, text=True, capture_output=True
+    ).stdout.strip()
 
 
 @pytest.fixture
@@ -22,8 +23,17 @@ def checkout(tmp_path):
     _git(folder, "init", "-q", "-b", "main")
     (folder / "README.md").write_text("results\n")
     _git(folder, "add", "README.md")
-    _git(folder, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q",
-         "-m", "results")
+    _git(
+        folder,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.org",
+        "commit",
+        "-q",
+        "-m",
+        "results",
+    )
     return folder
 
 

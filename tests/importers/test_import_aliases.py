@@ -10,14 +10,17 @@ from benchgraph.cli.imports import main
 from benchgraph.importers.aliases import known_names, with_aliases, write_aliases
 
 REPO = Path(__file__).resolve().parents[2]
-H100 = ("id: nvidia-h100-sxm\nname: NVIDIA H100 SXM 80 GB\nvendor: nvidia\n# a comment\n"
-        "memory_gb: 80\n")
+H100 = (
+    "id: nvidia-h100-sxm\nname: NVIDIA H100 SXM 80 GB\nvendor: nvidia\n# a comment\nmemory_gb: 80\n"
+)
 
 
 def test_the_mapping_s_names_of_a_part_become_its_aliases():
     text = with_aliases(H100, ["NVIDIA H100-SXM-80GB", "nvidia  h100 sxm 80 gb"])
-    assert text == ('id: nvidia-h100-sxm\nname: NVIDIA H100 SXM 80 GB\naliases:\n'
-                    '  - "NVIDIA H100-SXM-80GB"\nvendor: nvidia\n# a comment\nmemory_gb: 80\n')
+    assert text == (
+        "id: nvidia-h100-sxm\nname: NVIDIA H100 SXM 80 GB\naliases:\n"
+        '  - "NVIDIA H100-SXM-80GB"\nvendor: nvidia\n# a comment\nmemory_gb: 80\n'
+    )
     # again: nothing changes; a name added later joins those there, in order
     assert with_aliases(text, ["NVIDIA H100-SXM-80GB"]) == text
     more = with_aliases(text, ["H100 SXM5"])
@@ -33,8 +36,9 @@ def test_an_import_writes_the_aliases_of_the_records_it_names(fixtures, tmp_path
     (out / "accelerators" / "nvidia-h100-sxm.yaml").write_text(stripped, encoding="utf-8")
     checkout = tmp_path / "mlperf"
     shutil.copytree(fixtures / "mlperf", checkout)
-    assert main(["import", "mlperf", str(checkout / "inference_results_v4.1"),
-                 "--out", str(out)]) == 0
+    assert (
+        main(["import", "mlperf", str(checkout / "inference_results_v4.1"), "--out", str(out)]) == 0
+    )
     written = (out / "accelerators" / "nvidia-h100-sxm.yaml").read_text(encoding="utf-8")
     assert 'aliases:\n  - "NVIDIA H100-SXM-80GB"\n' in written
     assert with_aliases_removed(written) == stripped  # nothing else of the file changed
@@ -42,8 +46,10 @@ def test_an_import_writes_the_aliases_of_the_records_it_names(fixtures, tmp_path
 
 def test_the_shipped_parts_carry_the_names_the_mapping_knows():
     """The shipped accelerator records are as an import leaves them."""
-    copy = {p.name: p.read_text(encoding="utf-8")
-            for p in (REPO / "data" / "accelerators").glob("*.yaml")}
+    copy = {
+        p.name: p.read_text(encoding="utf-8")
+        for p in (REPO / "data" / "accelerators").glob("*.yaml")
+    }
     names = known_names()
     assert names["nvidia-h100-sxm"] == ["NVIDIA H100-SXM-80GB"]
     for name, text in copy.items():

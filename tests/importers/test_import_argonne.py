@@ -28,8 +28,10 @@ def small(fixtures, tmp_path):
 
 def test_byte_identical_tables_are_read_once(small):
     report, _ = small
-    reason = ("byte-identical to Plots/Fig_5_a/TP_PP_Results.csv; its rows are imported once, "
-              "from that file")
+    reason = (
+        "byte-identical to Plots/Fig_5_a/TP_PP_Results.csv; its rows are imported once, "
+        "from that file"
+    )
     assert ("Plots/Fig_5_b/TP_EP_PP_results.csv", reason) in report.left_out
 
 
@@ -38,11 +40,16 @@ def test_a_row_repeated_in_the_tp_table_is_one_run_with_its_parallelism(small):
     run = runs["argonne-nvidia-a100-x1-tensorrt-llm-llama-2-7b-hf-io128-bs32-tp1"]
     assert run["parallelism"] == {"tensor": 1}
     assert [(s["path"], s["row"]) for s in run["source"]] == [
-        ("Plots/All_results.csv", "2"), ("Plots/Fig_5_a/TP_PP_Results.csv", "2")]
+        ("Plots/All_results.csv", "2"),
+        ("Plots/Fig_5_a/TP_PP_Results.csv", "2"),
+    ]
     assert run["value"] == 3883.9761104260347 and run["unit"] == "tok/s"
     latency = run["measurements"][0]
     assert (latency["metric"], latency["value"], latency["unit"]) == (
-        "latency-batch-e2e", 2.1091787815093994, "s")
+        "latency-batch-e2e",
+        2.1091787815093994,
+        "s",
+    )
 
 
 def test_different_measurements_of_one_configuration_are_separate_runs(small):
@@ -61,8 +68,10 @@ def test_hybrid_parallelism_is_stated(small):
 
 def test_rows_that_do_not_fit_the_documented_units_are_left_out(small):
     report, runs = small
-    assert any(where == "Plots/All_results.csv:7" and reason.startswith("units not documented")
-               for where, reason in report.left_out)
+    assert any(
+        where == "Plots/All_results.csv:7" and reason.startswith("units not documented")
+        for where, reason in report.left_out
+    )
     assert not any(r["engine"] == "llama-cpp" for r in runs.values())
 
 
@@ -105,16 +114,23 @@ def test_a_part_derived_for_each_framework_cites_what_it_rests_on(imported):
             pair = (run["engine"], run["accelerators"][0])
             by_engine[pair] = by_engine.get(pair, 0) + 1
     assert {e for e, a in by_engine if a == "nvidia-h100-sxm"} == {
-        "llama-cpp", "vllm", "tensorrt-llm"}
+        "llama-cpp",
+        "vllm",
+        "tensorrt-llm",
+    }
     assert {a for _e, a in by_engine} == {"nvidia-h100-sxm"}
     for engine in ("llama-cpp", "vllm"):
-        run = next(r for r in runs.values() if r["accelerators"] == ["nvidia-h100-sxm"]
-                   and r["engine"] == engine)
+        run = next(
+            r
+            for r in runs.values()
+            if r["accelerators"] == ["nvidia-h100-sxm"] and r["engine"] == engine
+        )
         derived = [s for s in run["source"] if "derives" in s]
         assert {tuple(s["derives"]) for s in derived} == {("accelerators",)}
         assert any(s.get("path") == "llama.cpp/H100/README.MD" for s in derived)
         assert {s["kind"] for s in derived} == {"operator", "reseller"} | (
-            {"vendor"} if engine == "llama-cpp" else set())
+            {"vendor"} if engine == "llama-cpp" else set()
+        )
         assert run["notes"].startswith("The part is derived")
         # the table rows themselves are still cited as the run's source, not as deriving
         assert run["source"][0]["path"] == "Plots/All_results.csv"

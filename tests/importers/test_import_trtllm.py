@@ -44,7 +44,7 @@ def _figures_in(text: str, old_layout: bool) -> int:
     lines = text.splitlines()
     if old_layout:
         start = next(i for i, line in enumerate(lines) if line.startswith("| Throughput"))
-        for line in lines[start + 4:]:
+        for line in lines[start + 4 :]:
             if not line.startswith("|"):
                 break
             n += sum(1 for c in line.split("|")[4:-1] if c.strip())
@@ -61,8 +61,9 @@ def test_every_non_empty_cell_of_both_versions_is_one_run(copies, tmp_path):
     report = import_trtllm(copies, tmp_path)
     assert report.exit_code == 0, report.summary()
     runs = _runs(tmp_path)
-    by_commit = {c: [r for r in runs.values() if r["source"][0]["commit"] == c]
-                 for c in (V017, V10)}
+    by_commit = {
+        c: [r for r in runs.values() if r["source"][0]["commit"] == c] for c in (V017, V10)
+    }
     assert len(by_commit[V017]) == _figures_in((copies / f"{V017}.md").read_text(), True) == 373
     assert len(by_commit[V10]) == _figures_in((copies / f"{V10}.md").read_text(), False) == 328
     assert len(runs) == 701
@@ -103,14 +104,20 @@ def test_later_tables_give_pipeline_splits_and_the_dgx_systems(copies, tmp_path)
     assert h100["system"] == "trtllm-perf-nvidia-dgx-h100" and "derived" not in h100["notes"]
     assert "should *not* be considered as the peak performance" in h100["notes"]
     systems = sorted(p.stem for p in (tmp_path / "systems" / "trtllm-perf").glob("*.yaml"))
-    assert systems == ["trtllm-perf-nvidia-dgx-b200", "trtllm-perf-nvidia-dgx-h100",
-                       "trtllm-perf-nvidia-gb200-nvl72"]
+    assert systems == [
+        "trtllm-perf-nvidia-dgx-b200",
+        "trtllm-perf-nvidia-dgx-h100",
+        "trtllm-perf-nvidia-gb200-nvl72",
+    ]
     # no source read gives the DGX H200's GPU count: its runs name no system, and say so
     h200 = runs[f"trtllm-{V10[:12]}-llama3.3-70b-nvidia-h200-sxm-tp1-fp8-128-128"]
     assert "system" not in h200 and "DGX H200" in h200["notes"]
     # Llama 4 Scout's RTX table has no 8-GPU figure at 5000/500: no run
-    assert not [r for r in runs if "llama4-scout" in r and rtx in r and r.endswith("-5000-500")
-                and "tp4-pp2" in r]
+    assert not [
+        r
+        for r in runs
+        if "llama4-scout" in r and rtx in r and r.endswith("-5000-500") and "tp4-pp2" in r
+    ]
 
 
 # --- small hand-made fixtures --------------------------------------------------------------
@@ -148,15 +155,23 @@ def _old_with(fixtures: Path, old: str, new: str) -> str:
     return text.replace(old, new, 1)
 
 
-@pytest.mark.parametrize("old, new, line, words", [
-    ("| 2                          | 128, 128                     | 6645.12          |         |",
-     "| 2                          | 128, 128                     | 6645.12          |",
-     16, ["the row has 4 cells", "header (line 11) has 5", "ragged"]),
-    ("6645.12", "6645.12*", 16, ["cell 'H100 80GB HBM3'", "'6645.12*' is not a number"]),
-    ("| L40S    |", "| L41S    |", 11, ["unknown GPU: 'L41S'", "column 'L41S'"]),
-])
+@pytest.mark.parametrize(
+    "old, new, line, words",
+    [
+        (
+            "| 2                          | 128, 128                     | 6645.12          "
+            "|         |",
+            "| 2                          | 128, 128                     | 6645.12          |",
+            16,
+            ["the row has 4 cells", "header (line 11) has 5", "ragged"],
+        ),
+        ("6645.12", "6645.12*", 16, ["cell 'H100 80GB HBM3'", "'6645.12*' is not a number"]),
+        ("| L40S    |", "| L41S    |", 11, ["unknown GPU: 'L41S'", "column 'L41S'"]),
+    ],
+)
 def test_bad_input_is_reported_with_file_line_and_cell_and_nothing_is_written(
-        fixtures, tmp_path, old, new, line, words):
+    fixtures, tmp_path, old, new, line, words
+):
     folder = _write(tmp_path, _old_with(fixtures, old, new))
     shutil.copyfile(fixtures / "trtllm" / f"{NEW}.md", folder / f"{NEW}.md")
     out = tmp_path / "out"
@@ -174,8 +189,10 @@ def test_a_mapping_resting_on_a_hardware_line_the_file_lacks_is_an_error(fixture
     folder = _write(tmp_path, text.replace("- H100 SXM 80GB (DGX H100)\n", ""), NEW)
     report = import_trtllm(folder, tmp_path / "out")
     assert report.exit_code == 1
-    assert "'H100 SXM 80GB (DGX H100)', which this version of the file does not have" \
+    assert (
+        "'H100 SXM 80GB (DGX H100)', which this version of the file does not have"
         in report.summary()
+    )
 
 
 def test_the_cli_writes_the_runs_and_exits_1_on_bad_input(fixtures, tmp_path, capsys):
@@ -195,8 +212,9 @@ def test_a_checkout_is_read_through_the_files_history(fixtures, tmp_path):
     target.parent.mkdir(parents=True)
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+        ).stdout.strip()
 
     git("init", "-q")
     git("config", "user.email", "t@example.org")
@@ -217,10 +235,17 @@ def test_a_checkout_is_read_through_the_files_history(fixtures, tmp_path):
 def test_a_code_block_holds_no_heading_and_no_table():
     from benchgraph.importers.trtllm import tables
 
-    found = tables("## Throughput Measurements\n```shell\n# a shell comment, no heading\n"
-                   "| not | a table |\n```\n#### Model X\n\n"
-                   "| Sequence Length (ISL/OSL) | H100<br/>TP1 (FP8) |\n|---|---|\n"
-                   "| 128/128 | 5 |\n")
+    found = tables(
+        "## Throughput Measurements\n```shell\n# a shell comment, no heading\n"
+        "| not | a table |\n```\n#### Model X\n\n"
+        "| Sequence Length (ISL/OSL) | H100<br/>TP1 (FP8) |\n|---|---|\n"
+        "| 128/128 | 5 |\n"
+    )
     assert [(t.section, t.heading, t.line, [c for _, c in t.rows]) for t in found] == [
-        ("Throughput Measurements", "Model X", 8,
-         [["Sequence Length (ISL/OSL)", "H100<br/>TP1 (FP8)"], ["128/128", "5"]])]
+        (
+            "Throughput Measurements",
+            "Model X",
+            8,
+            [["Sequence Length (ISL/OSL)", "H100<br/>TP1 (FP8)"], ["128/128", "5"]],
+        )
+    ]

@@ -36,14 +36,20 @@ def _runs(out: Path, round_: str) -> dict[str, dict]:
 
 
 def _power_items(run: dict) -> list[dict]:
-    return [m for m in run.get("measurements") or []
-            if m["metric"] in ("system-power", "energy-per-query")]
+    return [
+        m
+        for m in run.get("measurements") or []
+        if m["metric"] in ("system-power", "energy-per-query")
+    ]
 
 
 # --- the shared copies ----------------------------------------------------------------
 def test_v51_power_logs_agree_with_every_published_figure(v51):
-    rows = [r for r in json.loads((v51 / "summary_results.json").read_text("utf-8"))
-            if r.get("has_power")]
+    rows = [
+        r
+        for r in json.loads((v51 / "summary_results.json").read_text("utf-8"))
+        if r.get("has_power")
+    ]
     assert len(rows) == 24
     agree, incomplete = [], []
     for row in rows:
@@ -55,7 +61,10 @@ def test_v51_power_logs_agree_with_every_published_figure(v51):
         result = compute(logs, row["Scenario"])
         assert result.unit == {"Watts": "W", "millijoules": "mJ"}[row["Power_Units"]]
         assert result.agrees_with(row["Power_Result"]), (
-            row["Location"], row["Power_Result"], result.value)
+            row["Location"],
+            row["Power_Result"],
+            result.value,
+        )
         agree.append(row["Location"])
     assert len(agree) == 23
     assert incomplete == [(RGAT, ["run_1/mlperf_log_detail.txt"])]
@@ -68,8 +77,10 @@ def test_v51_runs_keep_the_published_figure_and_cite_agreeing_logs(imported, v51
     with_power = {rid: run for rid, run in runs.items() if _power_items(run)}
     assert len(with_power) == 24
     # the row's ID names the system; its Location and Scenario name the result
-    rows = {(r["ID"], r["Location"].split("/")[4], r["Scenario"]): r
-            for r in json.loads((v51 / "summary_results.json").read_text("utf-8"))}
+    rows = {
+        (r["ID"], r["Location"].split("/")[4], r["Scenario"]): r
+        for r in json.loads((v51 / "summary_results.json").read_text("utf-8"))
+    }
     for rid, run in with_power.items():
         (item,) = _power_items(run)
         row = rows[(run["source"][0]["row"], run["benchmark"], run["scenario"])]
@@ -92,8 +103,12 @@ def test_v41_power_runs_carry_the_metric_computed_from_their_logs(imported, v41)
     with_power = {rid: _power_items(run) for rid, run in runs.items() if _power_items(run)}
     assert len(with_power) == 31
     scenarios = {runs[rid]["scenario"]: items[0]["metric"] for rid, items in with_power.items()}
-    assert scenarios == {"Offline": "system-power", "Server": "system-power",
-                         "SingleStream": "energy-per-query", "MultiStream": "energy-per-query"}
+    assert scenarios == {
+        "Offline": "system-power",
+        "Server": "system-power",
+        "SingleStream": "energy-per-query",
+        "MultiStream": "energy-per-query",
+    }
     maxq = runs["mlperf-v4.1-closed-nvidia-h200-sxm-141gbx8-trt-maxq-llama2-70b-99-offline"]
     (power,) = _power_items(maxq)
     assert power["unit"] == "W" and 1000 < power["value"] < 10000  # an 8-GPU system, at the wall
@@ -104,33 +119,52 @@ def test_v41_power_runs_carry_the_metric_computed_from_their_logs(imported, v41)
 
 # --- hand-made logs ---------------------------------------------------------------------
 def _mllog(key: str, value) -> str:
-    return ":::MLLOG " + json.dumps({"key": key, "value": value, "time_ms": 1.0,
-                                     "namespace": "mlperf::logging",
-                                     "event_type": "POINT_IN_TIME", "metadata": {}})
+    return ":::MLLOG " + json.dumps(
+        {
+            "key": key,
+            "value": value,
+            "time_ms": 1.0,
+            "namespace": "mlperf::logging",
+            "event_type": "POINT_IN_TIME",
+            "metadata": {},
+        }
+    )
 
 
 def _sample(clock: str, watts: str) -> str:
     return f"Time,{clock},Watts,{watts},Volts,230.0,Amps,1.0,PF,0.99,Mark,run"
 
 
-def _power_run(root: Path, *, marks: dict | None = None, samples: list[str] | None = None,
-               detail: bool = True) -> Path:
+def _power_run(
+    root: Path, *, marks: dict | None = None, samples: list[str] | None = None, detail: bool = True
+) -> Path:
     """A result folder with hand-made power logs: power/, ranging/, run_1/."""
     perf = root / "performance"
     for name in ("power/client.json", "power/server.json"):
         (perf / name).parent.mkdir(parents=True, exist_ok=True)
         (perf / name).write_text('{"version": "1.0", "timezone": 0}', "utf-8")
-    marks = {"power_begin": "01-02-2025 10:00:00.000", "power_end": "01-02-2025 10:00:10.000",
-             "result_query_count": 500, "effective_scenario": "SingleStream"} \
-        if marks is None else marks
-    samples = samples if samples is not None else [
-        _sample("01-02-2025 09:59:59.000", "999"),  # before the window
-        _sample("01-02-2025 10:00:00.000", "5000"),  # on power_begin: not inside
-        _sample("01-02-2025 10:00:01.000", "100.5"),
-        _sample("01-02-2025 10:00:02.000", "0"),  # not above 0: not counted
-        _sample("01-02-2025 10:00:05.000", "99.5"),
-        _sample("01-02-2025 10:00:10.000", "7000"),  # on power_end: not inside
-    ]
+    marks = (
+        {
+            "power_begin": "01-02-2025 10:00:00.000",
+            "power_end": "01-02-2025 10:00:10.000",
+            "result_query_count": 500,
+            "effective_scenario": "SingleStream",
+        }
+        if marks is None
+        else marks
+    )
+    samples = (
+        samples
+        if samples is not None
+        else [
+            _sample("01-02-2025 09:59:59.000", "999"),  # before the window
+            _sample("01-02-2025 10:00:00.000", "5000"),  # on power_begin: not inside
+            _sample("01-02-2025 10:00:01.000", "100.5"),
+            _sample("01-02-2025 10:00:02.000", "0"),  # not above 0: not counted
+            _sample("01-02-2025 10:00:05.000", "99.5"),
+            _sample("01-02-2025 10:00:10.000", "7000"),  # on power_end: not inside
+        ]
+    )
     for folder in ("ranging", "run_1"):
         (perf / folder).mkdir(parents=True, exist_ok=True)
         (perf / folder / "spl.txt").write_text("\n".join(samples) + "\n", "utf-8")
@@ -221,7 +255,9 @@ def test_import_records_the_power_metric_its_efficiency_and_the_files(fixtures, 
     (eff,) = [m for m in run["measurements"] if m["metric"] == "tokens-per-joule"]
     assert eff["value"] == pytest.approx(run["value"] / 100.0, rel=1e-7)
     assert [s["path"] for s in run["source"][1:]] == [
-        f"{DGX}/performance/run_1/spl.txt", f"{DGX}/performance/run_1/mlperf_log_detail.txt"]
+        f"{DGX}/performance/run_1/spl.txt",
+        f"{DGX}/performance/run_1/mlperf_log_detail.txt",
+    ]
 
 
 def test_import_of_a_broken_power_log_writes_nothing_and_names_the_line(fixtures, tmp_path):
@@ -242,5 +278,6 @@ def test_import_of_a_power_run_without_its_detail_log_records_no_figure(fixtures
     assert report.exit_code == 0, report.summary()
     run = _runs(out, "v4.1")[DGX_RUN]
     assert _power_items(run) == []
-    assert "incomplete" in run["notes"] and any("mlperf_log_detail.txt" in w
-                                                for w in report.warnings)
+    assert "incomplete" in run["notes"] and any(
+        "mlperf_log_detail.txt" in w for w in report.warnings
+    )

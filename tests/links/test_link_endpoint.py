@@ -68,8 +68,12 @@ class Server:
                 while len(body) < int(headers.get("Content-Length", 0)):
                     body += conn.recv(65536)
                 method, path, _ = lines[0].split(" ", 2)
-                request = {"method": method, "path": path, "headers": headers,
-                           "query": urllib.parse.parse_qs(body.decode()).get("query")}
+                request = {
+                    "method": method,
+                    "path": path,
+                    "headers": headers,
+                    "query": urllib.parse.parse_qs(body.decode()).get("query"),
+                }
                 self.requests.append(request)
                 self.answer(self, request, conn)
         except OSError:
@@ -112,8 +116,18 @@ def records(tmp_path, monkeypatch):
 
 def link(records, url: str, capsys, *more: str) -> tuple[int, str]:
     """Run `benchgraph link --out`; its exit code and what it wrote on stderr."""
-    code = main(["link", "--data", str(records), "--endpoint", url, "--out",
-                 str(records.parent / "links.sssom.tsv"), *more])
+    code = main(
+        [
+            "link",
+            "--data",
+            str(records),
+            "--endpoint",
+            url,
+            "--out",
+            str(records.parent / "links.sssom.tsv"),
+            *more,
+        ]
+    )
     return code, capsys.readouterr().err
 
 
@@ -125,8 +139,12 @@ def one_message(err: str, url: str) -> str:
 
 
 def answer(status: bytes, body: bytes, *headers: bytes) -> bytes:
-    head = [b"HTTP/1.1 " + status, b"Content-Length: %d" % len(body), b"Connection: close",
-            *headers]
+    head = [
+        b"HTTP/1.1 " + status,
+        b"Content-Length: %d" % len(body),
+        b"Connection: close",
+        *headers,
+    ]
     return b"\r\n".join(head) + b"\r\n\r\n" + body
 
 
@@ -134,8 +152,10 @@ def test_an_endless_answer_is_cut_at_the_size_limit(serve, records, capsys):
     bound = 16 * 1024 * 1024  # the server gives up here; the client must stop far sooner
 
     def endless(server, request, conn):
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/sparql-results+json\r\n"
-                     b"Connection: close\r\n\r\n" + b'{"results": {"bindings": [')
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/sparql-results+json\r\n"
+            b"Connection: close\r\n\r\n" + b'{"results": {"bindings": ['
+        )
         block, sent = b'{"item": {"type": "uri", "value": "x"}}, ' * 4096, 0
         while sent < bound and not server.stop.is_set():
             conn.sendall(block)
@@ -170,9 +190,11 @@ def test_a_trickle_ends_at_the_deadline_of_the_whole_request(where, serve, recor
 @pytest.mark.parametrize("elsewhere", ["another port", "another host name", "https"])
 def test_a_redirect_off_the_endpoints_origin_is_refused(elsewhere, serve, records, capsys):
     other = serve(lambda server, request, conn: conn.sendall(answer(b"200 OK", RESULTS)))
-    target = {"another port": other.url,
-              "another host name": "http://localhost:{port}/elsewhere",
-              "https": "https://127.0.0.1:{port}/sparql"}[elsewhere]
+    target = {
+        "another port": other.url,
+        "another host name": "http://localhost:{port}/elsewhere",
+        "https": "https://127.0.0.1:{port}/sparql",
+    }[elsewhere]
 
     def redirect(server, request, conn):
         location = target.format(port=server.port).encode()
@@ -185,9 +207,11 @@ def test_a_redirect_off_the_endpoints_origin_is_refused(elsewhere, serve, record
     code, err = link(records, server.url, capsys)
     message = one_message(err, server.url)
     assert code == 2, err
-    assert message.endswith(f"HTTP 302 redirects to {target.format(port=server.port)}, off "
-                            f"the endpoint's origin (http://127.0.0.1:{server.port}): "
-                            "not followed")
+    assert message.endswith(
+        f"HTTP 302 redirects to {target.format(port=server.port)}, off "
+        f"the endpoint's origin (http://127.0.0.1:{server.port}): "
+        "not followed"
+    )
     assert other.requests == [] and len(server.requests) == 1
 
 
@@ -200,8 +224,7 @@ def test_a_redirect_on_the_endpoints_origin_is_followed_with_the_query(serve):
         if request["path"] == "/old":
             conn.sendall(answer(b"302 Found", b"", b"Location: /sparql"))
         elif request["method"] == "POST" and request["query"] == ["ASK {}"]:
-            conn.sendall(answer(b"200 OK", json.dumps({"results": {"bindings": [row]}})
-                                .encode()))
+            conn.sendall(answer(b"200 OK", json.dumps({"results": {"bindings": [row]}}).encode()))
         else:
             conn.sendall(answer(b"400 Bad Request", b"no query"))
 
@@ -209,27 +232,44 @@ def test_a_redirect_on_the_endpoints_origin_is_followed_with_the_query(serve):
     endpoint = Endpoint(f"http://127.0.0.1:{server.port}/old")
     assert endpoint.select("ASK {}") == [{"item": "http://www.wikidata.org/entity/Q1"}]
     assert [(r["method"], r["path"], r["query"]) for r in server.requests] == [
-        ("POST", "/old", ["ASK {}"]), ("POST", "/sparql", ["ASK {}"])]
+        ("POST", "/old", ["ASK {}"]),
+        ("POST", "/sparql", ["ASK {}"]),
+    ]
 
 
-@pytest.mark.parametrize("body, said", [
-    (b'{"results": "\xff"}', "invalid start byte"),
-    (b"[]", "no results.bindings list"),
-    (b'{"results": []}', "no results.bindings list"),
-    (b'{"results": {"bindings": [1]}}', "results.bindings[0] is not an object"),
-    (b'{"results": {"bindings": [{"item": "Q1"}]}}',
-     "results.bindings[0].item is not a term with a text value"),
-    (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
-    (b'{"results": {"bindings": ' + b"[" * 100_000, "nested too deep"),
-], ids=["not UTF-8", "a list", "results a list", "a row not an object", "a value not a term",
-        "nested 100,000 deep", "nested and cut"])
+@pytest.mark.parametrize(
+    "body, said",
+    [
+        (b'{"results": "\xff"}', "invalid start byte"),
+        (b"[]", "no results.bindings list"),
+        (b'{"results": []}', "no results.bindings list"),
+        (b'{"results": {"bindings": [1]}}', "results.bindings[0] is not an object"),
+        (
+            b'{"results": {"bindings": [{"item": "Q1"}]}}',
+            "results.bindings[0].item is not a term with a text value",
+        ),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+        (b'{"results": {"bindings": ' + b"[" * 100_000, "nested too deep"),
+    ],
+    ids=[
+        "not UTF-8",
+        "a list",
+        "results a list",
+        "a row not an object",
+        "a value not a term",
+        "nested 100,000 deep",
+        "nested and cut",
+    ],
+)
 def test_a_bad_answer_is_one_message(body, said, serve, records, capsys):
     server = serve(lambda server, request, conn: conn.sendall(answer(b"200 OK", body)))
     code, err = link(records, server.url, capsys)
     message = one_message(err, server.url)
     assert code == 2
-    assert message.startswith(f"benchgraph: {server.url}: the answer is not SPARQL JSON "
-                              "results: ") and said in message
+    assert (
+        message.startswith(f"benchgraph: {server.url}: the answer is not SPARQL JSON results: ")
+        and said in message
+    )
 
 
 def test_a_deep_answer_is_refused_where_the_recursion_limit_was_raised(tmp_path):
@@ -239,15 +279,21 @@ def test_a_deep_answer_is_refused_where_the_recursion_limit_was_raised(tmp_path)
     import subprocess
     import sys
 
-    script = ("import sys; sys.setrecursionlimit(10_000_000)\n"
-              "from benchgraph.links.sparql import _rows\n"
-              "from benchgraph.errors import CannotRun\n"
-              "try:\n    _rows(b'[' * 100_000 + b']' * 100_000, 'http://x/sparql')\n"
-              "except CannotRun as exc:\n    print(exc)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60)
-    assert (done.returncode, done.stdout) == (0, "http://x/sparql: the answer is not SPARQL "
-                                              "JSON results: nested too deep (over 32 levels)\n")
+    script = (
+        "import sys; sys.setrecursionlimit(10_000_000)\n"
+        "from benchgraph.links.sparql import _rows\n"
+        "from benchgraph.errors import CannotRun\n"
+        "try:\n    _rows(b'[' * 100_000 + b']' * 100_000, 'http://x/sparql')\n"
+        "except CannotRun as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (
+        0,
+        "http://x/sparql: the answer is not SPARQL "
+        "JSON results: nested too deep (over 32 levels)\n",
+    )
 
 
 def test_the_endpoints_own_text_reaches_the_terminal_escaped(serve, records, capsys):
@@ -261,8 +307,10 @@ def test_the_endpoints_own_text_reaches_the_terminal_escaped(serve, records, cap
     message = one_message(err, server.url)
     assert code == 2
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c == "\u202e" for c in message)
-    assert message == (f"benchgraph: {server.url}: HTTP 500 \\x1b[2JBad: \\x1b[31mboom"
-                       "\\x1b]0;owned\\x07\\x1b[0m\\r\\nsecond line \\u202e")
+    assert message == (
+        f"benchgraph: {server.url}: HTTP 500 \\x1b[2JBad: \\x1b[31mboom"
+        "\\x1b]0;owned\\x07\\x1b[0m\\r\\nsecond line \\u202e"
+    )
 
 
 def test_requests_name_the_tool(serve):
@@ -292,13 +340,14 @@ def test_a_busy_endpoint_is_asked_again_once_after_its_retry_after(serve):
 def test_an_endpoint_that_is_no_http_url_is_one_message(records, capsys):
     code, err = link(records, "ftp://127.0.0.1/sparql", capsys)
     assert code == 2 and err == (
-        "benchgraph: ftp://127.0.0.1/sparql: not an http:// or https:// URL with a host\n")
-
+        "benchgraph: ftp://127.0.0.1/sparql: not an http:// or https:// URL with a host\n"
+    )
 
 
 def test_a_deadline_or_size_limit_of_nothing_is_refused(records, capsys):
-    code, err = link(records, "http://127.0.0.1:9/sparql", capsys, "--timeout", "0",
-                     "--max-result-mb", "-1")
+    code, err = link(
+        records, "http://127.0.0.1:9/sparql", capsys, "--timeout", "0", "--max-result-mb", "-1"
+    )
     assert code == 2 and err == "benchgraph: --timeout 0, --max-result-mb -1: must be above 0\n"
 
 
@@ -326,7 +375,8 @@ def test_a_tls_handshake_that_trickles_ends_at_the_deadline(records, capsys):
     try:
         code, err = link(records, url, capsys, "--timeout", "1")
         assert code == 2 and one_message(err, url).endswith(
-            "no whole answer within 1 s (--timeout)")
+            "no whole answer within 1 s (--timeout)"
+        )
         assert left.wait(10), "the handshake ran to its end: the client waited on"
     finally:
         stop.set()

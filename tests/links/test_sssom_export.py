@@ -36,14 +36,22 @@ def _rows(ms: sssom.MappingSet) -> dict[str, dict]:
 
 EXPECTED = {
     "bgid:accelerators/sxm-part": {
-        "subject_id": "bgid:accelerators/sxm-part", "subject_label": "An SXM part with NVLink",
-        "predicate_id": "skos:closeMatch", "object_id": "wd:Q1000001",
-        "mapping_justification": "semapv:LexicalMatching", "confidence": "0.85",
-        "reviewer_label": "A. Curator", "mapping_date": "2026-11-30"},
+        "subject_id": "bgid:accelerators/sxm-part",
+        "subject_label": "An SXM part with NVLink",
+        "predicate_id": "skos:closeMatch",
+        "object_id": "wd:Q1000001",
+        "mapping_justification": "semapv:LexicalMatching",
+        "confidence": "0.85",
+        "reviewer_label": "A. Curator",
+        "mapping_date": "2026-11-30",
+    },
     "bgid:accelerators/pcie-card": {
-        "subject_id": "bgid:accelerators/pcie-card", "subject_label": "A PCIe-only card",
-        "predicate_id": "skos:exactMatch", "object_id": "https://example.org/hardware/pcie-gpu",
-        "mapping_justification": "semapv:UnspecifiedMatching"},
+        "subject_id": "bgid:accelerators/pcie-card",
+        "subject_label": "A PCIe-only card",
+        "predicate_id": "skos:exactMatch",
+        "object_id": "https://example.org/hardware/pcie-gpu",
+        "mapping_justification": "semapv:UnspecifiedMatching",
+    },
 }
 
 
@@ -76,8 +84,7 @@ def test_the_server_gives_the_links_as_sssom(linked, monkeypatch, tmp_path):
         path.write_bytes(response.data)
         assert _rows(sssom.read(path)) == EXPECTED
         # the record's page shows its link, which lives in the link graph
-        page = app.test_client().get("/id/accelerators/sxm-part",
-                                     headers={"Accept": "text/html"})
+        page = app.test_client().get("/id/accelerators/sxm-part", headers={"Accept": "text/html"})
         assert page.status_code == 200
         assert "Q1000001" in page.get_data(as_text=True)
     finally:

@@ -28,10 +28,10 @@ def short_value(value: str) -> str:
     """An IRI as the tests compare it: record ids and bg: terms bare, others prefixed."""
     for prefix in (ID, BG):
         if value.startswith(prefix):
-            return value[len(prefix):]
+            return value[len(prefix) :]
     for name, namespace in PREFIXES.items():
         if value.startswith(namespace) and name not in ("bg", "bgid"):
-            return f"{name}:{value[len(namespace):]}"
+            return f"{name}:{value[len(namespace) :]}"
     return value
 
 

@@ -50,8 +50,7 @@ def test_the_corpus_is_big_enough():
 def test_bad_record(file, reported):
     want = EXPECTED[file]
     got = [(p.line, p.field, p.code, p.severity) for p in reported.get(file, [])]
-    assert got == [(want["line"], want["field"], want["code"],
-                    want.get("severity", "violation"))]
+    assert got == [(want["line"], want["field"], want["code"], want.get("severity", "violation"))]
 
 
 def test_good_records_give_nothing(reported):
@@ -61,8 +60,11 @@ def test_good_records_give_nothing(reported):
 def test_every_shape_a_record_can_break_is_in_the_corpus():
     """Shapes only RDF can break (a field given twice, ...) are covered by shapes/examples."""
     covered = {e["code"] for e in EXPECTED.values()}
-    yaml_only = {"bg:" + e.shape for e in _examples() if e.verdict == "invalid"
-                 and isinstance(e.change, dict)}
+    yaml_only = {
+        "bg:" + e.shape
+        for e in _examples()
+        if e.verdict == "invalid" and isinstance(e.change, dict)
+    }
     assert yaml_only - covered == set()
 
 
@@ -112,16 +114,25 @@ def test_pyshacl_agrees_on_every_pair_of_units(tmp_path):
 
     data = tmp_path / "data"
     shutil.copytree(BASE, data)
-    run = yaml.safe_load((BASE / "benchmarks" /
-                          "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml").read_text())
+    run = yaml.safe_load(
+        (BASE / "benchmarks" / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml").read_text()
+    )
     for i, metric_unit in enumerate(UNITS):
-        (data / "metrics" / f"m{i}.yaml").write_text(yaml.safe_dump(
-            {"id": f"m{i}", "name": f"m{i}", "unit": metric_unit,
-             "direction": "lower-is-better"}))
+        (data / "metrics" / f"m{i}.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "id": f"m{i}",
+                    "name": f"m{i}",
+                    "unit": metric_unit,
+                    "direction": "lower-is-better",
+                }
+            )
+        )
         for j, unit in enumerate(UNITS):
             run.update(id=f"r{i}-{j}", metric=f"m{i}", unit=unit, measurements=None)
-            (data / "benchmarks" / f"r{i}-{j}.yaml").write_text(yaml.safe_dump(
-                {k: v for k, v in run.items() if v is not None}))
+            (data / "benchmarks" / f"r{i}-{j}.yaml").write_text(
+                yaml.safe_dump({k: v for k, v in run.items() if v is not None})
+            )
     converted = convert_folder(data)
     fast = keys(fast_results(converted))
     reference = keys(reference_results(union_graph(converted)))

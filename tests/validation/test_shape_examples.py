@@ -47,10 +47,17 @@ def test_every_shape_with_constraints_has_valid_and_invalid_examples():
     have = {(e.shape, e.verdict) for e in EXAMPLES}
     missing = []
     for shape in set(g.subjects(RDF.type, SH.PropertyShape)) | set(
-            g.subjects(RDF.type, SH.NodeShape)):
+        g.subjects(RDF.type, SH.NodeShape)
+    ):
         own = {p for p in g.predicates(shape) if str(p).startswith(str(SH))} - {
-            SH.targetClass, SH.property, SH.message, SH.severity, SH.name, SH.path}
-        name = shape[len(BG):]
+            SH.targetClass,
+            SH.property,
+            SH.message,
+            SH.severity,
+            SH.name,
+            SH.path,
+        }
+        name = shape[len(BG) :]
         if own and not {(name, "valid"), (name, "invalid")} <= have:
             missing.append(name)
     assert missing == []

@@ -31,8 +31,7 @@ def test_header():
     g = shapes_graph()
     onto = URIRef("https://w3id.org/benchgraph/shapes")
     assert (onto, RDF.type, OWL.Ontology) in g
-    for p in (DCTERMS.title, DCTERMS.description, DCTERMS.license, OWL.versionIRI,
-              OWL.versionInfo):
+    for p in (DCTERMS.title, DCTERMS.description, DCTERMS.license, OWL.versionIRI, OWL.versionInfo):
         assert g.value(onto, p) is not None, p
 
 
@@ -40,7 +39,7 @@ def test_every_shape_has_a_stable_iri_a_message_and_a_meant_severity():
     g = shapes_graph()
     for shape in shapes():
         assert isinstance(shape, URIRef) and shape.startswith(str(BG)), shape
-        assert shape[len(BG):].split("-")[0].endswith("Shape"), shape
+        assert shape[len(BG) :].split("-")[0].endswith("Shape"), shape
         assert str(g.value(shape, SH.message) or "").strip(), shape
         assert g.value(shape, SH.severity) in (None, SH.Violation, SH.Warning, SH.Info), shape
     severities = {g.value(s, SH.severity) for s in shapes()}
@@ -77,10 +76,14 @@ def test_every_sparql_constraint_has_a_twin():
 
 def test_fields_named_by_shapes_are_fields_of_the_record_format():
     g = shapes_graph()
-    nested = {BG.Source: schema.SOURCE, BG.Revision: schema.HISTORY,
-              BG.Measurement: schema.MEASUREMENT,
-              BG.AcceleratorConfig: {"id": 0, "count": 0}, BG.Mapping: schema.SAME_AS,
-              BG.AcceleratorUse: schema.ACCELERATOR_COUNT}
+    nested = {
+        BG.Source: schema.SOURCE,
+        BG.Revision: schema.HISTORY,
+        BG.Measurement: schema.MEASUREMENT,
+        BG.AcceleratorConfig: {"id": 0, "count": 0},
+        BG.Mapping: schema.SAME_AS,
+        BG.AcceleratorUse: schema.ACCELERATOR_COUNT,
+    }
     kinds = {cls: kind for kind, cls in CLASSES.items()}
     for shape in shapes():
         field = str(g.value(shape, SH.name) or g.value(shape, BG.recordField) or "")
@@ -124,5 +127,15 @@ def test_every_predicate_the_conversion_writes_has_a_shape():
 def test_datatypes_are_xsd():
     g = shapes_graph()
     assert {str(d) for d in g.objects(None, SH.datatype)} <= {
-        str(ns.XSD[t]) for t in ("string", "integer", "decimal", "boolean", "date", "dateTime",
-                                 "gYear", "gYearMonth")}
+        str(ns.XSD[t])
+        for t in (
+            "string",
+            "integer",
+            "decimal",
+            "boolean",
+            "date",
+            "dateTime",
+            "gYear",
+            "gYearMonth",
+        )
+    }

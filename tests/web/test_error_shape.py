@@ -24,23 +24,44 @@ REFUSALS = {
     "ambiguous": (400, get("SELECT * WHERE { #\r ?s ?p ?o }")),
     "too-deep": (400, get("SELECT * WHERE " + "{" * 400 + "}" * 400)),
     "service": (403, get("SELECT * WHERE { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }")),
-    "update": (403, ("POST", "/sparql", b"INSERT DATA { <urn:a> <urn:b> <urn:c> }",
-                     {"Content-Type": "application/sparql-update"})),
-    "bad-graph": (400, ("GET", "/sparql?" + urlencode({"query": "ASK {}",
-                                                       "default-graph-uri": "not an iri"}),
-                        None, SPARQL_JSON)),
-    "not-acceptable": (406, ("GET", "/sparql?query=ASK%20%7B%7D", None,
-                             {"Accept": "image/png"})),
+    "update": (
+        403,
+        (
+            "POST",
+            "/sparql",
+            b"INSERT DATA { <urn:a> <urn:b> <urn:c> }",
+            {"Content-Type": "application/sparql-update"},
+        ),
+    ),
+    "bad-graph": (
+        400,
+        (
+            "GET",
+            "/sparql?" + urlencode({"query": "ASK {}", "default-graph-uri": "not an iri"}),
+            None,
+            SPARQL_JSON,
+        ),
+    ),
+    "not-acceptable": (406, ("GET", "/sparql?query=ASK%20%7B%7D", None, {"Accept": "image/png"})),
     "wrong-type": (415, ("POST", "/sparql", b"ASK {}", {"Content-Type": "text/plain"})),
     "method": (405, ("PUT", "/sparql?query=ASK%20%7B%7D", None, JSON)),
     "no-page": (404, ("GET", "/no/such/page", None, JSON)),
     "no-record": (404, ("GET", "/id/benchmarks/no-such-run", None, JSON)),
     "no-dump": (404, ("GET", "/dumps/benchgraph.exe", None, JSON)),
-    "body-too-large": (413, ("POST", "/sparql", b"#" * (5 * 1024 * 1024),
-                             {"Content-Type": "application/sparql-query"} | JSON)),
+    "body-too-large": (
+        413,
+        (
+            "POST",
+            "/sparql",
+            b"#" * (5 * 1024 * 1024),
+            {"Content-Type": "application/sparql-query"} | JSON,
+        ),
+    ),
     "path-too-long": (414, ("GET", "/id/" + "x" * 9000, None, JSON)),
-    "host-not-allowed": (400, ("GET", "/sparql?query=ASK%20%7B%7D", None,
-                               {"Host": "elsewhere.example"} | SPARQL_JSON)),
+    "host-not-allowed": (
+        400,
+        ("GET", "/sparql?query=ASK%20%7B%7D", None, {"Host": "elsewhere.example"} | SPARQL_JSON),
+    ),
 }
 
 

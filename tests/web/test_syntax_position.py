@@ -86,15 +86,15 @@ def listener():
 
 
 @pytest.mark.parametrize("form", CALLS_OUT, ids=range(len(CALLS_OUT)))
-def test_a_text_rdflib_refuses_is_refused_without_calling_out(client, capsys, listener,
-                                                               form):
+def test_a_text_rdflib_refuses_is_refused_without_calling_out(client, capsys, listener, form):
     text = form.format(url=listener.url)
     with pytest.raises(ParseBaseException):
         parseQuery(text)
-    for response in (client.get("/sparql", query_string={"query": text}),
-                     client.post("/sparql", data={"query": text}),
-                     client.post("/sparql", data=text.encode(),
-                                 content_type="application/sparql-query")):
+    for response in (
+        client.get("/sparql", query_string={"query": text}),
+        client.post("/sparql", data={"query": text}),
+        client.post("/sparql", data=text.encode(), content_type="application/sparql-query"),
+    ):
         assert response.status_code in (400, 403), response.get_data(as_text=True)
     # A call would have been answered before the 400 was (Oxigraph waits for the service's
     # answer, and the listener records the connection before it answers): no wait is needed.
@@ -103,8 +103,9 @@ def test_a_text_rdflib_refuses_is_refused_without_calling_out(client, capsys, li
 
 def test_an_undeclared_prefix_is_said_in_words(client):
     """Oxigraph lists 600 characters of character ranges for it; the answer names the fault."""
-    response = client.get("/sparql", query_string={
-        "query": "SELECT * WHERE { ?s undeclared:p ?o }"})
+    response = client.get(
+        "/sparql", query_string={"query": "SELECT * WHERE { ?s undeclared:p ?o }"}
+    )
     assert response.status_code == 400
     error = response.get_json()["error"]
     assert re.search(r"line 1, column \d+: the prefix undeclared: is not declared", error)

@@ -21,10 +21,15 @@ def select(client, query: str) -> list[dict]:
 
 # --- IRIs that can be pasted --------------------------------------------------------------
 def test_the_endpoint_predeclares_a_prefix_per_kind(client):
-    rows = select(client, "SELECT ?label WHERE { VALUES ?a { acc:nvidia-h100-sxm "
-                          "acc:nvidia-rtx-pro-6000-blackwell } ?a rdfs:label ?label }")
+    rows = select(
+        client,
+        "SELECT ?label WHERE { VALUES ?a { acc:nvidia-h100-sxm "
+        "acc:nvidia-rtx-pro-6000-blackwell } ?a rdfs:label ?label }",
+    )
     assert sorted(r["label"]["value"] for r in rows) == [
-        "NVIDIA H100 SXM 80 GB", "NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB"]
+        "NVIDIA H100 SXM 80 GB",
+        "NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB",
+    ]
 
 
 def test_a_record_page_prints_its_iri_as_a_query_takes_it(client):
@@ -45,7 +50,7 @@ def text_of(html: str) -> str:
 
 def section(html: str, name: str) -> str:
     start = html.index(">", html.index(f'id="{name}"')) + 1
-    return html[start:html.index("</section>", start)]
+    return html[start : html.index("</section>", start)]
 
 
 def test_a_run_page_leads_with_its_answer(client):
@@ -53,14 +58,20 @@ def test_a_run_page_leads_with_its_answer(client):
     summary = text_of(section(html, "summary"))
     # the headline value with its unit and scope, then the facts a reader asks for first
     assert summary.startswith("93.9 tok/s per user"), summary[:80]
-    for said in ("Model DeepSeek-V4.1-Flash", "Hardware 8 × NVIDIA RTX PRO 6000 Blackwell",
-                 "Fabric status no scale-up fabric", "Engine SGLang",
-                 "Status draft , confidence 0.75", "Measured by third party",
-                 "Date updated 2026-10-04", "Parallelism tensor 8, expert 8; crosses devices"):
+    for said in (
+        "Model DeepSeek-V4.1-Flash",
+        "Hardware 8 × NVIDIA RTX PRO 6000 Blackwell",
+        "Fabric status no scale-up fabric",
+        "Engine SGLang",
+        "Status draft , confidence 0.75",
+        "Measured by third party",
+        "Date updated 2026-10-04",
+        "Parallelism tensor 8, expert 8; crosses devices",
+    ):
         assert said in summary, said
     # the status's basis: the part, the rule and the record it rests on
-    basis = section(html, "summary")[section(html, "summary").index('class="basis"'):]
-    basis = basis[:basis.index("</ul>")]
+    basis = section(html, "summary")[section(html, "summary").index('class="basis"') :]
+    basis = basis[: basis.index("</ul>")]
     assert "by the rule only host links are stated" in text_of(basis), text_of(basis)
     assert 'href="/id/accelerators/nvidia-rtx-pro-6000-blackwell"' in basis
     # and how strong it is: the strongest kind of source behind it, stated or derived
@@ -76,7 +87,7 @@ def test_a_run_page_leads_with_its_answer(client):
 def test_the_full_table_gives_types_once_and_datatypes_on_hover(client):
     html = client.get(f"/id/{RUN}", headers=HTML).get_data(as_text=True)
     facts = section(html, "facts")
-    main = facts[:facts.index('class="node"')]
+    main = facts[: facts.index('class="node"')]
     assert main.count("<th>types</th>") == 1
     assert "rdf:type" not in text_of(main)
     # a number shows as its value; its datatype is its tooltip, not text beside it
@@ -99,7 +110,7 @@ def test_a_part_page_gives_its_facts_with_their_sources(client):
     # the runs on a part, counted, linked to the query that lists them
     rtx = section(client.get(f"/id/{RTX}", headers=HTML).get_data(as_text=True), "summary")
     assert "Runs on it 1" in text_of(rtx)
-    assert "#query=" in rtx[rtx.index("Runs on it"):]
+    assert "#query=" in rtx[rtx.index("Runs on it") :]
 
 
 def test_every_and_n_more_links_to_the_query_that_lists_them(app, client):
@@ -147,7 +158,9 @@ def test_a_kind_lists_its_records_sorted_with_facets(client):
     body = get_json(client, "/id/accelerators/?format=json&sort=memory&order=desc")
     assert body["total"] == 2
     assert [r["label"] for r in body["rows"]] == [
-        "NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB", "NVIDIA H100 SXM 80 GB"]
+        "NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB",
+        "NVIDIA H100 SXM 80 GB",
+    ]
     assert body["rows"][0]["memory"] == 96.0
     assert body["rows"][0]["runs"] == 1.0 and body["rows"][1]["runs"] == 0.0
     form = {v["key"]: v["count"] for v in body["facets"]["formFactor"]}
@@ -177,9 +190,12 @@ def test_a_kind_list_in_pages_with_facet_links_and_csv(client):
     # a run's list: its facets are the curator's (vendor, fabric, status, source round)
     runs = get_json(client, "/id/benchmarks/?format=json")
     assert {"vendor", "fabric", "status", "round"} <= set(runs["facets"])
-    assert runs["rows"][0]["fabric"] == [{"label": "no scale-up fabric",
-                                          "iri": "https://w3id.org/benchgraph/ontology#"
-                                                 "NoScaleUpFabric"}]
+    assert runs["rows"][0]["fabric"] == [
+        {
+            "label": "no scale-up fabric",
+            "iri": "https://w3id.org/benchgraph/ontology#NoScaleUpFabric",
+        }
+    ]
 
 
 def test_a_bad_list_argument_names_itself(client):
@@ -196,8 +212,9 @@ def test_search_ranks_labels_ids_and_parts_first(client):
     # the run whose title names the part comes after the part
     assert any(r["kind"] == "benchmarks" for r in body["results"][1:])
     # an id, squashed: h100sxm finds nvidia-h100-sxm
-    assert get_json(client, "/search?q=h100sxm&format=json")["results"][0]["id"] == \
-        "nvidia-h100-sxm"
+    assert (
+        get_json(client, "/search?q=h100sxm&format=json")["results"][0]["id"] == "nvidia-h100-sxm"
+    )
     assert get_json(client, "/search?q=xyzzy&format=json")["total"] == 0
     html = client.get("/search?q=sglang", headers=HTML).get_data(as_text=True)
     assert 'href="/id/engines/sglang"' in html
@@ -223,9 +240,9 @@ def test_the_ontology_terms_for_completion(client):
 
 def test_the_ontology_page_has_contents_by_class_and_a_filter(client):
     html = client.get("/ontology", headers=HTML).get_data(as_text=True)
-    toc = html[html.index('id="toc"'):html.index("</nav>", html.index('id="toc"'))]
-    run = toc[toc.index('href="#BenchmarkRun"'):]
-    run = run[:run.index("</ul>")]
+    toc = html[html.index('id="toc"') : html.index("</nav>", html.index('id="toc"'))]
+    run = toc[toc.index('href="#BenchmarkRun"') :]
+    run = run[: run.index("</ul>")]
     assert 'href="#fabricStatus"' in run and 'href="#acceleratorCount"' in run
     assert 'id="term-filter"' in html and "bg-ontology.js" in html
 
@@ -237,11 +254,22 @@ def test_a_refused_rebuild_is_degraded_and_every_page_says_so(app, client):
     etag = client.get(page, headers=HTML).headers["ETag"]
     assert json.loads(client.get("/healthz").data)["status"] == "ok"
     bad = "tests/web/data/records/accelerators/nvidia-h100-sxm.yaml"
-    site.reload = {"rebuilds": 1, "last_rebuild": {
-        "result": "refused", "at": 1_800_000_000.0, "seconds": 1.0, "reason": "watch",
-        "violations": [f"{bad}:4: memory_gb: -5 is below 0"],
-        "would_leave_out": {"count": 1, "invalid": [{"file": bad, "why": "invalid"}],
-                            "linking": [], "text": "left out: 1 record invalid"}}}
+    site.reload = {
+        "rebuilds": 1,
+        "last_rebuild": {
+            "result": "refused",
+            "at": 1_800_000_000.0,
+            "seconds": 1.0,
+            "reason": "watch",
+            "violations": [f"{bad}:4: memory_gb: -5 is below 0"],
+            "would_leave_out": {
+                "count": 1,
+                "invalid": [{"file": bad, "why": "invalid"}],
+                "linking": [],
+                "text": "left out: 1 record invalid",
+            },
+        },
+    }
     try:
         response = client.get("/healthz")
         health = json.loads(response.data)
@@ -272,8 +300,9 @@ def test_every_dump_is_written_when_the_snapshot_is_opened(served, tmp_path):
     from benchgraph.store.export import FORMATS
     from benchgraph.web import create_app
 
-    app = create_app(served.app_config() | {"TESTING": True, "QUERY_WORKERS": 1,
-                                            "DUMP_DIR": str(tmp_path)})
+    app = create_app(
+        served.app_config() | {"TESTING": True, "QUERY_WORKERS": 1, "DUMP_DIR": str(tmp_path)}
+    )
     try:
         site = app.extensions["benchgraph"]
         folder = tmp_path / site.current.key
@@ -301,11 +330,13 @@ def test_the_index_ranks_by_label_alias_and_id():
 
     acc = "https://w3id.org/benchgraph/id/accelerators/"
     run = "https://w3id.org/benchgraph/id/benchmarks/"
-    index = SearchIndex([
-        Row(acc + "part-a", "part-a", "Fixture Part A", aliases=["Codename Falcon"]),
-        Row(run + "run-on-a", "run-on-a", "A run on Fixture Part A at batch 8"),
-        Row(acc + "part-b", "part-b", "Fixture Part B"),
-    ])
+    index = SearchIndex(
+        [
+            Row(acc + "part-a", "part-a", "Fixture Part A", aliases=["Codename Falcon"]),
+            Row(run + "run-on-a", "run-on-a", "A run on Fixture Part A at batch 8"),
+            Row(acc + "part-b", "part-b", "Fixture Part B"),
+        ]
+    )
     found = index.search("falcon")  # a word only an alias holds
     assert [(row.id, why) for _s, row, why in found] == [("part-a", "alias")]
     found = [row.id for _s, row, _w in index.search("fixture part a")]
@@ -314,8 +345,7 @@ def test_the_index_ranks_by_label_alias_and_id():
     assert index.search("fixture zebra") == []  # every word must be found
 
 
-def test_the_server_s_dump_is_byte_for_byte_the_cli_s_export(tmp_path, web_cache,
-                                                             monkeypatch):
+def test_the_server_s_dump_is_byte_for_byte_the_cli_s_export(tmp_path, web_cache, monkeypatch):
     """The same data gives the same bytes from `benchgraph export` and from /dumps/, saved
     queries served beside it or not (their key used to go into the description: 2 lines)."""
     import io
@@ -329,9 +359,10 @@ def test_the_server_s_dump_is_byte_for_byte_the_cli_s_export(tmp_path, web_cache
 
     monkeypatch.setenv("BENCHGRAPH_CACHE", str(web_cache))
     served = prepare(build(RECORDS, skip_invalid=True), [], queries=EXAMPLES)
-    app = create_app(served.app_config() | {"TESTING": True, "QUERY_WORKERS": 1,
-                                            "QUERIES_DIR": str(EXAMPLES),
-                                            "DUMPS_AHEAD": False})
+    app = create_app(
+        served.app_config()
+        | {"TESTING": True, "QUERY_WORKERS": 1, "QUERIES_DIR": str(EXAMPLES), "DUMPS_AHEAD": False}
+    )
     try:
         client = app.test_client()
         for ext in ("nq", "ttl"):
@@ -339,8 +370,10 @@ def test_the_server_s_dump_is_byte_for_byte_the_cli_s_export(tmp_path, web_cache
             assert response.status_code == 200
             out = tmp_path / f"cli.{ext}"
             with redirect_stdout(io.StringIO()):
-                assert main(["export", "--data", str(RECORDS), "--format", ext,
-                             "--out", str(out)]) == 0
+                assert (
+                    main(["export", "--data", str(RECORDS), "--format", ext, "--out", str(out)])
+                    == 0
+                )
             assert response.data == out.read_bytes(), ext
     finally:
         app.extensions["benchgraph"].close()

@@ -38,10 +38,17 @@ def pages(served) -> Iterator[PageServer]:
     from web.web_support import EXAMPLES, free_port
 
     port = free_port()
-    app = create_app(served.app_config() | {
-        "TESTING": True, "QUERY_WORKERS": 2, "QUERY_TIMEOUT": 5.0,
-        "QUERIES_DIR": str(EXAMPLES), "PUBLIC_BASE": f"http://127.0.0.1:{port}",
-        "DUMPS_AHEAD": False})
+    app = create_app(
+        served.app_config()
+        | {
+            "TESTING": True,
+            "QUERY_WORKERS": 2,
+            "QUERY_TIMEOUT": 5.0,
+            "QUERIES_DIR": str(EXAMPLES),
+            "PUBLIC_BASE": f"http://127.0.0.1:{port}",
+            "DUMPS_AHEAD": False,
+        }
+    )
     server = make_server("127.0.0.1", port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -68,8 +75,11 @@ def test_a_run_page_leads_with_its_summary_and_fits_1400_px(pages, browser):
     # the note, then every triple, below the summary
     note = browser.find_element(By.XPATH, "//h2[text()='Note']")
     facts = browser.find_element(By.ID, "facts")
-    assert browser.execute_script(top, status) < browser.execute_script(top, note) < \
-        browser.execute_script(top, facts)
+    assert (
+        browser.execute_script(top, status)
+        < browser.execute_script(top, note)
+        < browser.execute_script(top, facts)
+    )
     # datatypes on hover, not beside the value
     typed = browser.find_element(By.CSS_SELECTOR, "#facts span.literal[title='xsd:integer']")
     assert typed.is_displayed()
@@ -82,10 +92,14 @@ def test_browse_by_facet_and_sort(pages, browser):
     from selenium.webdriver.common.by import By
 
     browser.get(f"{pages.url}/id/accelerators/")
-    rows = "return Array.from(document.querySelectorAll('table.listing tbody tr td:first-child'))" \
-           ".map(td => td.textContent.trim())"
-    assert browser.execute_script(rows) == ["NVIDIA H100 SXM 80 GB",
-                                            "NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB"]
+    rows = (
+        "return Array.from(document.querySelectorAll('table.listing tbody tr td:first-child'))"
+        ".map(td => td.textContent.trim())"
+    )
+    assert browser.execute_script(rows) == [
+        "NVIDIA H100 SXM 80 GB",
+        "NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB",
+    ]
     browser.find_element(By.XPATH, "//table[@class='listing']//th/a[text()='memory (GB)']").click()
     wait_for(browser, "return location.search.indexOf('sort=memory') >= 0")
     assert browser.execute_script(rows)[0].startswith("NVIDIA RTX PRO 6000")  # 96 before 80
@@ -110,11 +124,14 @@ def test_the_search_box_in_the_header(pages, browser):
     wait_for(browser, "return location.pathname === '/search'")
     first = browser.find_element(By.CSS_SELECTOR, "ol.results li a")
     assert first.text == "NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB"
-    assert browser.find_element(By.CSS_SELECTOR, "header.site input[name=q]"
-                                ).get_attribute("value") == "rtx pro"
+    assert (
+        browser.find_element(By.CSS_SELECTOR, "header.site input[name=q]").get_attribute("value")
+        == "rtx pro"
+    )
     first.click()
-    wait_for(browser, "return location.pathname === '/id/accelerators/"
-                      "nvidia-rtx-pro-6000-blackwell'")
+    wait_for(
+        browser, "return location.pathname === '/id/accelerators/nvidia-rtx-pro-6000-blackwell'"
+    )
     no_violations(browser)
 
 
@@ -124,24 +141,32 @@ def test_the_editor_completes_classes_and_properties_from_this_server(pages, bro
     browser.get(pages.url + "/")
     wait_for(browser, "return document.querySelector('.yasqe .CodeMirror')")
     area = browser.find_element(By.CSS_SELECTOR, ".yasqe .CodeMirror textarea")
-    hints = "return Array.from(document.querySelectorAll('.CodeMirror-hints li'))" \
-            ".map(li => li.textContent)"
+    hints = (
+        "return Array.from(document.querySelectorAll('.CodeMirror-hints li'))"
+        ".map(li => li.textContent)"
+    )
     for text, typed, expected in (
-            ("SELECT * WHERE {\n  ?r a bg:Benchmar", "k", "bg:BenchmarkRun  — benchmark run"),
-            ("SELECT * WHERE {\n  ?r bg:fabricStat", "u", "bg:fabricStatus  — fabric status")):
+        ("SELECT * WHERE {\n  ?r a bg:Benchmar", "k", "bg:BenchmarkRun  — benchmark run"),
+        ("SELECT * WHERE {\n  ?r bg:fabricStat", "u", "bg:fabricStatus  — fabric status"),
+    ):
         browser.execute_script(
             "var y = benchgraph.yasgui.getTab().getYasqe(); y.setValue(arguments[0]);"
-            "y.focus(); y.setCursor({line: 1, ch: arguments[0].split('\\n')[1].length});", text)
+            "y.focus(); y.setCursor({line: 1, ch: arguments[0].split('\\n')[1].length});",
+            text,
+        )
         area.send_keys(typed)
-        found = wait_for(browser, hints.replace("return ", "var h = ") +
-                         "; return h.length ? h : null;")
+        found = wait_for(
+            browser, hints.replace("return ", "var h = ") + "; return h.length ? h : null;"
+        )
         assert expected in found, found
         area.send_keys("\n")  # take the first
         assert expected.split()[0] in browser.execute_script(
-            "return benchgraph.yasgui.getTab().getQuery()")
+            "return benchgraph.yasgui.getTab().getQuery()"
+        )
     # the completions came from here: no request left this server
     origins = browser.execute_script(
-        "return performance.getEntriesByType('resource').map(e => new URL(e.name).origin)")
+        "return performance.getEntriesByType('resource').map(e => new URL(e.name).origin)"
+    )
     assert set(origins) == {pages.url}
     no_violations(browser)
 
@@ -150,13 +175,17 @@ def test_the_ontology_page_filters_its_terms(pages, browser):
     from selenium.webdriver.common.by import By
 
     browser.get(pages.url + "/ontology")
-    shown = "return Array.from(document.querySelectorAll('div.term')).filter(t => !t.hidden)" \
-            ".map(t => t.id)"
+    shown = (
+        "return Array.from(document.querySelectorAll('div.term')).filter(t => !t.hidden)"
+        ".map(t => t.id)"
+    )
     everything = browser.execute_script(shown)
     box = browser.find_element(By.ID, "term-filter")
     box.send_keys("fabric status basis")
-    left = wait_for(browser, shown.replace("return ", "var s = ") +
-                    f"; return s.length < {len(everything)} ? s : null;")
+    left = wait_for(
+        browser,
+        shown.replace("return ", "var s = ") + f"; return s.length < {len(everything)} ? s : null;",
+    )
     assert "FabricStatusBasis" in left and "memoryGB" not in left
     assert f"of {len(everything)} terms" in browser.find_element(By.ID, "term-count").text
     toc = browser.find_element(By.ID, "toc")
@@ -169,11 +198,22 @@ def test_every_page_shows_the_banner_while_a_rebuild_is_refused(pages, browser):
 
     site = pages.app.extensions["benchgraph"]
     bad = "tests/web/data/records/accelerators/nvidia-h100-sxm.yaml"
-    site.reload = {"rebuilds": 1, "last_rebuild": {
-        "result": "refused", "at": 1_800_000_000.0, "seconds": 1.0, "reason": "watch",
-        "violations": [f"{bad}:4: memory_gb: -5 is below 0"],
-        "would_leave_out": {"count": 1, "invalid": [{"file": bad, "why": "invalid"}],
-                            "linking": [], "text": "left out: 1 record invalid"}}}
+    site.reload = {
+        "rebuilds": 1,
+        "last_rebuild": {
+            "result": "refused",
+            "at": 1_800_000_000.0,
+            "seconds": 1.0,
+            "reason": "watch",
+            "violations": [f"{bad}:4: memory_gb: -5 is below 0"],
+            "would_leave_out": {
+                "count": 1,
+                "invalid": [{"file": bad, "why": "invalid"}],
+                "linking": [],
+                "text": "left out: 1 record invalid",
+            },
+        },
+    }
     try:
         for path in ("/", f"/id/{RUN}", "/id/accelerators/", "/ontology"):
             browser.get(pages.url + path)
@@ -188,13 +228,20 @@ def test_every_page_shows_the_banner_while_a_rebuild_is_refused(pages, browser):
 
 
 def test_iris_copy_as_a_query_takes_them(pages, browser):
-    browser.get(link(pages, "SELECT ?a ?m WHERE { ?a a bg:Accelerator . "
-                            "OPTIONAL { <https://w3id.org/benchgraph/id/benchmarks/"
-                            "ev-sglang-dsv41-production-decode-tok-s-per-user> bg:measurement ?m "
-                            "FILTER(STRENDS(STR(?m), 'measurement-1')) } } ORDER BY ?a", "table"))
+    browser.get(
+        link(
+            pages,
+            "SELECT ?a ?m WHERE { ?a a bg:Accelerator . "
+            "OPTIONAL { <https://w3id.org/benchgraph/id/benchmarks/"
+            "ev-sglang-dsv41-production-decode-tok-s-per-user> bg:measurement ?m "
+            "FILTER(STRENDS(STR(?m), 'measurement-1')) } } ORDER BY ?a",
+            "table",
+        )
+    )
     wait_for(browser, "return document.querySelectorAll('.yasr table tbody tr').length === 2")
     shown = browser.execute_script(
-        "return Array.from(document.querySelectorAll('.yasr tbody a.iri')).map(a => a.textContent)")
+        "return Array.from(document.querySelectorAll('.yasr tbody a.iri')).map(a => a.textContent)"
+    )
     assert "acc:nvidia-h100-sxm" in shown
     assert any(s.endswith("#measurement-1") and s.startswith("run:") for s in shown)
     copied = browser.execute_script("""
@@ -206,8 +253,10 @@ def test_iris_copy_as_a_query_takes_them(pages, browser):
                                                            cancelable: true}));
         return data.getData('text/plain');""")
     assert "acc:nvidia-h100-sxm" in copied
-    assert ("<https://w3id.org/benchgraph/id/benchmarks/ev-sglang-dsv41-production-decode-"
-            "tok-s-per-user#measurement-1>") in copied
+    assert (
+        "<https://w3id.org/benchgraph/id/benchmarks/ev-sglang-dsv41-production-decode-"
+        "tok-s-per-user#measurement-1>"
+    ) in copied
     assert "run:ev-sglang" not in copied  # the form that would not parse is not copied
     no_violations(browser)
 
@@ -227,8 +276,11 @@ def test_chart_labels_keep_their_start_and_say_their_accuracy_target(pages, brow
     # coloured by maker: the accuracy target goes into each label
     browser.get(link(pages, LONG, "bar x=?system y=?value color=?maker unit=?unit"))
     chart(browser)
-    ticks = wait_for(browser, "var c = Chart.getChart(document.querySelector('.yasr canvas'));"
-                              "return c.scales.x.ticks.map(t => t.label);")
+    ticks = wait_for(
+        browser,
+        "var c = Chart.getChart(document.querySelector('.yasr canvas'));"
+        "return c.scales.x.ticks.map(t => t.label);",
+    )
     assert ticks, ticks
     for tick in ticks:
         assert tick.startswith(("NVIDIA RTX PRO", "HPE ProLiant")), ticks  # never only the end
@@ -240,8 +292,13 @@ def test_chart_labels_keep_their_start_and_say_their_accuracy_target(pages, brow
     browser.refresh()
     drawn = chart(browser)
     assert drawn["labels"] == ["99", "99.9"]
-    assert browser.execute_script("return Chart.getChart(document.querySelector('.yasr canvas'))"
-                                  ".options.plugins.legend.title.text") == "?accuracyTarget"
+    assert (
+        browser.execute_script(
+            "return Chart.getChart(document.querySelector('.yasr canvas'))"
+            ".options.plugins.legend.title.text"
+        )
+        == "?accuracyTarget"
+    )
     no_violations(browser)
 
 
@@ -254,12 +311,16 @@ def test_a_chart_of_several_units_shows_one_at_a_time(pages, browser):
     assert drawn["yTitle"] == "?value (tok/s)"  # the commonest unit first, alone on its axis
     assert sum(drawn["points"]) == 4
     assert any("2 units (samples/s, tok/s)" in n for n in drawn["notes"])
-    Select(browser.find_element(By.CSS_SELECTOR, ".bg-chart-controls select[name=unit]")
-           ).select_by_value("samples/s")
-    drawn = wait_for(browser, "var c = Chart.getChart(document.querySelector('.yasr canvas'));"
-                              "return c && c.options.scales.y.title.text === '?value (samples/s)'"
-                              " ? c.data.datasets.map(d => d.data.filter(v => v !== null).length)"
-                              " : null;")
+    Select(
+        browser.find_element(By.CSS_SELECTOR, ".bg-chart-controls select[name=unit]")
+    ).select_by_value("samples/s")
+    drawn = wait_for(
+        browser,
+        "var c = Chart.getChart(document.querySelector('.yasr canvas'));"
+        "return c && c.options.scales.y.title.text === '?value (samples/s)'"
+        " ? c.data.datasets.map(d => d.data.filter(v => v !== null).length)"
+        " : null;",
+    )
     assert sum(drawn) == 1
     no_violations(browser)
 
@@ -268,10 +329,13 @@ def test_a_shared_chart_link_scrolls_to_the_chart(pages, browser):
     browser.get(link(pages, LONG, "bar x=?system y=?value unit=?unit"))
     chart(browser)
     # scrolled down to it: the chart wholly in the window
-    assert wait_for(browser, "var f = document.querySelector('.yasr figure.bg-chart');"
-                             "var r = f && f.getBoundingClientRect();"
-                             "return window.scrollY > 0 && r.top >= 0 &&"
-                             " r.bottom <= window.innerHeight;")
+    assert wait_for(
+        browser,
+        "var f = document.querySelector('.yasr figure.bg-chart');"
+        "var r = f && f.getBoundingClientRect();"
+        "return window.scrollY > 0 && r.top >= 0 &&"
+        " r.bottom <= window.innerHeight;",
+    )
     no_violations(browser)
 
 
@@ -290,8 +354,11 @@ def test_a_saved_question_asked_with_its_form(pages, browser):
     browser.execute_script("arguments[0].scrollIntoView()", form)
     form.find_element(By.TAG_NAME, "button").click()
     wait_for(browser, "return location.search.indexOf('part=acc%3Anvidia-rtx-pro-6000') >= 0")
-    rows = wait_for(browser, "var r = document.querySelectorAll('.yasr table tbody tr');"
-                             "return r.length ? Array.from(r).map(x => x.textContent) : null;")
+    rows = wait_for(
+        browser,
+        "var r = document.querySelectorAll('.yasr table tbody tr');"
+        "return r.length ? Array.from(r).map(x => x.textContent) : null;",
+    )
     # one row per status asked (the default two); the seed run is the draft one's
     assert len(rows) == 2 and all("acc:nvidia-rtx-pro-6000-blackwell96" in r for r in rows)
     assert any("run:ev-sglang" in r and "bg:Draft" in r for r in rows)
@@ -300,8 +367,10 @@ def test_a_saved_question_asked_with_its_form(pages, browser):
     assert "VALUES ?above { 90 }" in text
     # the form keeps what was asked
     form = browser.find_element(By.CSS_SELECTOR, 'form.params[data-example="part-memory"]')
-    assert form.find_element(By.NAME, "part").get_attribute("value") == \
-        "acc:nvidia-rtx-pro-6000-blackwell"
+    assert (
+        form.find_element(By.NAME, "part").get_attribute("value")
+        == "acc:nvidia-rtx-pro-6000-blackwell"
+    )
     no_violations(browser)
 
 
@@ -310,6 +379,5 @@ def test_a_bad_value_in_the_form_says_which_parameter(pages, browser):
 
     browser.get(pages.url + "/?example=part-memory&after=someday")
     assert "400" in browser.find_element(By.TAG_NAME, "h1").text
-    assert "after: 'someday' is not a date" in browser.find_element(By.CSS_SELECTOR,
-                                                                    "p.error").text
+    assert "after: 'someday' is not a date" in browser.find_element(By.CSS_SELECTOR, "p.error").text
     no_violations(browser, allowed_errors=("status of 400",))

@@ -84,8 +84,9 @@ def test_a_worker_to_recycle_serves_until_its_replacement_has_started(served):
     """A worker whose memory grew past recycle_mb is replaced, but stays on (borrowed last)
     until the fresh one has started: the pool never has fewer workers ready than it keeps,
     and a query right after is answered at once by the old one."""
-    pool = QueryPool(PoolSettings(store=str(served.store_path), size=1, timeout=5.0,
-                                  recycle_mb=1))  # every worker holds more than 1 MB
+    pool = QueryPool(
+        PoolSettings(store=str(served.store_path), size=1, timeout=5.0, recycle_mb=1)
+    )  # every worker holds more than 1 MB
     try:
         old = pool.pids()
         assert pool.run(ASK)[0]["status"] == 200

@@ -59,8 +59,11 @@ def test_a_runaway_query_is_stopped_and_does_not_slow_the_others(live_server):
     root = psutil.Process(live_server.proc.pid)
     # The runaway really would run for minutes: n^2 rows take `pairs` seconds, n^4 take
     # n^2 times that.
-    n = int(json.loads(live_server.query("SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")[2])
-            ["results"]["bindings"][0]["n"]["value"])
+    n = int(
+        json.loads(live_server.query("SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")[2])["results"][
+            "bindings"
+        ][0]["n"]["value"]
+    )
     pairs = timed(live_server, PAIRS)[0]
     assert pairs * n * n > 600, f"{n} triples: the runaway query would not run for minutes"
 
@@ -109,8 +112,9 @@ def test_a_runaway_query_is_stopped_and_does_not_slow_the_others(live_server):
     assert during <= 3 * idle + 0.010, f"idle {idle * 1000:.1f} ms, during {during * 1000:.1f} ms"
     # the query was really stopped: within 2 s the server's CPU is back to idle, and stays
     threshold = max(0.10, idle_cores + 0.05)
-    windows = [(b[0] - outcome["end"], cores(a, b)) for a, b in
-               zip(after_error, after_error[5:])]  # 0.5 s windows, by their end
+    windows = [
+        (b[0] - outcome["end"], cores(a, b)) for a, b in zip(after_error, after_error[5:])
+    ]  # 0.5 s windows, by their end
     early = [busy for end, busy in windows if end <= 2.0]
     late = [busy for end, busy in windows if end >= 2.5]
     assert min(early) < threshold, windows
@@ -118,10 +122,11 @@ def test_a_runaway_query_is_stopped_and_does_not_slow_the_others(live_server):
     health = live_server.health()
     # workers are there for the short lane (3) and a spare at least
     assert health["query_workers"]["workers"] >= 4 and health["query_workers"]["restarts"] >= 1
-    print(f"\nidle latency {idle * 1000:.1f} ms; during a runaway {during * 1000:.1f} ms; "
-          f"timeout error after {outcome['elapsed']:.2f} s (limit {LIVE_TIMEOUT:g} s); "
-          f"CPU after the error: "
-          + ", ".join(f"{end:.1f}s:{busy:.2f}" for end, busy in windows[::3]))
+    print(
+        f"\nidle latency {idle * 1000:.1f} ms; during a runaway {during * 1000:.1f} ms; "
+        f"timeout error after {outcome['elapsed']:.2f} s (limit {LIVE_TIMEOUT:g} s); "
+        f"CPU after the error: " + ", ".join(f"{end:.1f}s:{busy:.2f}" for end, busy in windows[::3])
+    )
 
 
 # --- SERVICE ----------------------------------------------------------------------------------
@@ -141,8 +146,9 @@ PLAIN_SERVICE = "SELECT * WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}"
 def federated(tmp_path_factory, web_cache):
     """A server allowed to call one listener, and that listener."""
     allowed = Listener()
-    server = start_server(tmp_path_factory.mktemp("federated"), web_cache,
-                          "--allow-service", allowed.url)
+    server = start_server(
+        tmp_path_factory.mktemp("federated"), web_cache, "--allow-service", allowed.url
+    )
     yield server, allowed
     server.stop()
     allowed.close()

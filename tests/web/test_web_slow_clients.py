@@ -31,10 +31,13 @@ class SlowClients:
     thread, until stopped or SLOW_FOR has passed. Records which the server ended."""
 
     def __init__(self, server, n: int):
-        self.socks = [socket.create_connection((server.host, server.port), timeout=5)
-                      for _ in range(n)]
-        self.head = (b"GET /sparql?query=ASK%20%7B%7D HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     b"X-Pad: " + b"a" * 100_000)
+        self.socks = [
+            socket.create_connection((server.host, server.port), timeout=5) for _ in range(n)
+        ]
+        self.head = (
+            b"GET /sparql?query=ASK%20%7B%7D HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"X-Pad: " + b"a" * 100_000
+        )
         self.sent = [0] * n
         self.ended = [False] * n
         self.stop = threading.Event()
@@ -48,7 +51,7 @@ class SlowClients:
                 if self.ended[i]:
                     continue
                 try:
-                    sock.send(self.head[self.sent[i]:self.sent[i] + 1])
+                    sock.send(self.head[self.sent[i] : self.sent[i] + 1])
                     self.sent[i] += 1
                 except OSError:
                     self.ended[i] = True
@@ -88,8 +91,7 @@ def test_slow_request_heads_hold_no_thread(tmp_path, web_cache):
     try:
         slow = SlowClients(server, 12)
         slow.wait_started()
-        status, _, data = server.request("GET", ASK, headers={"Accept": JSON},
-                                         timeout=SLOW_FOR)
+        status, _, data = server.request("GET", ASK, headers={"Accept": JSON}, timeout=SLOW_FOR)
         still_sending = not any(slow.ended) and slow.thread.is_alive()
         assert status == 200
         assert json.loads(data)["boolean"] is True
@@ -128,8 +130,7 @@ def test_connections_per_client_address_are_capped(tmp_path, web_cache):
     server = start_server(tmp_path, web_cache, "--max-connections-per-client", "3")
     held: list[socket.socket] = []
     try:
-        held = [socket.create_connection((server.host, server.port), timeout=5)
-                for _ in range(3)]
+        held = [socket.create_connection((server.host, server.port), timeout=5) for _ in range(3)]
         extra = socket.create_connection((server.host, server.port), timeout=5)
         try:
             status, body = read_answer(extra)
@@ -162,12 +163,10 @@ def test_connections_per_client_address_are_capped(tmp_path, web_cache):
 def test_no_cap_on_connections_with_zero(tmp_path, web_cache):
     """A cap of 0 turns it off (a proxy in front is one address), here set by its variable:
     40 connections are over the default cap."""
-    server = start_server(tmp_path, web_cache,
-                          env={"BENCHGRAPH_MAX_CONNECTIONS_PER_CLIENT": "0"})
+    server = start_server(tmp_path, web_cache, env={"BENCHGRAPH_MAX_CONNECTIONS_PER_CLIENT": "0"})
     held: list[socket.socket] = []
     try:
-        held = [socket.create_connection((server.host, server.port), timeout=5)
-                for _ in range(40)]
+        held = [socket.create_connection((server.host, server.port), timeout=5) for _ in range(40)]
         assert server.request("GET", ASK, headers={"Accept": JSON})[0] == 200
     finally:
         for sock in held:

@@ -45,9 +45,14 @@ class LiveServer:
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[1])
 
-    def request(self, method: str, path: str, body: bytes | None = None,
-                headers: dict[str, str] | None = None, timeout: float = 30
-                ) -> tuple[int, dict[str, str], bytes]:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = 30,
+    ) -> tuple[int, dict[str, str], bytes]:
         """One HTTP request, sent exactly as given (http.client adds no Content-Type)."""
         conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         try:
@@ -58,12 +63,17 @@ class LiveServer:
         finally:
             conn.close()
 
-    def query(self, text: str, accept: str = "application/sparql-results+json",
-              timeout: float = 30) -> tuple[int, dict[str, str], bytes]:
+    def query(
+        self, text: str, accept: str = "application/sparql-results+json", timeout: float = 30
+    ) -> tuple[int, dict[str, str], bytes]:
         """POST a query form-encoded, as YASGUI does."""
-        return self.request("POST", "/sparql", urlencode({"query": text}).encode(),
-                            {"Content-Type": "application/x-www-form-urlencoded",
-                             "Accept": accept}, timeout=timeout)
+        return self.request(
+            "POST",
+            "/sparql",
+            urlencode({"query": text}).encode(),
+            {"Content-Type": "application/x-www-form-urlencoded", "Accept": accept},
+            timeout=timeout,
+        )
 
     def health(self) -> dict:
         return json.loads(self.request("GET", "/healthz")[2])
@@ -89,26 +99,45 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(tmp: Path, cache: Path, *args: str, env: dict[str, str] | None = None
-                 ) -> LiveServer:
+def start_server(
+    tmp: Path, cache: Path, *args: str, env: dict[str, str] | None = None
+) -> LiveServer:
     """`benchgraph serve` on the test records; waits until /healthz answers."""
     port = free_port()
     log = tmp / f"server-{port}.log"
-    environment = os.environ | {"BENCHGRAPH_CACHE": str(cache),
-                                "BENCHGRAPH_QUERIES_DIR": str(EXAMPLES)} | (env or {})
+    environment = (
+        os.environ
+        | {"BENCHGRAPH_CACHE": str(cache), "BENCHGRAPH_QUERIES_DIR": str(EXAMPLES)}
+        | (env or {})
+    )
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "benchgraph", "serve", "--data", str(RECORDS),
-             "--port", str(port), "--timeout", str(LIVE_TIMEOUT), "--query-workers", "3",
-             *args],
-            stdout=out, stderr=subprocess.STDOUT, env=environment,
+            [
+                sys.executable,
+                "-m",
+                "benchgraph",
+                "serve",
+                "--data",
+                str(RECORDS),
+                "--port",
+                str(port),
+                "--timeout",
+                str(LIVE_TIMEOUT),
+                "--query-workers",
+                "3",
+                *args,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=environment,
         )
     server = LiveServer(f"http://127.0.0.1:{port}", proc, log)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"benchgraph serve exited {proc.returncode}:\n"
-                               + log.read_text(errors="replace"))
+            raise RuntimeError(
+                f"benchgraph serve exited {proc.returncode}:\n" + log.read_text(errors="replace")
+            )
         try:
             if server.request("GET", "/healthz", timeout=2)[0] == 200:
                 return server
@@ -146,8 +175,9 @@ class Listener:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                listener.requests.append(self.rfile.read(
-                    int(self.headers.get("Content-Length", 0))).decode())
+                listener.requests.append(
+                    self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
+                )
                 self._answer()
 
             def do_GET(self) -> None:  # noqa: N802
@@ -155,8 +185,14 @@ class Listener:
                 self._answer()
 
             def _answer(self) -> None:
-                body = json.dumps({"head": {"vars": ["x"]}, "results": {"bindings": [
-                    {"x": {"type": "literal", "value": "from the listener"}}]}}).encode()
+                body = json.dumps(
+                    {
+                        "head": {"vars": ["x"]},
+                        "results": {
+                            "bindings": [{"x": {"type": "literal", "value": "from the listener"}}]
+                        },
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/sparql-results+json")
                 self.send_header("Content-Length", str(len(body)))
@@ -212,7 +248,8 @@ class InThread:
     def raised(self, expected: type[BaseException], timeout: float = 120) -> BaseException:
         self.join(timeout)
         assert isinstance(self.error, expected), (
-            f"expected {expected.__name__}, got {self.error!r} (value {self.value!r})")
+            f"expected {expected.__name__}, got {self.error!r} (value {self.value!r})"
+        )
         return self.error
 
     def returned(self, timeout: float = 120):

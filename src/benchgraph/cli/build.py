@@ -13,13 +13,24 @@ from .options import command, data_option, with_options
 
 def add(sub) -> None:
     """Add the command to the main parser's subcommands."""
-    p = command(sub, "build", "Build the dataset from the records and write a dump.",
-                "benchgraph build --data data --out benchgraph.trig")
+    p = command(
+        sub,
+        "build",
+        "Build the dataset from the records and write a dump.",
+        "benchgraph build --data data --out benchgraph.trig",
+    )
     data_option(p)
-    p.add_argument("--out", type=Path, metavar="FILE",
-                   help="write a dump; format from the extension (.trig .nq .ttl .nt .jsonld)")
-    p.add_argument("--skip-invalid", action="store_true",
-                   help="build from the records that conform, naming each one left out")
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="write a dump; format from the extension (.trig .nq .ttl .nt .jsonld)",
+    )
+    p.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="build from the records that conform, naming each one left out",
+    )
     with_options(p)  # in the --out dump; the build's own store never holds them
     p.set_defaults(run=run)
 
@@ -34,12 +45,16 @@ def run(args) -> int:
         except ValueError as exc:
             raise CannotRun(f"{args.out}: {exc}") from exc
         with joined(result.store_path, args.extra, args.reason_with) as store:
-            dump(store, fmt, args.out,
-                 extra=description(result, store, args.extra, args.reason_with))
+            dump(
+                store, fmt, args.out, extra=description(result, store, args.extra, args.reason_with)
+            )
     elif args.extra:
         from ..store.extra import check
 
         check(args.extra)  # they join a dump or a query, not the build's store
-    print(f"built {result.records} records ({result.rebuilt} converted) -> {result.store_path}"
-          + (f"; wrote {args.out}" if args.out else ""), file=sys.stderr)
+    print(
+        f"built {result.records} records ({result.rebuilt} converted) -> {result.store_path}"
+        + (f"; wrote {args.out}" if args.out else ""),
+        file=sys.stderr,
+    )
     return EXIT_OK

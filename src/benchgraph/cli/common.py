@@ -24,9 +24,11 @@ def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True):
             counts = Counter(p.severity for p in result.problems)
             said = ", ".join(f"{n} {severity}(s)" for severity, n in sorted(counts.items()))
             left = f"; {len(result.left_out)} record(s) left out" if result.left_out else ""
-            print(f"benchgraph: records unchanged since the last build: {said or 'no problems'}"
-                  f"{left} (benchgraph validate --data {args.data} lists them)",
-                  file=sys.stderr)
+            print(
+                f"benchgraph: records unchanged since the last build: {said or 'no problems'}"
+                f"{left} (benchgraph validate --data {args.data} lists them)",
+                file=sys.stderr,
+            )
         return result
     for problem in result.problems:
         print(problem, file=sys.stderr)
@@ -56,8 +58,10 @@ def remote(args):
     from .. import store
 
     if args.extra:
-        raise CannotRun("--with reads outside graphs into a local copy; with --store, push "
-                        "them to the store instead")
+        raise CannotRun(
+            "--with reads outside graphs into a local copy; with --store, push "
+            "them to the store instead"
+        )
     from ..query.inspect import check_store_query
 
     # every query sent is checked as the endpoint checks it; read with the serving account

@@ -13,13 +13,20 @@ from .options import command, data_option, store_option, with_options
 
 def add(sub) -> None:
     """Add the command to the main parser's subcommands."""
-    p = command(sub, "export", "Write the whole dataset in one RDF format.",
-                "benchgraph export --format ttl --out benchgraph.ttl")
+    p = command(
+        sub,
+        "export",
+        "Write the whole dataset in one RDF format.",
+        "benchgraph export --format ttl --out benchgraph.ttl",
+    )
     data_option(p)
     store_option(p)
-    p.add_argument("--format", required=True,
-                   help="ttl, trig, nt, nq, jsonld or rdf (RDF/XML); sssom: the links to "
-                        "outside entities as an SSSOM mapping set (TSV)")
+    p.add_argument(
+        "--format",
+        required=True,
+        help="ttl, trig, nt, nq, jsonld or rdf (RDF/XML); sssom: the links to "
+        "outside entities as an SSSOM mapping set (TSV)",
+    )
     p.add_argument("--out", type=Path, metavar="FILE", help="default: standard output")
     with_options(p)
     p.set_defaults(run=run)
@@ -48,6 +55,10 @@ def run(args) -> int:
         return EXIT_OK
     result = built(args)
     with joined(result.store_path, args.extra, args.reason_with) as store:
-        dump(store, fmt, args.out if args.out else sys.stdout.buffer,
-             extra=description(result, store, args.extra, args.reason_with))
+        dump(
+            store,
+            fmt,
+            args.out if args.out else sys.stdout.buffer,
+            extra=description(result, store, args.extra, args.reason_with),
+        )
     return EXIT_OK

@@ -66,29 +66,43 @@ def add_import_commands(subparsers: Any) -> argparse.ArgumentParser:
     """Add `import mlperf`, `import argonne` and `import trtllm-perf` to the main parser's
     subparsers."""
     parser = subparsers.add_parser(
-        "import", help="import outside result sets as generated records",
+        "import",
+        help="import outside result sets as generated records",
         description="Import outside result sets as generated run and system records.",
         epilog="Example:\n  benchgraph import mlperf "
-               "../shared/data/mlperf/inference_results_v5.1 --out data",
-        formatter_class=_FORMAT)
+        "../shared/data/mlperf/inference_results_v5.1 --out data",
+        formatter_class=_FORMAT,
+    )
     sources = parser.add_subparsers(dest="source", metavar="SOURCE", required=True)
 
-    mlperf = sources.add_parser("mlperf", help="an mlcommons/inference_results_vX.Y checkout",
-                                description=MLPERF_HELP, epilog=MLPERF_EXAMPLE,
-                                formatter_class=_FORMAT)
+    mlperf = sources.add_parser(
+        "mlperf",
+        help="an mlcommons/inference_results_vX.Y checkout",
+        description=MLPERF_HELP,
+        epilog=MLPERF_EXAMPLE,
+        formatter_class=_FORMAT,
+    )
     _common(mlperf)
     mlperf.add_argument("--round", help="the round, e.g. v5.1 (default: from the folder name)")
     mlperf.set_defaults(run=lambda args: _run(args, import_mlperf, round=args.round))
 
-    argonne = sources.add_parser("argonne", help="the LLM-Inference-Bench tables",
-                                 description=ARGONNE_HELP, epilog=ARGONNE_EXAMPLE,
-                                 formatter_class=_FORMAT)
+    argonne = sources.add_parser(
+        "argonne",
+        help="the LLM-Inference-Bench tables",
+        description=ARGONNE_HELP,
+        epilog=ARGONNE_EXAMPLE,
+        formatter_class=_FORMAT,
+    )
     _common(argonne)
     argonne.set_defaults(run=lambda args: _run(args, import_argonne))
 
-    trtllm = sources.add_parser("trtllm-perf", help="NVIDIA's TensorRT-LLM performance overview",
-                                description=TRTLLM_HELP, epilog=TRTLLM_EXAMPLE,
-                                formatter_class=_FORMAT)
+    trtllm = sources.add_parser(
+        "trtllm-perf",
+        help="NVIDIA's TensorRT-LLM performance overview",
+        description=TRTLLM_HELP,
+        epilog=TRTLLM_EXAMPLE,
+        formatter_class=_FORMAT,
+    )
     _common(trtllm)
     trtllm.set_defaults(run=lambda args: _run(args, import_trtllm))
     return parser
@@ -96,20 +110,32 @@ def add_import_commands(subparsers: Any) -> argparse.ArgumentParser:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", metavar="PATH", type=Path, help="the folder to import")
-    parser.add_argument("--out", metavar="DIR", type=Path, default=Path("data"),
-                        help="the data folder to write into (default: data)")
-    parser.add_argument("--report", action="store_true",
-                        help="print every distinct raw string, its count and what it "
-                             "became, and every row left out, with the reason")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        type=Path,
+        default=Path("data"),
+        help="the data folder to write into (default: data)",
+    )
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="print every distinct raw string, its count and what it "
+        "became, and every row left out, with the reason",
+    )
     parser.add_argument("--commit", help="the source's commit, when the folder does not say")
     parser.add_argument("--dry-run", action="store_true", help="check only; write nothing")
 
 
-def _run(args: argparse.Namespace, importer: Callable[..., ImportReport],
-         **extra: Any) -> int:
+def _run(args: argparse.Namespace, importer: Callable[..., ImportReport], **extra: Any) -> int:
     try:
-        report = importer(args.path, args.out, commit=args.commit, write=not args.dry_run,
-                          **{k: v for k, v in extra.items() if v is not None})
+        report = importer(
+            args.path,
+            args.out,
+            commit=args.commit,
+            write=not args.dry_run,
+            **{k: v for k, v in extra.items() if v is not None},
+        )
     except CannotRun as exc:
         print(f"benchgraph import: {exc}", file=sys.stderr)
         return 2

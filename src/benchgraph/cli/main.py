@@ -47,9 +47,11 @@ def main(argv: list[str] | None = None) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         violations = sum(p.severity == "violation" for p in exc.problems)
-        print(f"{violations} violation(s) (and {len(exc.problems) - violations} warning(s) or"
-              " info); nothing was built: fix them, or build with --skip-invalid",
-              file=sys.stderr)
+        print(
+            f"{violations} violation(s) (and {len(exc.problems) - violations} warning(s) or"
+            " info); nothing was built: fix them, or build with --skip-invalid",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
     except CannotRun as exc:
         print(f"benchgraph: {exc}", file=sys.stderr)

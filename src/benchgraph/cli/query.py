@@ -13,23 +13,39 @@ from .options import command, data_option, store_option, with_options
 
 def add(sub) -> None:
     """Add the command to the main parser's subcommands."""
-    p = command(sub, "query", "Run a SPARQL query over the built dataset (stated + inferred).",
-                "benchgraph query 'SELECT ?run WHERE { ?run a bg:BenchmarkRun }'\n"
-                "  benchgraph query --example no-gpu-fabric --limit 10\n"
-                "  benchgraph query --example why-fabric-status --param run=run:"
-                "ev-sglang-dsv41-production-decode-tok-s-per-user\n\n" + _examples())
+    p = command(
+        sub,
+        "query",
+        "Run a SPARQL query over the built dataset (stated + inferred).",
+        "benchgraph query 'SELECT ?run WHERE { ?run a bg:BenchmarkRun }'\n"
+        "  benchgraph query --example no-gpu-fabric --limit 10\n"
+        "  benchgraph query --example why-fabric-status --param run=run:"
+        "ev-sglang-dsv41-production-decode-tok-s-per-user\n\n" + _examples(),
+    )
     data_option(p)
     store_option(p)
     p.add_argument("--format", choices=("table", "csv", "tsv", "json"), default="table")
     p.add_argument("--example", metavar="NAME", help="run a saved query from queries/")
-    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="a parameter of the saved query (repeatable; one it takes several "
-                        "of may be given again, or comma-separated); NAME= empty: every value")
-    p.add_argument("--limit", type=int, metavar="N",
-                   help="table format: show the first N rows (and how many there are)")
-    p.add_argument("query", nargs="?", metavar="QUERY",
-                   help="SPARQL text, or @file.rq; the usual prefixes (bg:, rdfs:, ...) are "
-                        "predeclared")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter of the saved query (repeatable; one it takes several "
+        "of may be given again, or comma-separated); NAME= empty: every value",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="table format: show the first N rows (and how many there are)",
+    )
+    p.add_argument(
+        "query",
+        nargs="?",
+        metavar="QUERY",
+        help="SPARQL text, or @file.rq; the usual prefixes (bg:, rdfs:, ...) are predeclared",
+    )
     with_options(p)
     p.set_defaults(run=run)
 
@@ -41,8 +57,7 @@ def run(args) -> int:
     from ..query.text import check_depth
 
     if args.param and not args.example:
-        raise CannotRun("--param goes with --example NAME: a saved query declares its "
-                        "parameters")
+        raise CannotRun("--param goes with --example NAME: a saved query declares its parameters")
     if args.limit is not None and args.limit < 1:
         raise CannotRun(f"--limit: {args.limit} is not a number of rows (1 or more)")
     if args.example:
@@ -64,6 +79,7 @@ def run(args) -> int:
         _check_query(text, bool(getattr(args, "store", None)))
     except QueryRefused as exc:
         raise CannotRun(f"the query is refused: {exc}") from None
+
     def answer() -> tuple[str | None, str | None]:
         """The rendered answer, or why the engine could not give one (a SERVICE it could not
         reach, a remote store's refusal): told as text, so that no traceback carries the
@@ -102,14 +118,19 @@ def _with_params(query, given: list[str], store=None) -> str:
             raise CannotRun(f"--param {item!r}: give NAME=VALUE (NAME= for every value)")
         param = next((p for p in query.params if p.name == name), None)
         values.setdefault(name, []).extend(
-            split_values(value) if param is not None and param.many else [value])
+            split_values(value) if param is not None and param.many else [value]
+        )
+
     def known(iri: str) -> bool:
-        return next(iter(store.quads_for_pattern(ox.NamedNode(iri), None, None, None)),
-                    None) is not None
+        return (
+            next(iter(store.quads_for_pattern(ox.NamedNode(iri), None, None, None)), None)
+            is not None
+        )
 
     try:
-        return with_values(query.text, query.params, values,
-                           known=known if store is not None else None)
+        return with_values(
+            query.text, query.params, values, known=known if store is not None else None
+        )
     except ParameterError as exc:
         raise CannotRun(f"--param {exc}") from None
 
@@ -121,7 +142,8 @@ def _examples() -> str:
     saved = saved_queries()
     width = max(map(len, saved), default=0)
     return "Saved queries (--example NAME):\n" + "\n".join(
-        f"  {name.ljust(width)}  {query.title}" for name, query in saved.items())
+        f"  {name.ljust(width)}  {query.title}" for name, query in saved.items()
+    )
 
 
 def _check_query(text: str, remote: bool) -> None:

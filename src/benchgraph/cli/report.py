@@ -13,8 +13,9 @@ def write_report(problems: list[Problem], fmt: str, out: TextIO) -> None:
     problems = sorted(problems)
     if fmt == "json":
         conforms = not any(p.severity == "violation" for p in problems)
-        json.dump({"conforms": conforms, "problems": [p.as_dict() for p in problems]}, out,
-                  indent=2)
+        json.dump(
+            {"conforms": conforms, "problems": [p.as_dict() for p in problems]}, out, indent=2
+        )
         out.write("\n")
     elif fmt == "turtle":
         from .shacl_report import report_graph
@@ -23,7 +24,10 @@ def write_report(problems: list[Problem], fmt: str, out: TextIO) -> None:
     else:
         for p in problems:
             out.write(f"{p}\n")
-        counts = {s: sum(p.severity == s for p in problems)
-                  for s in ("violation", "warning", "info")}
-        out.write(f"{counts['violation']} violation(s), {counts['warning']} warning(s), "
-                  f"{counts['info']} info\n")
+        counts = {
+            s: sum(p.severity == s for p in problems) for s in ("violation", "warning", "info")
+        }
+        out.write(
+            f"{counts['violation']} violation(s), {counts['warning']} warning(s), "
+            f"{counts['info']} info\n"
+        )

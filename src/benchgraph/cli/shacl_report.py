@@ -21,8 +21,7 @@ from ..namespaces import BG, PREFIXES, record_iri
 SH_NS = "http://www.w3.org/ns/shacl#"
 SEVERITIES = {VIOLATION: "Violation", WARNING: "Warning", INFO: "Info"}
 CHECKS = "https://w3id.org/benchgraph/checks#"  # IRIs of the checks that are not shapes
-KINDS = ("benchmarks", "accelerators", "interconnects", "systems", "engines", "models",
-         "metrics")
+KINDS = ("benchmarks", "accelerators", "interconnects", "systems", "engines", "models", "metrics")
 
 
 def report_graph(problems: list[Problem]) -> Graph:
@@ -45,9 +44,19 @@ def report_graph(problems: list[Problem]) -> Graph:
         g.add((report, sh.result, node))
         g.add((node, RDF.type, sh.ValidationResult))
         g.add((node, sh.resultSeverity, sh[SEVERITIES.get(p.severity, "Violation")]))
-        g.add((node, sh.resultMessage, Literal(f"{p.field}: {p.value} {p.message}"
-                                               if p.value else f"{p.field}: {p.message}"
-                                               if p.field else p.message)))
+        g.add(
+            (
+                node,
+                sh.resultMessage,
+                Literal(
+                    f"{p.field}: {p.value} {p.message}"
+                    if p.value
+                    else f"{p.field}: {p.message}"
+                    if p.field
+                    else p.message
+                ),
+            )
+        )
         shape = _shape(p.code)
         if shape is not None and (shape, None, None) in shapes:
             g.add((node, sh.sourceShape, shape))
@@ -85,8 +94,12 @@ def _shape(code: str) -> URIRef | None:
     return None
 
 
-NESTED = {"measurements": "measurement", "source": "source", "history": "revision",
-          "accelerators": "accelerators"}
+NESTED = {
+    "measurements": "measurement",
+    "source": "source",
+    "history": "revision",
+    "accelerators": "accelerators",
+}
 
 
 def _node(record: URIRef, field: str) -> URIRef:

@@ -10,8 +10,12 @@ from .options import command, data_option, with_options
 
 def add(sub) -> None:
     """Add the command to the main parser's subcommands."""
-    p = command(sub, "validate", "Check every record and report every problem at once.",
-                "benchgraph validate --data data --format json")
+    p = command(
+        sub,
+        "validate",
+        "Check every record and report every problem at once.",
+        "benchgraph validate --data data --format json",
+    )
     data_option(p)
     p.add_argument("--format", choices=("text", "json", "turtle"), default="text")
     p.add_argument("--strict", action="store_true", help="warnings fail too")

@@ -70,8 +70,10 @@ def with_aliases(text: str, names: list[str]) -> str:
     lines = text.splitlines(keepends=True)
     lines = _without_key(lines, "aliases")
     block = ["aliases:\n", *(f"  - {json.dumps(a, ensure_ascii=False)}\n" for a in aliases)]
-    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("name:")),
-              next((i + 1 for i, line in enumerate(lines) if line.startswith("id:")), 0))
+    at = next(
+        (i + 1 for i, line in enumerate(lines) if line.startswith("name:")),
+        next((i + 1 for i, line in enumerate(lines) if line.startswith("id:")), 0),
+    )
     return "".join(lines[:at] + block + lines[at:])
 
 

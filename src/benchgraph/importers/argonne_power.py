@@ -22,8 +22,14 @@ from . import efficiency
 from .common import ImportReport, clean, source_entry
 
 
-def attach(rel: str, data: bytes, table: dict[str, Any], found: dict[tuple[str, ...], Any],
-           measure: Any, report: ImportReport) -> None:
+def attach(
+    rel: str,
+    data: bytes,
+    table: dict[str, Any],
+    found: dict[tuple[str, ...], Any],
+    measure: Any,
+    report: ImportReport,
+) -> None:
     """Read the power table and give each row's figure to the measurement it repeats.
 
     `measure(row, where)` reads a row as the main tables' rows are read (names, numbers, the
@@ -57,17 +63,24 @@ def attach(rel: str, data: bytes, table: dict[str, Any], found: dict[tuple[str, 
             continue  # reported by measure: an unknown name, a row left out by rule
         target = found.get(values)
         if target is None:
-            report.fail(where, "repeats no imported row of the main tables (hardware, "
-                        "framework, model, lengths, batch, latency and throughput): a power "
-                        "figure is added to an existing run, never made a run of its own")
+            report.fail(
+                where,
+                "repeats no imported row of the main tables (hardware, "
+                "framework, model, lengths, batch, latency and throughput): a power "
+                "figure is added to an existing run, never made a run of its own",
+            )
             continue
         if target.power is not None:
-            report.fail(where, f"a second power figure for the row of {target.power[2]}:"
-                        f"{target.power[3]}")
+            report.fail(
+                where, f"a second power figure for the row of {target.power[2]}:{target.power[3]}"
+            )
             continue
         target.power = (milliwatts, text, rel, line)
-        report.use("power (avg_power, read as mW)", "one GPU's NVML reading",
-                   "power-draw (W), unit derived")
+        report.use(
+            "power (avg_power, read as mW)",
+            "one GPU's NVML reading",
+            "power-draw (W), unit derived",
+        )
 
 
 def measurements(m: Any, rules: dict[str, Any]) -> list[dict[str, Any]]:
@@ -78,12 +91,20 @@ def measurements(m: Any, rules: dict[str, Any]) -> list[dict[str, Any]]:
     spec = rules["power"]
     watts = float(milliwatts / 1000)
     item = {
-        "metric": spec["metric"], "value": watts, "unit": "W", "derived": True,
+        "metric": spec["metric"],
+        "value": watts,
+        "unit": "W",
+        "derived": True,
         "note": f"avg_power {text} in {rel} line {line}, read as milliwatts and recorded in "
-                f"watts: {clean(spec['unit_note'])}",
+        f"watts: {clean(spec['unit_note'])}",
     }
-    return [item] + efficiency.of_board(rules["units"]["throughput"]["metric"], m.throughput,
-                                        rules["units"]["throughput"]["unit"], m.count, item)
+    return [item] + efficiency.of_board(
+        rules["units"]["throughput"]["metric"],
+        m.throughput,
+        rules["units"]["throughput"]["unit"],
+        m.count,
+        item,
+    )
 
 
 def sources(m: Any, rules: dict[str, Any], commit: str | None, url: Any) -> list[dict]:
@@ -92,8 +113,16 @@ def sources(m: Any, rules: dict[str, Any], commit: str | None, url: Any) -> list
         return []
     _, _, rel, line = m.power
     repo = rules["repository"]
-    return [source_entry(
-        publisher=rules["publisher"], title=rules["title"], url=url(rel), repository=repo,
-        commit=commit, path=rel, row=str(line), licence=rules["licence"],
-        note="avg_power of this row (no unit in the table)",
-    )] + [source_entry(**s) for s in rules["power"]["sources"]]
+    return [
+        source_entry(
+            publisher=rules["publisher"],
+            title=rules["title"],
+            url=url(rel),
+            repository=repo,
+            commit=commit,
+            path=rel,
+            row=str(line),
+            licence=rules["licence"],
+            note="avg_power of this row (no unit in the table)",
+        )
+    ] + [source_entry(**s) for s in rules["power"]["sources"]]

@@ -76,8 +76,9 @@ def keyed(table: dict[str, Any], where: str) -> dict[str, Any]:
     for raw, value in (table or {}).items():
         k = key(raw)
         if k in out:
-            raise CannotRun(f"{where}: {raw!r} repeats another entry once spaces and case "
-                            "are normalised")
+            raise CannotRun(
+                f"{where}: {raw!r} repeats another entry once spaces and case are normalised"
+            )
         out[k] = value
     return out
 
@@ -131,11 +132,12 @@ class ImportReport:
         """One paragraph: what was written, how long it took, what went wrong."""
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(self.records.items()))
         state = "written" if self.written else "not written"
-        lines = [f"{self.source} {self.round}: {counts or 'no records'} ({state}, "
-                 f"{self.seconds:.2f} s)".replace("  ", " ")]
+        lines = [
+            f"{self.source} {self.round}: {counts or 'no records'} ({state}, "
+            f"{self.seconds:.2f} s)".replace("  ", " ")
+        ]
         if self.left_out:
-            lines.append(f"{len(self.left_out)} row(s) or file(s) left out by rule "
-                         "(see --report)")
+            lines.append(f"{len(self.left_out)} row(s) or file(s) left out by rule (see --report)")
         for (category, raw), wheres in sorted(self.unknown.items()):
             lines.append(f"unknown {category}: {raw!r} ({len(wheres)}x, first in {wheres[0]})")
         for where, reason in self.failed:
@@ -181,19 +183,26 @@ _Dumper.add_representer(str, _str)
 
 def dump(record: dict[str, Any]) -> str:
     """A record as YAML text, its keys in the order given."""
-    return yaml.dump(record, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                     default_flow_style=False, width=100)
+    return yaml.dump(
+        record,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
+    )
 
 
 def header(command: str, origin: str) -> str:
     """The comment every generated file starts with."""
-    return (f"{GENERATED_MARK} {command.split()[0]}` from {origin}. Do not edit.\n"
-            f"# Regenerate: benchgraph import {command} --out data\n"
-            "# Corrections go into src/benchgraph/importers/mappings/.\n")
+    return (
+        f"{GENERATED_MARK} {command.split()[0]}` from {origin}. Do not edit.\n"
+        f"# Regenerate: benchgraph import {command} --out data\n"
+        "# Corrections go into src/benchgraph/importers/mappings/.\n"
+    )
 
 
-def write_records(out_dir: Path, folders: dict[str, list[dict[str, Any]]],
-                  head: str) -> list[Path]:
+def write_records(out_dir: Path, folders: dict[str, list[dict[str, Any]]], head: str) -> list[Path]:
     """Write records under out_dir/<folder>/<id>.yaml, removing stale generated files."""
     written: list[Path] = []
     for folder, records in sorted(folders.items()):
@@ -234,16 +243,19 @@ def curated_ids(data_dir: Path | None, kind: str) -> set[str] | None:
     return {p.stem for p in (data_dir / kind).rglob("*.y*ml")}
 
 
-def check_references(report: ImportReport, data_dir: Path | None,
-                     wanted: dict[str, set[str]]) -> None:
+def check_references(
+    report: ImportReport, data_dir: Path | None, wanted: dict[str, set[str]]
+) -> None:
     """Warn about ids the mapping points to that no curated record of data_dir has."""
     for kind, ids in sorted(wanted.items()):
         have = curated_ids(data_dir, kind)
         if have is None:
             continue
         for missing in sorted(ids - have):
-            report.warnings.append(f"no {kind}/{missing}.yaml under {data_dir}: the mapping "
-                                   "points to a record that does not exist")
+            report.warnings.append(
+                f"no {kind}/{missing}.yaml under {data_dir}: the mapping "
+                "points to a record that does not exist"
+            )
 
 
 def detect_commit(root: Path, round_name: str | None = None) -> str | None:
@@ -287,6 +299,20 @@ def git_head(git: Path) -> str | None:
 
 def source_entry(**fields: Any) -> dict[str, Any]:
     """A `source` item with the empty fields dropped, in the record format's order."""
-    order = ("publisher", "title", "url", "date", "repository", "commit", "path", "row",
-             "round", "licence", "kind", "states", "derives", "note")
+    order = (
+        "publisher",
+        "title",
+        "url",
+        "date",
+        "repository",
+        "commit",
+        "path",
+        "row",
+        "round",
+        "licence",
+        "kind",
+        "states",
+        "derives",
+        "note",
+    )
     return {k: fields[k] for k in order if fields.get(k) not in (None, "")}

@@ -51,16 +51,20 @@ def of_system(metric: str, value: Any, unit: str, power: dict[str, Any]) -> list
     ratio = _ratio(value, power.get("value"))
     if target is None or unit not in RATE_UNITS or ratio is None:
         return []
-    return [{
-        "metric": target[0], "value": ratio, "unit": target[1], "derived": True,
-        "note": f"derived: {metric} {value!r} {unit} / system-power {power['value']!r} W "
-                "(both measured in this run, the whole system at the wall), rounded to 8 "
-                "significant digits; not published by the source",
-    }]
+    return [
+        {
+            "metric": target[0],
+            "value": ratio,
+            "unit": target[1],
+            "derived": True,
+            "note": f"derived: {metric} {value!r} {unit} / system-power {power['value']!r} W "
+            "(both measured in this run, the whole system at the wall), rounded to 8 "
+            "significant digits; not published by the source",
+        }
+    ]
 
 
-def of_board(metric: str, value: Any, unit: str, count: Any,
-             power: dict[str, Any]) -> list[dict]:
+def of_board(metric: str, value: Any, unit: str, count: Any, power: dict[str, Any]) -> list[dict]:
     """One accelerator's efficiency: a one-accelerator run's throughput over that
     accelerator's measured board power; nothing for a run on several (one board's draw is
     not the power of their work) or for another kind of figure."""
@@ -70,9 +74,14 @@ def of_board(metric: str, value: Any, unit: str, count: Any,
     ratio = _ratio(value, power.get("value"))
     if target is None or unit != "tok/s" or ratio is None:
         return []
-    return [{
-        "metric": target[0], "value": ratio, "unit": target[1], "derived": True,
-        "note": f"derived: {metric} {value!r} {unit} / power-draw {power['value']!r} W (one "
-                "accelerator's board power, measured in this run), rounded to 8 significant "
-                "digits; not published by the source; a board's energy, not the system's",
-    }]
+    return [
+        {
+            "metric": target[0],
+            "value": ratio,
+            "unit": target[1],
+            "derived": True,
+            "note": f"derived: {metric} {value!r} {unit} / power-draw {power['value']!r} W (one "
+            "accelerator's board power, measured in this run), rounded to 8 significant "
+            "digits; not published by the source; a board's energy, not the system's",
+        }
+    ]

@@ -114,8 +114,9 @@ def find_power_logs(result: Path, rel: str) -> PowerLogs | None:
     if not (performance / "power").is_dir():
         return None
     logs = PowerLogs(performance, f"{rel}/performance")
-    logs.missing = [name for name in (*POWER_FILES, *RUN_FILES)
-                    if not (performance / name).is_file()]
+    logs.missing = [
+        name for name in (*POWER_FILES, *RUN_FILES) if not (performance / name).is_file()
+    ]
     return logs
 
 
@@ -128,16 +129,26 @@ def read_marks(path: Path, shown: str) -> dict[str, tuple[Any, int]]:
         for number, line in enumerate(handle, 1):
             line = line.rstrip("\r\n")
             if number == 1 and not line.startswith(MARKER):
-                raise PowerLogError(shown, 1, "first line", f"does not start with {MARKER}, "
-                                    "so this is no LoadGen detail log", line[:60])
+                raise PowerLogError(
+                    shown,
+                    1,
+                    "first line",
+                    f"does not start with {MARKER}, so this is no LoadGen detail log",
+                    line[:60],
+                )
             if not line.startswith(MARKER):
                 continue
             try:
-                message = json.loads(line[len(MARKER):])
+                message = json.loads(line[len(MARKER) :])
                 name = message["key"]
             except (ValueError, KeyError, TypeError) as exc:
-                raise PowerLogError(shown, number, "line", f"is not a LoadGen log message "
-                                    f"(JSON with a key): {exc}", line[:60]) from exc
+                raise PowerLogError(
+                    shown,
+                    number,
+                    "line",
+                    f"is not a LoadGen log message (JSON with a key): {exc}",
+                    line[:60],
+                ) from exc
             marks.setdefault(name, (message.get("value"), number))
     return marks
 
@@ -146,14 +157,20 @@ def _clock(text: Any, shown: str, line: int, what: str) -> dt.datetime:
     try:
         return dt.datetime.strptime(str(text), CLOCK)
     except ValueError as exc:
-        raise PowerLogError(shown, line, what, f"is not a time as MM-DD-YYYY HH:MM:SS.fff "
-                            f"({CLOCK}), the format the submission checker reads",
-                            str(text)) from exc
+        raise PowerLogError(
+            shown,
+            line,
+            what,
+            f"is not a time as MM-DD-YYYY HH:MM:SS.fff "
+            f"({CLOCK}), the format the submission checker reads",
+            str(text),
+        ) from exc
 
 
 def _seconds(delta: dt.timedelta) -> Decimal:
-    return (Decimal(delta.days * 86400 + delta.seconds)
-            + Decimal(delta.microseconds) / Decimal(1_000_000))
+    return Decimal(delta.days * 86400 + delta.seconds) + Decimal(delta.microseconds) / Decimal(
+        1_000_000
+    )
 
 
 def compute(logs: PowerLogs, scenario: str) -> PowerResult:
@@ -162,17 +179,28 @@ def compute(logs: PowerLogs, scenario: str) -> PowerResult:
     a scenario the checker does not know)."""
     scen = scenario.casefold()
     if scen not in WATT_SCENARIOS + ENERGY_SCENARIOS:
-        raise PowerLogError(logs.rel, 0, "scenario", "has no power metric in MLPerf's "
-                            "rules (Offline, Server, Interactive: W; SingleStream, "
-                            "MultiStream: mJ per query)", scenario)
+        raise PowerLogError(
+            logs.rel,
+            0,
+            "scenario",
+            "has no power metric in MLPerf's "
+            "rules (Offline, Server, Interactive: W; SingleStream, "
+            "MultiStream: mJ per query)",
+            scenario,
+        )
     detail_rel = logs.path(f"run_1/{DETAIL}")
     marks = read_marks(logs.folder / "run_1" / DETAIL, detail_rel)
     window = []
     for name in ("power_begin", "power_end"):
         if name not in marks:
-            raise PowerLogError(detail_rel, 0, name, "is not in the log: without the "
-                                "power_begin and power_end marks the measured window is "
-                                "unknown")
+            raise PowerLogError(
+                detail_rel,
+                0,
+                name,
+                "is not in the log: without the "
+                "power_begin and power_end marks the measured window is "
+                "unknown",
+            )
         value, line = marks[name]
         window.append(_clock(value, detail_rel, line, name))
     begin, end = window
@@ -184,67 +212,107 @@ def compute(logs: PowerLogs, scenario: str) -> PowerResult:
                 continue
             cells = line.rstrip("\r\n").split(",")
             if len(cells) < 4:
-                raise PowerLogError(samples_rel, number, "sample", "has no Watts field (the "
-                                    "fourth comma-separated field)", line.strip()[:60])
+                raise PowerLogError(
+                    samples_rel,
+                    number,
+                    "sample",
+                    "has no Watts field (the fourth comma-separated field)",
+                    line.strip()[:60],
+                )
             stamp = _clock(cells[1], samples_rel, number, "Time")
             if not begin < stamp < end:
                 continue
             try:
                 watts = Decimal(cells[3].strip())
             except InvalidOperation as exc:
-                raise PowerLogError(samples_rel, number, "Watts", "is not a number",
-                                    cells[3]) from exc
+                raise PowerLogError(
+                    samples_rel, number, "Watts", "is not a number", cells[3]
+                ) from exc
             if watts > 0:
                 total += watts
                 count += 1
     if count == 0:
-        raise PowerLogError(samples_rel, 0, "samples", f"none has a time strictly between "
-                            f"power_begin {marks['power_begin'][0]} and power_end "
-                            f"{marks['power_end'][0]} and Watts above 0")
+        raise PowerLogError(
+            samples_rel,
+            0,
+            "samples",
+            f"none has a time strictly between "
+            f"power_begin {marks['power_begin'][0]} and power_end "
+            f"{marks['power_end'][0]} and Watts above 0",
+        )
     seconds = _seconds(end - begin)
     with localcontext() as ctx:
         ctx.prec = 60
         mean = total / count
         if scen in WATT_SCENARIOS:
-            return PowerResult("system-power", mean, "W", count, marks["power_begin"][0],
-                               marks["power_end"][0], seconds)
+            return PowerResult(
+                "system-power",
+                mean,
+                "W",
+                count,
+                marks["power_begin"][0],
+                marks["power_end"][0],
+                seconds,
+            )
         if "result_query_count" not in marks:
-            raise PowerLogError(detail_rel, 0, "result_query_count", "is not in the log: the "
-                                "energy per query divides by it")
+            raise PowerLogError(
+                detail_rel,
+                0,
+                "result_query_count",
+                "is not in the log: the energy per query divides by it",
+            )
         raw, line = marks["result_query_count"]
         try:
             queries = int(raw)
         except (TypeError, ValueError) as exc:
-            raise PowerLogError(detail_rel, line, "result_query_count", "is not a count",
-                                str(raw)) from exc
+            raise PowerLogError(
+                detail_rel, line, "result_query_count", "is not a count", str(raw)
+            ) from exc
         if queries <= 0:
-            raise PowerLogError(detail_rel, line, "result_query_count", "is not above 0",
-                                str(raw))
+            raise PowerLogError(detail_rel, line, "result_query_count", "is not above 0", str(raw))
         energy = mean * seconds * 1000 / queries
         effective = str((marks.get("effective_scenario") or ("", 0))[0]).casefold()
         from_single = scen == "multistream" and effective == "singlestream"
         if from_single:
             energy *= 8
-        return PowerResult("energy-per-query", energy, "mJ", count, marks["power_begin"][0],
-                           marks["power_end"][0], seconds, queries, from_single)
+        return PowerResult(
+            "energy-per-query",
+            energy,
+            "mJ",
+            count,
+            marks["power_begin"][0],
+            marks["power_end"][0],
+            seconds,
+            queries,
+            from_single,
+        )
 
 
 # --- what a run record gets -------------------------------------------------------------
 def method_note(result: PowerResult) -> str:
     """How the figure was computed, for the measurement's note."""
     if result.metric == "system-power":
-        how = (f"the mean of the {result.samples} samples' Watts in run_1/{SAMPLES} timed "
-               f"strictly between power_begin {result.begin} and power_end {result.end} of "
-               f"run_1/{DETAIL}")
+        how = (
+            f"the mean of the {result.samples} samples' Watts in run_1/{SAMPLES} timed "
+            f"strictly between power_begin {result.begin} and power_end {result.end} of "
+            f"run_1/{DETAIL}"
+        )
     else:
-        how = (f"the mean of the {result.samples} samples' Watts in run_1/{SAMPLES} timed "
-               f"strictly between power_begin {result.begin} and power_end {result.end} of "
-               f"run_1/{DETAIL}, times the window's {result.seconds} s, x 1000 / "
-               f"result_query_count {result.query_count}"
-               + (" x 8 samples per query (a MultiStream result run as SingleStream)"
-                  if result.multistream_from_singlestream else ""))
-    return (f"{how}, as MLCommons' submission checker computes the power metric "
-            "(tools/submission/submission_checker/checks/power_check.py)")
+        how = (
+            f"the mean of the {result.samples} samples' Watts in run_1/{SAMPLES} timed "
+            f"strictly between power_begin {result.begin} and power_end {result.end} of "
+            f"run_1/{DETAIL}, times the window's {result.seconds} s, x 1000 / "
+            f"result_query_count {result.query_count}"
+            + (
+                " x 8 samples per query (a MultiStream result run as SingleStream)"
+                if result.multistream_from_singlestream
+                else ""
+            )
+        )
+    return (
+        f"{how}, as MLCommons' submission checker computes the power metric "
+        "(tools/submission/submission_checker/checks/power_check.py)"
+    )
 
 
 def log_measurement(result: PowerResult) -> dict[str, Any]:
@@ -252,20 +320,33 @@ def log_measurement(result: PowerResult) -> dict[str, Any]:
     without summary_results.json): watts as computed, energy per query in joules."""
     rounded = result.rounded
     if result.unit == "W":
-        return {"metric": result.metric, "value": float(rounded), "unit": "W",
-                "note": f"computed from the power logs: {method_note(result)}; rounded to "
-                        "10 decimal places"}
-    return {"metric": result.metric, "value": float(rounded * Decimal("0.001")), "unit": "J",
-            "note": f"computed from the power logs as {rounded.normalize():f} mJ per query "
-                    f"(the checker's unit), recorded in joules: {method_note(result)}"}
+        return {
+            "metric": result.metric,
+            "value": float(rounded),
+            "unit": "W",
+            "note": f"computed from the power logs: {method_note(result)}; rounded to "
+            "10 decimal places",
+        }
+    return {
+        "metric": result.metric,
+        "value": float(rounded * Decimal("0.001")),
+        "unit": "J",
+        "note": f"computed from the power logs as {rounded.normalize():f} mJ per query "
+        f"(the checker's unit), recorded in joules: {method_note(result)}",
+    }
 
 
 def sources(logs: PowerLogs, entry: Any) -> list[dict[str, Any]]:
     """Source entries of the run for the files the figure comes from; `entry(rel, note)`
     makes one in the importer's form."""
     return [
-        entry(logs.path(f"run_1/{SAMPLES}"), "the power samples (PTDaemon's Time, Watts, "
-              "... lines) the power metric averages"),
-        entry(logs.path(f"run_1/{DETAIL}"), "LoadGen's detail log: power_begin and power_end "
-              "(the measured window) and result_query_count"),
+        entry(
+            logs.path(f"run_1/{SAMPLES}"),
+            "the power samples (PTDaemon's Time, Watts, ... lines) the power metric averages",
+        ),
+        entry(
+            logs.path(f"run_1/{DETAIL}"),
+            "LoadGen's detail log: power_begin and power_end "
+            "(the measured window) and result_query_count",
+        ),
     ]

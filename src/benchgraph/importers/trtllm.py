@@ -52,10 +52,14 @@ SYSTEMS = "systems/trtllm-perf"
 COMMIT_FILE = re.compile(r"^[0-9a-f]{40}\.md$")
 _SEPARATOR = re.compile(r"^\s*:?-+:?\s*$")
 _NUMBER = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$")
-_WIDE_HEAD = re.compile(r"^(?P<gpu>[^<]+?)\s*<br\s*/?>\s*TP(?P<tp>\d+)(?:\s*,\s*PP(?P<pp>\d+))?"
-                        r"\s*\((?P<precision>[A-Za-z0-9]+)\)$")
-_GPUS_HEAD = re.compile(r"^\*\*(?P<n>\d+) GPUs?\*\*\s*<br\s*/?>\s*TP(?P<tp>\d+)\s*,\s*PP(?P<pp>\d+)"
-                        r"\s*\((?P<precision>[A-Za-z0-9]+)\)$")
+_WIDE_HEAD = re.compile(
+    r"^(?P<gpu>[^<]+?)\s*<br\s*/?>\s*TP(?P<tp>\d+)(?:\s*,\s*PP(?P<pp>\d+))?"
+    r"\s*\((?P<precision>[A-Za-z0-9]+)\)$"
+)
+_GPUS_HEAD = re.compile(
+    r"^\*\*(?P<n>\d+) GPUs?\*\*\s*<br\s*/?>\s*TP(?P<tp>\d+)\s*,\s*PP(?P<pp>\d+)"
+    r"\s*\((?P<precision>[A-Za-z0-9]+)\)$"
+)
 _VERSION = re.compile(r"generated using version\s+v?(?P<v>\d+(?:\.\d+)+)", re.IGNORECASE)
 HARDWARE_INTRO = "The following GPU variants were used for testing"
 
@@ -105,9 +109,14 @@ class Cell:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def import_trtllm(path: Path | str, out_dir: Path | str | None = None, *,
-                  commit: str | None = None, mapping_dir: Path | None = None,
-                  write: bool = True) -> ImportReport:
+def import_trtllm(
+    path: Path | str,
+    out_dir: Path | str | None = None,
+    *,
+    commit: str | None = None,
+    mapping_dir: Path | None = None,
+    write: bool = True,
+) -> ImportReport:
     """Import every version of the overview found at path into out_dir."""
     root = Path(path)
     report = ImportReport("TensorRT-LLM performance overview")
@@ -125,15 +134,23 @@ def import_trtllm(path: Path | str, out_dir: Path | str | None = None, *,
         check_ids(runs, report, "runs")
         check_ids(systems, report, "systems")
         out = Path(out_dir) if out_dir is not None else None
-        check_references(report, out, {
-            "accelerators": {g["accelerator"] for g in gpus.values()},
-            "models": set(models.values()), "engines": {rules["engine"]},
-            "metrics": {rules["metric"], rules["per_accelerator"]}})
+        check_references(
+            report,
+            out,
+            {
+                "accelerators": {g["accelerator"] for g in gpus.values()},
+                "models": set(models.values()),
+                "engines": {rules["engine"]},
+                "metrics": {rules["metric"], rules["per_accelerator"]},
+            },
+        )
         report.records.update({"runs": len(runs), "systems": len(systems)})
         if write and out is not None and report.ok:
-            head = header("trtllm-perf <folder of <commit>.md copies, or a checkout of "
-                          "NVIDIA/TensorRT-LLM>", f"{rules['repository']} {rules['path']} at "
-                          + ", ".join(v.commit[:12] for v in versions))
+            head = header(
+                "trtllm-perf <folder of <commit>.md copies, or a checkout of NVIDIA/TensorRT-LLM>",
+                f"{rules['repository']} {rules['path']} at "
+                + ", ".join(v.commit[:12] for v in versions),
+            )
             report.files = write_records(out, {RUNS: runs, SYSTEMS: systems}, head)
             report.files += write_aliases(out, mapping_dir)
             report.written = True
@@ -147,8 +164,10 @@ def _versions(root: Path, rules: dict[str, Any], commit: str | None) -> list[Ver
         name = commit or root.stem
         return [Version(name, root.read_text(encoding="utf-8"), root.as_posix())]
     if not root.is_dir():
-        raise CannotRun(f"{root}: no such folder (expected a folder of <commit>.md copies of "
-                        f"{rules['path']}, or a checkout of {rules['repository']})")
+        raise CannotRun(
+            f"{root}: no such folder (expected a folder of <commit>.md copies of "
+            f"{rules['path']}, or a checkout of {rules['repository']})"
+        )
     copies = sorted(p for p in root.iterdir() if COMMIT_FILE.match(p.name))
     if copies:
         return [Version(p.stem, p.read_text(encoding="utf-8"), p.as_posix()) for p in copies]
@@ -159,8 +178,9 @@ def _versions(root: Path, rules: dict[str, Any], commit: str | None) -> list[Ver
 
 def _git(root: Path, *args: str) -> str:
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True,
-                              text=True, check=True)
+        done = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+        )
     except (OSError, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
         raise CannotRun(f"{root}: git {' '.join(args)} failed: {detail.strip()}") from exc
@@ -222,8 +242,7 @@ def tables(text: str) -> list[Table]:
             while i < len(lines) and lines[i].strip().startswith("|"):
                 block.append((i + 1, split_cells(lines[i])))
                 i += 1
-            rows = [(n, c) for n, c in block
-                    if not (c and all(_SEPARATOR.match(x) for x in c))]
+            rows = [(n, c) for n, c in block if not (c and all(_SEPARATOR.match(x) for x in c))]
             out.append(Table(start + 1, rows, section, heading, before, "\n".join(intro)))
             before = ""
             continue
@@ -252,8 +271,11 @@ def check_shape(table: Table, shown: str, report: ImportReport) -> bool:
         while len(cells) > width and cells[-1] == "":
             cells.pop()
         if len(cells) != width:
-            report.fail(f"{shown}:{line}", f"the row has {len(cells)} cells, the table's header "
-                        f"(line {head_line}) has {width}: a ragged row")
+            report.fail(
+                f"{shown}:{line}",
+                f"the row has {len(cells)} cells, the table's header "
+                f"(line {head_line}) has {width}: a ragged row",
+            )
             ok = False
         table.rows[n] = (line, cells)
     return ok
@@ -265,7 +287,7 @@ def hardware_lines(text: str) -> set[str]:
     out: set[str] = set()
     for i, line in enumerate(lines):
         if HARDWARE_INTRO in line:
-            for item in lines[i + 1:]:
+            for item in lines[i + 1 :]:
                 if item.strip().startswith(("-", "*")):
                     out.add(clean(item.strip()[1:]))
                 elif out and item.strip():
@@ -273,8 +295,9 @@ def hardware_lines(text: str) -> set[str]:
     return out
 
 
-def _read_version(version: Version, rules: dict[str, Any], gpus: dict[str, Any],
-                  report: ImportReport) -> list[Cell]:
+def _read_version(
+    version: Version, rules: dict[str, Any], gpus: dict[str, Any], report: ImportReport
+) -> list[Cell]:
     skip = {key(k): v for k, v in (rules.get("skip_sections") or {}).items()}
     cells: list[Cell] = []
     listed = {key(x) for x in hardware_lines(version.text)}
@@ -285,8 +308,9 @@ def _read_version(version: Version, rules: dict[str, Any], gpus: dict[str, Any],
         first = table.rows[0][1]
         if key(table.section) in skip:
             check_shape(table, version.shown, report)
-            report.leave_out(where, f"table under {table.section!r}: "
-                             f"{clean(skip[key(table.section)])}")
+            report.leave_out(
+                where, f"table under {table.section!r}: {clean(skip[key(table.section)])}"
+            )
             continue
         if len(first) > 3 and key(first[2]) == "gpu":
             if check_shape(table, version.shown, report):
@@ -300,15 +324,20 @@ def _read_version(version: Version, rules: dict[str, Any], gpus: dict[str, Any],
         spec = gpus.get(key(cell.gpu_raw))
         line = (spec or {}).get("hardware_line")
         if line and key(line) not in listed:
-            report.fail(f"{version.shown}:{cell.table.line}",
-                        f"GPU {cell.gpu_raw!r} maps by the Hardware list's line {line!r}, which "
-                        "this version of the file does not have")
+            report.fail(
+                f"{version.shown}:{cell.table.line}",
+                f"GPU {cell.gpu_raw!r} maps by the Hardware list's line {line!r}, which "
+                "this version of the file does not have",
+            )
             break
     return cells
 
 
-_CAVEAT = re.compile(r"The data in the following tables is provided as a reference point.*?"
-                     r"delivered by TensorRT-LLM\.", re.DOTALL)
+_CAVEAT = re.compile(
+    r"The data in the following tables is provided as a reference point.*?"
+    r"delivered by TensorRT-LLM\.",
+    re.DOTALL,
+)
 
 
 def caveat(text: str) -> str:
@@ -317,23 +346,29 @@ def caveat(text: str) -> str:
     m = _CAVEAT.search(text)
     if m is None:
         return ""
-    return f"NVIDIA's caveat on these tables: \"{clean(m.group(0))}\""
+    return f'NVIDIA\'s caveat on these tables: "{clean(m.group(0))}"'
 
 
 def _number(text: str, shown: str, line: int, column: str, report: ImportReport) -> float | None:
     if not _NUMBER.match(text):
-        report.fail(f"{shown}:{line}", f"cell {column!r}: {text!r} is not a number (tokens per "
-                    "second, digits with an optional decimal point and thousands commas)")
+        report.fail(
+            f"{shown}:{line}",
+            f"cell {column!r}: {text!r} is not a number (tokens per "
+            "second, digits with an optional decimal point and thousands commas)",
+        )
         return None
     return float(text.replace(",", ""))
 
 
-def _lengths(text: str, sep: str, shown: str, line: int, report: ImportReport
-             ) -> tuple[int, int] | None:
+def _lengths(
+    text: str, sep: str, shown: str, line: int, report: ImportReport
+) -> tuple[int, int] | None:
     parts = [p.strip() for p in text.split(sep)]
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        report.fail(f"{shown}:{line}", f"cell {text!r} is not input and output lengths "
-                    f"written 'ISL{sep}OSL'")
+        report.fail(
+            f"{shown}:{line}",
+            f"cell {text!r} is not input and output lengths written 'ISL{sep}OSL'",
+        )
         return None
     return int(parts[0]), int(parts[1])
 
@@ -360,8 +395,10 @@ def _read_wide(version: Version, table: Table, report: ImportReport) -> list[Cel
             report.fail(f"{shown}:{line}", "a figure before the table's Precision row")
             return out
         if not model or not tp.isdigit():
-            report.fail(f"{shown}:{line}", f"no model or tensor-parallel size (model {model!r}, "
-                        f"size {tp!r}) for this row")
+            report.fail(
+                f"{shown}:{line}",
+                f"no model or tensor-parallel size (model {model!r}, size {tp!r}) for this row",
+            )
             continue
         lengths = _lengths(cells[2], ",", shown, line, report)
         for gpu, precision, text in zip(gpu_names, precisions, cells[3:]):
@@ -370,14 +407,33 @@ def _read_wide(version: Version, table: Table, report: ImportReport) -> list[Cel
             value = _number(text, shown, line, gpu, report)
             if value is None or lengths is None:
                 continue
-            out.append(Cell(version, table, line, gpu, f"{model} | {tp} | {cells[2]}", model,
-                            gpu, precision, int(tp), None, int(tp), False, lengths[0],
-                            lengths[1], value, text, engine_version))
+            out.append(
+                Cell(
+                    version,
+                    table,
+                    line,
+                    gpu,
+                    f"{model} | {tp} | {cells[2]}",
+                    model,
+                    gpu,
+                    precision,
+                    int(tp),
+                    None,
+                    int(tp),
+                    False,
+                    lengths[0],
+                    lengths[1],
+                    value,
+                    text,
+                    engine_version,
+                )
+            )
     return out
 
 
-def _read_sections(version: Version, table: Table, gpus: dict[str, Any],
-                   report: ImportReport) -> list[Cell]:
+def _read_sections(
+    version: Version, table: Table, gpus: dict[str, Any], report: ImportReport
+) -> list[Cell]:
     """The later layout: a `####` model section; columns 'GPU<br/>TPn (PREC)', or for the GPU
     named on the line above the table, '**N GPUs**<br/>TPn,PPm (PREC)'."""
     shown = version.shown
@@ -389,13 +445,24 @@ def _read_sections(version: Version, table: Table, gpus: dict[str, Any],
         if wide:
             pp = wide.group("pp")
             tp = int(wide.group("tp"))
-            columns.append((clean(wide.group("gpu")), tp, int(pp) if pp else None,
-                            tp * (int(pp) if pp else 1), False, wide.group("precision")))
+            columns.append(
+                (
+                    clean(wide.group("gpu")),
+                    tp,
+                    int(pp) if pp else None,
+                    tp * (int(pp) if pp else 1),
+                    False,
+                    wide.group("precision"),
+                )
+            )
         elif many:
             gpu = table.before
             if not gpu or key(gpu) not in gpus:
-                report.fail(f"{shown}:{head_line}", f"column {text!r} names no GPU, and the line "
-                            f"above the table ({gpu!r}) is not a GPU the mapping knows")
+                report.fail(
+                    f"{shown}:{head_line}",
+                    f"column {text!r} names no GPU, and the line "
+                    f"above the table ({gpu!r}) is not a GPU the mapping knows",
+                )
                 return []
             n, tp, pp = int(many.group("n")), int(many.group("tp")), int(many.group("pp"))
             if n != tp * pp:
@@ -403,8 +470,11 @@ def _read_sections(version: Version, table: Table, gpus: dict[str, Any],
                 return []
             columns.append((gpu, tp, pp, n, True, many.group("precision")))
         else:
-            report.fail(f"{shown}:{head_line}", f"column {text!r} is neither 'GPU<br/>TPn "
-                        "(PRECISION)' nor '**N GPUs**<br/>TPn,PPm (PRECISION)'")
+            report.fail(
+                f"{shown}:{head_line}",
+                f"column {text!r} is neither 'GPU<br/>TPn "
+                "(PRECISION)' nor '**N GPUs**<br/>TPn,PPm (PRECISION)'",
+            )
             return []
     if not table.heading:
         report.fail(f"{shown}:{head_line}", "no '####' model heading above the table")
@@ -412,30 +482,58 @@ def _read_sections(version: Version, table: Table, gpus: dict[str, Any],
     out: list[Cell] = []
     for line, cells in table.rows[1:]:
         lengths = _lengths(cells[0], "/", shown, line, report)
-        for (gpu, tp, pp, count, stated, precision), column, text in zip(columns, head[1:],
-                                                                           cells[1:]):
+        for (gpu, tp, pp, count, stated, precision), column, text in zip(
+            columns, head[1:], cells[1:]
+        ):
             if not text:
                 continue  # an empty cell is not a run
             value = _number(text, shown, line, column, report)
             if value is None or lengths is None:
                 continue
-            out.append(Cell(version, table, line, column.replace("<br/>", " "),
-                            f"{cells[0]}", table.heading, gpu, precision, tp, pp, count,
-                            stated, lengths[0], lengths[1], value, text))
+            out.append(
+                Cell(
+                    version,
+                    table,
+                    line,
+                    column.replace("<br/>", " "),
+                    f"{cells[0]}",
+                    table.heading,
+                    gpu,
+                    precision,
+                    tp,
+                    pp,
+                    count,
+                    stated,
+                    lengths[0],
+                    lengths[1],
+                    value,
+                    text,
+                )
+            )
     return out
 
 
 # --- records -----------------------------------------------------------------------------------
 def _source(rules: dict[str, Any], commit: str, **extra: Any) -> dict[str, Any]:
     return source_entry(
-        publisher=rules["publisher"], title=rules["title"],
+        publisher=rules["publisher"],
+        title=rules["title"],
         url=f"https://github.com/{rules['repository']}/blob/{commit}/{rules['path']}",
-        repository=rules["repository"], commit=commit, path=rules["path"],
-        licence=rules["licence"], **extra)
+        repository=rules["repository"],
+        commit=commit,
+        path=rules["path"],
+        licence=rules["licence"],
+        **extra,
+    )
 
 
-def _run(c: Cell, rules: dict[str, Any], gpus: dict[str, Any], models: dict[str, Any],
-         report: ImportReport) -> dict[str, Any] | None:
+def _run(
+    c: Cell,
+    rules: dict[str, Any],
+    gpus: dict[str, Any],
+    models: dict[str, Any],
+    report: ImportReport,
+) -> dict[str, Any] | None:
     shown = c.version.shown
     spec = gpus.get(key(c.gpu_raw))
     if spec is None:
@@ -445,13 +543,22 @@ def _run(c: Cell, rules: dict[str, Any], gpus: dict[str, Any], models: dict[str,
     if model is None:
         report.unknown_string("model", c.model_raw, f"{shown}:{c.line}")
         return None
-    report.use("GPU", c.gpu_raw, spec["accelerator"] + (" (derived)" if spec.get("derived")
-                                                       else ""))
+    report.use(
+        "GPU", c.gpu_raw, spec["accelerator"] + (" (derived)" if spec.get("derived") else "")
+    )
     report.use("model", c.model_raw, model)
     table_name = c.table.heading or c.table.section
-    sources = [_source(rules, c.version.commit, row=str(c.line), note=(
-        f"table {table_name!r} (header at line {c.table.line}), row {c.row_label!r} (line "
-        f"{c.line}), column {c.column!r}: {c.raw}"))]
+    sources = [
+        _source(
+            rules,
+            c.version.commit,
+            row=str(c.line),
+            note=(
+                f"table {table_name!r} (header at line {c.table.line}), row {c.row_label!r} (line "
+                f"{c.line}), column {c.column!r}: {c.raw}"
+            ),
+        )
+    ]
     notes = [caveat(c.version.text)]
     omitted = []
     if spec.get("derived"):
@@ -460,14 +567,18 @@ def _run(c: Cell, rules: dict[str, Any], gpus: dict[str, Any], models: dict[str,
     if spec.get("system"):
         notes.append(f"The file's Hardware list names the system: {spec['hardware_line']!r}.")
     elif spec.get("unrecorded_system"):
-        notes.append(f"The file's Hardware list names the system ({spec['hardware_line']!r}); "
-                     f"no source read states the {spec['unrecorded_system']}'s GPU count, so "
-                     "the run names no system record.")
+        notes.append(
+            f"The file's Hardware list names the system ({spec['hardware_line']!r}); "
+            f"no source read states the {spec['unrecorded_system']}'s GPU count, so "
+            "the run names no system record."
+        )
     if c.pipeline is None:
         omitted.append("pipeline parallel size")
     if not c.count_stated:
-        notes.append(f"The table gives the tensor-parallel size ({c.tensor}) and no GPU count; "
-                     "the count is taken as that size (no pipeline size is given).")
+        notes.append(
+            f"The table gives the tensor-parallel size ({c.tensor}) and no GPU count; "
+            "the count is taken as that size (no pipeline size is given)."
+        )
     if c.engine_version is None:
         omitted.append("engine version")
     omitted += ["expert parallel size", "batch size", "dataset"]
@@ -475,19 +586,30 @@ def _run(c: Cell, rules: dict[str, Any], gpus: dict[str, Any], models: dict[str,
     if c.pipeline is not None:
         parallelism["pipeline"] = c.pipeline
     split = f"tp{c.tensor}" + (f"-pp{c.pipeline}" if c.pipeline is not None else "")
-    run_id = slug("trtllm", c.version.commit[:12], model, spec["accelerator"], split,
-                  c.precision.lower(), f"{c.isl}-{c.osl}")
-    measurements = [{
-        "metric": rules["per_accelerator"], "value": float(f"{c.value / c.count:.8g}"),
-        "unit": rules["unit"], "derived": True,
-        "note": f"derived: the headline value divided by accelerator_count ({c.count}), "
-                "rounded to 8 significant digits; not published by the source",
-    }]
+    run_id = slug(
+        "trtllm",
+        c.version.commit[:12],
+        model,
+        spec["accelerator"],
+        split,
+        c.precision.lower(),
+        f"{c.isl}-{c.osl}",
+    )
+    measurements = [
+        {
+            "metric": rules["per_accelerator"],
+            "value": float(f"{c.value / c.count:.8g}"),
+            "unit": rules["unit"],
+            "derived": True,
+            "note": f"derived: the headline value divided by accelerator_count ({c.count}), "
+            "rounded to 8 significant digits; not published by the source",
+        }
+    ]
     record = {
         "id": run_id,
         "title": f"TensorRT-LLM performance overview: {c.model_raw} on {c.count}x {c.gpu_raw} "
-                 f"({split.upper().replace('-', ' x ')}, {c.precision}), {c.isl} in / {c.osl} "
-                 "out tokens",
+        f"({split.upper().replace('-', ' x ')}, {c.precision}), {c.isl} in / {c.osl} "
+        "out tokens",
         "category": "inference/vendor",
         "status": rules["status"],
         "confidence": rules["confidence"],
@@ -512,8 +634,9 @@ def _run(c: Cell, rules: dict[str, Any], gpus: dict[str, Any], models: dict[str,
     return {k: v for k, v in record.items() if v is not None}
 
 
-def _systems(versions: list[Version], cells: list[Cell], rules: dict[str, Any],
-             gpus: dict[str, Any]) -> list[dict[str, Any]]:
+def _systems(
+    versions: list[Version], cells: list[Cell], rules: dict[str, Any], gpus: dict[str, Any]
+) -> list[dict[str, Any]]:
     """A record for each system the runs name, cited to every version whose Hardware list
     names it."""
     used = {gpus[key(c.gpu_raw)].get("system") for c in cells if key(c.gpu_raw) in gpus}
@@ -521,20 +644,32 @@ def _systems(versions: list[Version], cells: list[Cell], rules: dict[str, Any],
     for sys_id, spec in sorted((rules.get("systems") or {}).items()):
         if sys_id not in used:
             continue
-        stating = [v for v in versions if key(spec["hardware_line"])
-                   in {key(x) for x in hardware_lines(v.text)}]
-        out.append({
-            "id": sys_id,
-            "name": spec["name"],
-            "vendor": "nvidia",
-            "accelerators": [{"id": spec["accelerator"], "count": spec["count"]}],
-            "nodes": spec["nodes"],
-            "notes": f"The system NVIDIA names for its TensorRT-LLM performance overview: "
-                     f"{spec['hardware_line']!r}. That list names the GPU, not how many the "
-                     "system holds: the count comes from NVIDIA's own MLPerf Inference system "
-                     "description of the system. Each run gives the GPUs it used of it.",
-            "source": [_source(rules, v.commit, states=["name", "accelerators"], note=(
-                f"\"{HARDWARE_INTRO}:\" ... \"{spec['hardware_line']}\""))
-                for v in stating] + [source_entry(**spec["count_source"])],
-        })
+        stating = [
+            v
+            for v in versions
+            if key(spec["hardware_line"]) in {key(x) for x in hardware_lines(v.text)}
+        ]
+        out.append(
+            {
+                "id": sys_id,
+                "name": spec["name"],
+                "vendor": "nvidia",
+                "accelerators": [{"id": spec["accelerator"], "count": spec["count"]}],
+                "nodes": spec["nodes"],
+                "notes": f"The system NVIDIA names for its TensorRT-LLM performance overview: "
+                f"{spec['hardware_line']!r}. That list names the GPU, not how many the "
+                "system holds: the count comes from NVIDIA's own MLPerf Inference system "
+                "description of the system. Each run gives the GPUs it used of it.",
+                "source": [
+                    _source(
+                        rules,
+                        v.commit,
+                        states=["name", "accelerators"],
+                        note=(f'"{HARDWARE_INTRO}:" ... "{spec["hardware_line"]}"'),
+                    )
+                    for v in stating
+                ]
+                + [source_entry(**spec["count_source"])],
+            }
+        )
     return out

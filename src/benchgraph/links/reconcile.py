@@ -52,10 +52,12 @@ RUNNERS_UP = 3
 
 # Words that do not tell one part from another (a memory size is dropped before: "80 GB"),
 # and legal forms that do not tell one company from another.
-GENERIC = frozenset("gpu gpus graphics card accelerator tensor core processing unit module "
-                    "the series".split())
-LEGAL = frozenset("corporation corp inc incorporated ltd limited co company llc gmbh ag sa "
-                  "plc".split())
+GENERIC = frozenset(
+    "gpu gpus graphics card accelerator tensor core processing unit module the series".split()
+)
+LEGAL = frozenset(
+    "corporation corp inc incorporated ltd limited co company llc gmbh ag sa plc".split()
+)
 _MEMORY = re.compile(r"\b\d+(?:\.\d+)?\s*[gt]i?b\b", re.I)
 _ASIDE = re.compile(r"\([^)]*\)")  # "(generation not stated)": a remark, not the name
 # The words by which a part or generation differs from its family: a close match when they
@@ -89,13 +91,20 @@ class Proposal:
     runners_up: list[tuple[str, str, float]]
 
     def row(self) -> dict[str, str]:
-        others = "; ".join(f"{sssom.curie(iri)} {label!r} {score:.2f}"
-                           for iri, label, score in self.runners_up)
-        return {"subject_id": self.subject.curie, "subject_label": self.subject.name,
-                "predicate_id": self.predicate, "object_id": sssom.curie(self.object),
-                "object_label": self.label, "mapping_justification": JUSTIFICATION,
-                "confidence": f"{self.confidence:.2f}", "creator_label": TOOL,
-                "comment": f"runners-up: {others}" if others else "no runner-up"}
+        others = "; ".join(
+            f"{sssom.curie(iri)} {label!r} {score:.2f}" for iri, label, score in self.runners_up
+        )
+        return {
+            "subject_id": self.subject.curie,
+            "subject_label": self.subject.name,
+            "predicate_id": self.predicate,
+            "object_id": sssom.curie(self.object),
+            "object_label": self.label,
+            "mapping_justification": JUSTIFICATION,
+            "confidence": f"{self.confidence:.2f}",
+            "creator_label": TOOL,
+            "comment": f"runners-up: {others}" if others else "no runner-up",
+        }
 
 
 def subjects(data_dir: Path) -> list[Subject]:
@@ -109,10 +118,20 @@ def subjects(data_dir: Path) -> list[Subject]:
         if record is None:
             continue
         f = record.fields
-        linked = [str(x.get("iri")) if isinstance(x, dict) else str(x)
-                  for x in f.get("same_as") or [] if x is not None]
-        out.append(Subject(kind, record.id, str(f.get("name") or record.id),
-                           str(f["vendor"]) if f.get("vendor") is not None else None, linked))
+        linked = [
+            str(x.get("iri")) if isinstance(x, dict) else str(x)
+            for x in f.get("same_as") or []
+            if x is not None
+        ]
+        out.append(
+            Subject(
+                kind,
+                record.id,
+                str(f.get("name") or record.id),
+                str(f["vendor"]) if f.get("vendor") is not None else None,
+                linked,
+            )
+        )
     return sorted(out, key=lambda s: (KINDS.index(s.kind), s.id))
 
 
@@ -143,8 +162,9 @@ class Reconciler:
     """Finds and scores candidates for each subject, asking the endpoint as little as it
     can (one query per vendor name, one per maker and kind)."""
 
-    def __init__(self, endpoint: Endpoint, namespace: str = WD,
-                 rejected: set[tuple[str, str]] | None = None):
+    def __init__(
+        self, endpoint: Endpoint, namespace: str = WD, rejected: set[tuple[str, str]] | None = None
+    ):
         self.endpoint, self.namespace = endpoint, namespace
         self.rejected = rejected or set()
         self.vendors: dict[str, str | None] = {}  # vendor id or name -> its entity
@@ -172,8 +192,10 @@ class Reconciler:
             if s.kind in ("accelerators", "interconnects"):
                 maker = self._maker(s, records)
                 if maker is None:
-                    self.notes.append(f"{s.kind}/{s.id}: no manufacturer entity (vendor "
-                                      f"{s.vendor!r} has no link): not asked")
+                    self.notes.append(
+                        f"{s.kind}/{s.id}: no manufacturer entity (vendor "
+                        f"{s.vendor!r} has no link): not asked"
+                    )
                     continue
                 best = self._best(s, self._made_by(maker, s.kind), self._vendor_words(s))
             else:
@@ -206,11 +228,18 @@ class Reconciler:
 
     def _by_label(self, name: str, kind: str) -> dict[str, list[str]]:
         spellings = {name, name.upper(), name.lower(), name.title(), name.capitalize()}
-        values = " ".join(f"{_literal(v)}@{lang}" for v in sorted(spellings)
-                          for lang in ("en", "mul"))
+        values = " ".join(
+            f"{_literal(v)}@{lang}" for v in sorted(spellings) for lang in ("en", "mul")
+        )
         classes = CLASSES[kind]
-        typed = (f"VALUES ?class {{ {' '.join(f'<{c}>' for c in classes)} }} "
-                 f"?item <{WDT}P31>/<{WDT}P279>* ?class .") if classes else ""
+        typed = (
+            (
+                f"VALUES ?class {{ {' '.join(f'<{c}>' for c in classes)} }} "
+                f"?item <{WDT}P31>/<{WDT}P279>* ?class ."
+            )
+            if classes
+            else ""
+        )
         return self._labels(f"""
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
@@ -225,8 +254,14 @@ SELECT DISTINCT ?item ?label WHERE {{
         key = (maker, kind)
         if key not in self.by_maker:
             classes = CLASSES[kind]
-            typed = (f"VALUES ?class {{ {' '.join(f'<{c}>' for c in classes)} }} "
-                     f"?item <{WDT}P31>/<{WDT}P279>* ?class .") if classes else ""
+            typed = (
+                (
+                    f"VALUES ?class {{ {' '.join(f'<{c}>' for c in classes)} }} "
+                    f"?item <{WDT}P31>/<{WDT}P279>* ?class ."
+                )
+                if classes
+                else ""
+            )
             self.by_maker[key] = self._labels(f"""
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
@@ -244,15 +279,18 @@ SELECT DISTINCT ?item ?label WHERE {{
                 found.setdefault(row["item"], []).append(row.get("label", ""))
         return found
 
-    def _best(self, s: Subject, candidates: dict[str, list[str]], drop: Iterable[str],
-              keep: bool = True) -> Proposal | None:
+    def _best(
+        self, s: Subject, candidates: dict[str, list[str]], drop: Iterable[str], keep: bool = True
+    ) -> Proposal | None:
         ours = tokens(s.name, drop) or tokens(s.id.replace("-", " "), drop)
         scored = []
         for iri, labels in candidates.items():
             if keep and (s.curie, sssom.curie(iri)) in self.rejected:
                 continue
-            best = max(((score(ours, tokens(label, drop)), label) for label in labels),
-                       key=lambda x: (x[0][0], x[1]))
+            best = max(
+                ((score(ours, tokens(label, drop)), label) for label in labels),
+                key=lambda x: (x[0][0], x[1]),
+            )
             scored.append((best[0][0], best[0][1], iri, best[1]))
         scored.sort(key=lambda x: (-x[0], x[2]))
         if not scored or scored[0][0] <= 0:
@@ -260,7 +298,7 @@ SELECT DISTINCT ?item ?label WHERE {{
         top, predicate, iri, label = scored[0]
         if len(scored) > 1 and scored[1][0] == top:
             top = round(top / 2, 4)  # two entities equally named: the curator decides
-        runners = [(i, lab, sc) for sc, _p, i, lab in scored[1:1 + RUNNERS_UP]]
+        runners = [(i, lab, sc) for sc, _p, i, lab in scored[1 : 1 + RUNNERS_UP]]
         return Proposal(s, iri, label, predicate, top, runners)
 
 
@@ -268,13 +306,20 @@ def _literal(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def proposal_set(proposals: list[Proposal], min_confidence: float, endpoint: str,
-                 date: str) -> tuple[sssom.MappingSet, int]:
+def proposal_set(
+    proposals: list[Proposal], min_confidence: float, endpoint: str, date: str
+) -> tuple[sssom.MappingSet, int]:
     """The proposals at or above min_confidence as a mapping set; and how many fell below."""
     kept = [p for p in proposals if p.confidence >= min_confidence]
-    ms = sssom.MappingSet([p.row() for p in kept], header={
-        "mapping_set_id": PROPOSALS_ID, "mapping_tool": TOOL, "mapping_date": date,
-        "object_source": endpoint,
-        "mapping_set_description": "Proposed links for a curator to review: delete a wrong "
-        "row (it is remembered as rejected), edit one, then `benchgraph link --accept`."})
+    ms = sssom.MappingSet(
+        [p.row() for p in kept],
+        header={
+            "mapping_set_id": PROPOSALS_ID,
+            "mapping_tool": TOOL,
+            "mapping_date": date,
+            "object_source": endpoint,
+            "mapping_set_description": "Proposed links for a curator to review: delete a wrong "
+            "row (it is remembered as rejected), edit one, then `benchgraph link --accept`.",
+        },
+    )
     return ms, len(proposals) - len(kept)

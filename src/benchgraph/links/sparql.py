@@ -27,8 +27,7 @@ import urllib.request
 from .._version import __version__
 from ..errors import CannotRun, printable
 
-USER_AGENT = (f"benchgraph/{__version__} (https://w3id.org/benchgraph; record linking) "
-              "python-urllib")
+USER_AGENT = f"benchgraph/{__version__} (https://w3id.org/benchgraph; record linking) python-urllib"
 TIMEOUT = 60.0  # seconds per request; the query service itself stops a query at 60 s
 MAX_WAIT = 60.0  # the longest Retry-After honoured before giving up
 # The largest answer read, as `serve --max-result-mb` for the answers it gives: the biggest
@@ -53,11 +52,19 @@ _NOT_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
 class Endpoint:
     """A SPARQL endpoint asked SELECT queries, each answered as a list of {var: value}."""
 
-    def __init__(self, url: str, user_agent: str = USER_AGENT, timeout: float = TIMEOUT,
-                 max_result_mb: float = MAX_RESULT_MB):
+    def __init__(
+        self,
+        url: str,
+        user_agent: str = USER_AGENT,
+        timeout: float = TIMEOUT,
+        max_result_mb: float = MAX_RESULT_MB,
+    ):
         self.url, self.user_agent, self.timeout = url, user_agent, timeout
-        wrong = [f"{name} {value:g}" for name, value in (("--timeout", timeout),
-                 ("--max-result-mb", max_result_mb)) if not value > 0]
+        wrong = [
+            f"{name} {value:g}"
+            for name, value in (("--timeout", timeout), ("--max-result-mb", max_result_mb))
+            if not value > 0
+        ]
         if wrong:
             raise CannotRun(f"{', '.join(wrong)}: must be above 0")
         self.max_bytes = int(max_result_mb * 1024 * 1024)
@@ -78,14 +85,21 @@ class Endpoint:
 
     def _post(self, body: bytes, retry: bool = True) -> bytes:
         """The whole answer to one POST, read before the deadline and within the size limit."""
-        request = urllib.request.Request(self.url, data=body, method="POST", headers={
-            "Accept": "application/sparql-results+json",
-            "Content-Type": "application/x-www-form-urlencoded",
-            "User-Agent": self.user_agent})
+        request = urllib.request.Request(
+            self.url,
+            data=body,
+            method="POST",
+            headers={
+                "Accept": "application/sparql-results+json",
+                "Content-Type": "application/x-www-form-urlencoded",
+                "User-Agent": self.user_agent,
+            },
+        )
         self.requests += 1
         deadline = _Deadline(self.timeout)
         opener = urllib.request.build_opener(
-            _HTTPHandler(deadline), _HTTPSHandler(deadline), _SameOrigin(self))
+            _HTTPHandler(deadline), _HTTPSHandler(deadline), _SameOrigin(self)
+        )
         try:
             try:
                 with opener.open(request) as response:
@@ -97,10 +111,13 @@ class Endpoint:
                 if retry and exc.code in (429, 503) and wait is not None:
                     raise _Busy(wait) from None
                 if str(exc.reason).startswith(_SameOrigin.inf_msg):
-                    raise CannotRun(f"{self.url}: HTTP {exc.code}: redirected too many times "
-                                    "(a loop?)") from None
-                raise CannotRun(f"{self.url}: HTTP {exc.code} {printable(str(exc.reason))}"
-                                + (f": {detail}" if detail else "")) from None
+                    raise CannotRun(
+                        f"{self.url}: HTTP {exc.code}: redirected too many times (a loop?)"
+                    ) from None
+                raise CannotRun(
+                    f"{self.url}: HTTP {exc.code} {printable(str(exc.reason))}"
+                    + (f": {detail}" if detail else "")
+                ) from None
             except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
                 deadline.check(self)
                 reason = getattr(exc, "reason", None) or exc
@@ -124,8 +141,10 @@ class Endpoint:
         return b"".join(pieces)
 
     def _too_big(self, said: str) -> str:
-        return (f"{self.url}: the answer is over {self.max_bytes / 1024 / 1024:g} MB{said}, "
-                "the most read (--max-result-mb): not read further")
+        return (
+            f"{self.url}: the answer is over {self.max_bytes / 1024 / 1024:g} MB{said}, "
+            "the most read (--max-result-mb): not read further"
+        )
 
     def _late(self) -> str:
         return f"{self.url}: no whole answer within {self.timeout:g} s (--timeout)"
@@ -218,8 +237,9 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
         self.deadline = deadline
 
     def https_open(self, req):
-        return self.do_open(_connection(http.client.HTTPSConnection, self.deadline), req,
-                            context=self._context)
+        return self.do_open(
+            _connection(http.client.HTTPSConnection, self.deadline), req, context=self._context
+        )
 
 
 class _SameOrigin(urllib.request.HTTPRedirectHandler):
@@ -233,14 +253,17 @@ class _SameOrigin(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         fp.close()  # its body is never read: an endless one would be read before following
         if _origin(newurl) != self.endpoint.origin:
-            raise CannotRun(f"{self.endpoint.url}: HTTP {code} redirects to "
-                            f"{printable(newurl)}, off the endpoint's origin "
-                            f"({_show(self.endpoint.origin)}): not followed")
+            raise CannotRun(
+                f"{self.endpoint.url}: HTTP {code} redirects to "
+                f"{printable(newurl)}, off the endpoint's origin "
+                f"({_show(self.endpoint.origin)}): not followed"
+            )
         if code == 303:
             headers = {k: v for k, v in req.headers.items() if k.lower() != "content-type"}
             return urllib.request.Request(newurl, headers=headers, method="GET")
-        return urllib.request.Request(newurl, data=req.data, headers=req.headers,
-                                      method=req.get_method())
+        return urllib.request.Request(
+            newurl, data=req.data, headers=req.headers, method=req.get_method()
+        )
 
 
 def _origin(url: str) -> tuple[str, str, int] | None:

@@ -39,9 +39,21 @@ CURIE_MAP = {
 # What a link written as a bare IRI is: a curator wrote it, without saying how it was found.
 UNSPECIFIED = "semapv:UnspecifiedMatching"
 MANUAL = "semapv:ManualMappingCuration"
-COLUMNS = ("subject_id", "subject_label", "predicate_modifier", "predicate_id", "object_id",
-           "object_label", "mapping_justification", "confidence", "author_label", "reviewer_label",
-           "creator_label", "mapping_date", "comment")
+COLUMNS = (
+    "subject_id",
+    "subject_label",
+    "predicate_modifier",
+    "predicate_id",
+    "object_id",
+    "object_label",
+    "mapping_justification",
+    "confidence",
+    "author_label",
+    "reviewer_label",
+    "creator_label",
+    "mapping_date",
+    "comment",
+)
 REQUIRED = ("subject_id", "predicate_id", "object_id", "mapping_justification")
 PREDICATES = {"skos:exactMatch": "exact", "skos:closeMatch": "close"}
 MEDIA_TYPE = "text/tab-separated-values"
@@ -60,11 +72,15 @@ class MappingSet:
     lines: list[int] = field(default_factory=list)  # the file line of each row, when read
 
     def write(self) -> str:
-        header = {"curie_map": dict(CURIE_MAP), "mapping_set_id": MAPPING_SET_ID,
-                  "license": LICENSE} | self.header
+        header = {
+            "curie_map": dict(CURIE_MAP),
+            "mapping_set_id": MAPPING_SET_ID,
+            "license": LICENSE,
+        } | self.header
         out = io.StringIO()
-        for line in yaml.safe_dump(header, sort_keys=False, allow_unicode=True,
-                                   width=1000).splitlines():
+        for line in yaml.safe_dump(
+            header, sort_keys=False, allow_unicode=True, width=1000
+        ).splitlines():
             out.write(f"# {line}\n" if line else "#\n")
         used = [c for c in COLUMNS if c in REQUIRED or any(r.get(c) for r in self.rows)]
         writer = csv.writer(out, delimiter="\t", lineterminator="\n")
@@ -83,7 +99,7 @@ def curie(iri: str) -> str:
     """The CURIE of an IRI under CURIE_MAP, else the IRI."""
     for prefix, ns in CURIE_MAP.items():
         if iri.startswith(ns) and len(iri) > len(ns):
-            return f"{prefix}:{iri[len(ns):]}"
+            return f"{prefix}:{iri[len(ns) :]}"
     return iri
 
 
@@ -108,16 +124,19 @@ def read(path: Path) -> MappingSet:
     except yaml.YAMLError as exc:
         raise MappingFileError(f"{path}: the # header is not YAML: {exc}") from exc
     header = header if isinstance(header, dict) else {}
-    body = [(n, line) for n, line in enumerate(lines, 1)
-            if not line.startswith("#") and line.strip()]
+    body = [
+        (n, line) for n, line in enumerate(lines, 1) if not line.startswith("#") and line.strip()
+    ]
     out = MappingSet(header=header)
     if not body:
         return out
     columns = body[0][1].split("\t")
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
-        raise MappingFileError(f"{path}:{body[0][0]}: the column(s) {', '.join(missing)} are "
-                               "missing (SSSOM requires them)")
+        raise MappingFileError(
+            f"{path}:{body[0][0]}: the column(s) {', '.join(missing)} are "
+            "missing (SSSOM requires them)"
+        )
     for n, line in body[1:]:
         cells = next(csv.reader([line], delimiter="\t"))
         out.rows.append(dict(zip(columns, cells + [""] * (len(columns) - len(cells)))))
@@ -149,19 +168,24 @@ def from_store(store: ox.Store) -> MappingSet:
     """The dataset's links as a mapping set."""
     rows: dict[tuple[str, str, str], dict[str, str]] = {}
     for r in store.query(_LINKS, use_default_graph_as_union=True):
-        values = {k: (r[k].value if r[k] is not None else "") for k in
-                  ("s", "p", "o", "label", "justification", "confidence", "curator", "date")}
-        justification = values["justification"] or (MANUAL if values["curator"]
-                                                     else UNSPECIFIED)
-        row = {"subject_id": curie(values["s"]), "subject_label": values["label"],
-               "predicate_id": curie(values["p"]), "object_id": curie(values["o"]),
-               "mapping_justification": justification, "confidence": values["confidence"],
-               "mapping_date": values["date"]}
+        values = {
+            k: (r[k].value if r[k] is not None else "")
+            for k in ("s", "p", "o", "label", "justification", "confidence", "curator", "date")
+        }
+        justification = values["justification"] or (MANUAL if values["curator"] else UNSPECIFIED)
+        row = {
+            "subject_id": curie(values["s"]),
+            "subject_label": values["label"],
+            "predicate_id": curie(values["p"]),
+            "object_id": curie(values["o"]),
+            "mapping_justification": justification,
+            "confidence": values["confidence"],
+            "mapping_date": values["date"],
+        }
         # who stands behind it: the one who made it by hand, or who reviewed a matcher's
         # proposal (`benchgraph link` proposes; a curator accepts)
         if values["curator"]:
-            row["author_label" if justification == MANUAL else "reviewer_label"] = \
-                values["curator"]
+            row["author_label" if justification == MANUAL else "reviewer_label"] = values["curator"]
         rows.setdefault((row["subject_id"], row["predicate_id"], row["object_id"]), row)
     return MappingSet(list(rows.values()))
 

@@ -11,9 +11,13 @@ from ..store.cache import COMMIT, DIGEST, HASH, MTIME, PROBLEMS, SIZE, Entries
 RACY_NS = 2_000_000_000  # a file written this recently may change again unseen (see file_digests)
 
 
-def file_digests(files: list[tuple[str, str, int, int]], commits: dict[str, str],
-                 before: Entries, now: int, limit: int
-                 ) -> tuple[dict[str, str], dict[str, tuple], list[tuple]]:
+def file_digests(
+    files: list[tuple[str, str, int, int]],
+    commits: dict[str, str],
+    before: Entries,
+    now: int,
+    limit: int,
+) -> tuple[dict[str, str], dict[str, tuple], list[tuple]]:
     """Each record file's digest (a hash of its bytes, display path and last commit), the
     (size, mtime, hash of the bytes, commit) of the files read, and the (path, display path)
     of those whose digest is not their entry's; from `files` as scanned: (path, display
@@ -34,8 +38,11 @@ def file_digests(files: list[tuple[str, str, int, int]], commits: dict[str, str]
     for path, name, size, mtime in files:
         commit = commits.get(name) or ""
         row = rows.get(name)
-        if row is not None and row[SIZE] == size and row[MTIME] == mtime and not (
-            size > limit or (row[PROBLEMS] and '"file-too-large"' in row[PROBLEMS])
+        if (
+            row is not None
+            and row[SIZE] == size
+            and row[MTIME] == mtime
+            and not (size > limit or (row[PROBLEMS] and '"file-too-large"' in row[PROBLEMS]))
         ):
             if row[COMMIT] == commit:
                 out[name] = row[DIGEST]
@@ -43,14 +50,17 @@ def file_digests(files: list[tuple[str, str, int, int]], commits: dict[str, str]
             content = row[HASH]
         else:
             try:
-                content = hashlib.blake2b(read_record_bytes(path, limit),
-                                          digest_size=16).hexdigest()
+                content = hashlib.blake2b(
+                    read_record_bytes(path, limit), digest_size=16
+                ).hexdigest()
             except RecordFileError as exc:  # process() reports it as the file's problem
-                content = hashlib.blake2b(f"{exc.code} {exc.message}".encode(),
-                                          digest_size=16).hexdigest()
+                content = hashlib.blake2b(
+                    f"{exc.code} {exc.message}".encode(), digest_size=16
+                ).hexdigest()
         stats[name] = (size, mtime if now - mtime > RACY_NS else -1, content, commit)
-        out[name] = hashlib.blake2b(f"{content} {name} {commit}".encode(),
-                                    digest_size=16).hexdigest()
+        out[name] = hashlib.blake2b(
+            f"{content} {name} {commit}".encode(), digest_size=16
+        ).hexdigest()
         if row is None or row[DIGEST] != out[name]:
             stale.append((path, name))
     return out, stats, stale

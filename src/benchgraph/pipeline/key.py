@@ -21,8 +21,17 @@ from pathlib import Path
 from .._version import __version__
 
 BUILD_PACKAGES = ("records", "rdf", "validation", "reasoning", "pipeline")
-BUILD_MODULES = ("_version.py", "errors.py", "namespaces.py", "vocab.py", "resources.py",
-                 "locks.py", "timing.py", "store/cache.py", "store/load.py")
+BUILD_MODULES = (
+    "_version.py",
+    "errors.py",
+    "namespaces.py",
+    "vocab.py",
+    "resources.py",
+    "locks.py",
+    "timing.py",
+    "store/cache.py",
+    "store/load.py",
+)
 # below resources/: the ontology's and shapes' *.ttl, validation's lists
 BUILD_RESOURCES = (("ontology", "*.ttl"), ("shapes", "*.ttl"), ("validation", "*.txt"))
 
@@ -31,8 +40,11 @@ def build_files(package: Path) -> list[Path]:
     """The files of the benchgraph package at `package` (its folder) that the key hashes."""
     files = [p for name in BUILD_PACKAGES for p in sorted((package / name).rglob("*.py"))]
     files += [package / name for name in BUILD_MODULES]
-    files += [p for folder, pattern in BUILD_RESOURCES
-              for p in sorted((package / "resources" / folder).glob(pattern))]
+    files += [
+        p
+        for folder, pattern in BUILD_RESOURCES
+        for p in sorted((package / "resources" / folder).glob(pattern))
+    ]
     return files
 
 

@@ -91,8 +91,9 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
             cache.close()
 
 
-def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
-           jobs: int | None) -> BuildResult:
+def _build(
+    data_dir: Path, work: Path, cache: Cache, skip_invalid: bool, jobs: int | None
+) -> BuildResult:
     timer = Timer()
     commits = last_commits(data_dir)
     prefix = display_path(data_dir, display_base(data_dir))
@@ -116,11 +117,15 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
     cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
     # the ontology comes with the kept closure; before any conversion and before workers fork
     ontology = reasoner(work / "reasoner.pickle").ontology
-    args = [(path, str(data_dir), name, commits.get(name), digests[name])
-            for path, name in stale]
+    args = [(path, str(data_dir), name, commits.get(name), digests[name]) for path, name in stale]
     # what the last build saw of the records others link to, to tell a quiet edit (below)
-    was = cache.outward([name for _, name in stale if name in before
-                         and before.rows[name][KIND] not in (None, "benchmarks")])
+    was = cache.outward(
+        [
+            name
+            for _, name in stale
+            if name in before and before.rows[name][KIND] not in (None, "benchmarks")
+        ]
+    )
     store = _open_store(work / "store")
     (work / UNSETTLED).touch()  # from here until the cache's account of the store is committed
     loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
@@ -143,8 +148,14 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         quiet = {(e.kind, e.id) for e in fresh if was.get(e.path, "") == e.outward != ""}
         timer.lap("convert")
         problems = entries.problems()
-        problems += check_dataset(entries, cache, [e.path for e in fresh], gone,
-                                  link_problems(entries, cache, fresh, before), quiet)
+        problems += check_dataset(
+            entries,
+            cache,
+            [e.path for e in fresh],
+            gone,
+            link_problems(entries, cache, fresh, before),
+            quiet,
+        )
         left_out = _left_out(entries, problems, cache) if skip_invalid else {}
         if not skip_invalid and any(p.severity == VIOLATION for p in problems):
             loader.refused()
@@ -156,9 +167,15 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         timer.lap("check")
         # what the store may hold differently from `included`: the changed records, old and
         # new, and those the last build left out (None: compare every record)
-        touched = None if skip_invalid or last is None else (
-            fresh + [before[p] for p in gone]
-            + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before])
+        touched = (
+            None
+            if skip_invalid or last is None
+            else (
+                fresh
+                + [before[p] for p in gone]
+                + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before]
+            )
+        )
         runs, judged = loader.finish(included, touched, quiet)
         timer.lap("load")
         derive(store, runs, judged)
@@ -173,11 +190,21 @@ def _build(data_dir: Path, work: Path, cache: Cache, skip_invalid: bool,
         digest_size=16,
     ).hexdigest()
     invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
-    result = BuildResult(work / "store", key, sorted(problems), invalid, left_out, len(included),
-                         len(fresh))
-    cache.set_meta("result", json.dumps({
-        "key": key, "problems": [p.as_dict() for p in result.problems], "invalid": invalid,
-        "left_out": left_out, "records": result.records}))
+    result = BuildResult(
+        work / "store", key, sorted(problems), invalid, left_out, len(included), len(fresh)
+    )
+    cache.set_meta(
+        "result",
+        json.dumps(
+            {
+                "key": key,
+                "problems": [p.as_dict() for p in result.problems],
+                "invalid": invalid,
+                "left_out": left_out,
+                "records": result.records,
+            }
+        ),
+    )
     cache.commit()
     (work / UNSETTLED).unlink()
     timer.lap("finish")
@@ -203,8 +230,9 @@ def _open_store(path: Path) -> ox.Store:
         return ox.Store(str(path))
     except OSError as exc:
         # RocksDB refuses at once rather than waiting: name who has the store open
-        raise CannotRun(f"{path}: the build store is in use"
-                        f"{posix_lock_holder(path / 'LOCK')} or broken: {exc}") from exc
+        raise CannotRun(
+            f"{path}: the build store is in use{posix_lock_holder(path / 'LOCK')} or broken: {exc}"
+        ) from exc
 
 
 def _last_result(cache: Cache, store_path: Path) -> BuildResult | None:
@@ -215,12 +243,19 @@ def _last_result(cache: Cache, store_path: Path) -> BuildResult | None:
         return None
     last = json.loads(saved)
     problems = [Problem(**p) for p in last["problems"]]
-    return BuildResult(store_path, last["key"], problems, last["invalid"], last["left_out"],
-                       last["records"], 0, changed=False)
+    return BuildResult(
+        store_path,
+        last["key"],
+        problems,
+        last["invalid"],
+        last["left_out"],
+        last["records"],
+        0,
+        changed=False,
+    )
 
 
-def _left_out(entries: Entries, problems: list[Problem],
-              cache: Cache) -> dict[str, str]:
+def _left_out(entries: Entries, problems: list[Problem], cache: Cache) -> dict[str, str]:
     """Records to leave out: the invalid ones, then those linking to a left-out record."""
     out = {}
     for p in problems:

@@ -58,13 +58,22 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
     refused = store_problem(record, stated + inferred_nq)  # its problem, not the load's
     if refused is not None:
         problems.append(refused)
-    entry = Entry(shown, digest, record.kind, record.id, stated,
-                  inferred_nq, problems, list(record.references()),
-                  # as the cache keeps it: made here, not in the build's thread, and a text
-                  # is sent for less than a mapping
-                  json.dumps(record.lines), facts=triple_facts(record.kind, kept, own),
-                  # nothing links to a run: what others read of it is never asked
-                  outward=outward(stated, own) if record.kind != "benchmarks" else "")
+    entry = Entry(
+        shown,
+        digest,
+        record.kind,
+        record.id,
+        stated,
+        inferred_nq,
+        problems,
+        list(record.references()),
+        # as the cache keeps it: made here, not in the build's thread, and a text
+        # is sent for less than a mapping
+        json.dumps(record.lines),
+        facts=triple_facts(record.kind, kept, own),
+        # nothing links to a run: what others read of it is never asked
+        outward=outward(stated, own) if record.kind != "benchmarks" else "",
+    )
     return entry.pack(loading=True)
 
 
@@ -94,13 +103,16 @@ def converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
 def convert(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
     if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
         reasoner(), local_shapes()  # made once here; the forked workers inherit them
-        chunks = (args[i:i + CHUNK] for i in range(0, len(args), CHUNK))
+        chunks = (args[i : i + CHUNK] for i in range(0, len(args), CHUNK))
         # Forked (the workers inherit what was made above) from this thread, which keeps
         # the pool: the workers end with it (locks.worker_started), and not holding the
         # build's lock, which workers left behind by `kill -9` of a build held for ever.
-        with ProcessPoolExecutor(max_workers=jobs or os.cpu_count(),
-                                 mp_context=multiprocessing.get_context("fork"),
-                                 initializer=worker_started, initargs=(os.getpid(),)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=jobs or os.cpu_count(),
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=worker_started,
+            initargs=(os.getpid(),),
+        ) as pool:
             # Two batches in flight at most: Executor.map takes every file at once, and at
             # 100k records the results waiting for the store's load held 2.7 GB.
             flight = deque(pool.submit(process_chunk, c) for c in islice(chunks, AHEAD))
@@ -113,7 +125,7 @@ def convert(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
                     batch = []
     else:
         for i in range(0, len(args), BATCH):
-            yield [process(*a) for a in args[i:i + BATCH]]
+            yield [process(*a) for a in args[i : i + BATCH]]
 
 
 def process_chunk(args: list[tuple]) -> list[Entry]:

@@ -38,8 +38,10 @@ if TYPE_CHECKING:
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 # SPARQL 1.1 section 17.5, "XPath Constructor Functions": the casts it defines, no others.
-CASTS = frozenset(XSD + name for name in ("boolean", "double", "float", "decimal", "integer",
-                                          "dateTime", "string"))
+CASTS = frozenset(
+    XSD + name
+    for name in ("boolean", "double", "float", "decimal", "integer", "dateTime", "string")
+)
 # Extensions known to be safe, each a pure function of its arguments in Oxigraph and Virtuoso
 # alike (reads no data, no file, no URL, writes nothing). Kept tiny: each needs a reason.
 SAFE_EXTENSIONS = {
@@ -61,8 +63,10 @@ PARTS_PER_OPERATOR = 3
 _GAP = r"(?:\s|#[^\r\n]*+)*+"
 _STRING = r""""(?:[^"\\\r\n]|\\.)*+"|'(?:[^'\\\r\n]|\\.)*+'"""
 _NAME = r"""[^\s(){}\[\],;|/^!+*&=<>"'#]++"""
-_TERM = (rf"(?!(?i:AS|DISTINCT)(?![^\s(){{}}\[\],;|/^!+*&=<>\"'#]))"
-         rf"(?:(?:<[^<>\s]*+>|{_STRING})[^\s(){{}}\[\],;]*+|{_NAME})")
+_TERM = (
+    rf"(?!(?i:AS|DISTINCT)(?![^\s(){{}}\[\],;|/^!+*&=<>\"'#]))"
+    rf"(?:(?:<[^<>\s]*+>|{_STRING})[^\s(){{}}\[\],;]*+|{_NAME})"
+)
 COLLECTION = re.compile(r"\(" + _GAP + _TERM + _GAP + _TERM)
 # Comments, to leave out before COLLECTION looks: a string or an IRI is matched whole first,
 # so that a `#` in one is kept (a long string may be misread: that can only hide text from a
@@ -73,11 +77,26 @@ _COMMENTS = re.compile(rf"({_STRING}|<[^<>\s]*+>)|#[^\r\n]*+")
 _VALUES = re.compile(r"VALUES\s*+(?:\([^(){}]*+\)|[?$][^\s{]*+)\s*+\{[^{}]*+\}", re.IGNORECASE)
 
 # Parse-tree nodes that count one part each (see _parts for the others).
-ONE_PART = frozenset({
-    "GroupGraphPatternSub", "OptionalGraphPattern", "MinusGraphPattern", "GraphGraphPattern",
-    "ServiceGraphPattern", "Filter", "Bind", "InlineData", "SubSelect", "UnaryNot",
-    "UnaryMinus", "UnaryPlus", "Function", "PathEltOrInverse", "PathNegatedPropertySet",
-    "InversePath"})
+ONE_PART = frozenset(
+    {
+        "GroupGraphPatternSub",
+        "OptionalGraphPattern",
+        "MinusGraphPattern",
+        "GraphGraphPattern",
+        "ServiceGraphPattern",
+        "Filter",
+        "Bind",
+        "InlineData",
+        "SubSelect",
+        "UnaryNot",
+        "UnaryMinus",
+        "UnaryPlus",
+        "Function",
+        "PathEltOrInverse",
+        "PathNegatedPropertySet",
+        "InversePath",
+    }
+)
 # EXISTS and NOT EXISTS count by their group (their FILTER counts itself).
 NOT_COUNTED = frozenset({"Builtin_EXISTS", "Builtin_NOTEXISTS"})
 
@@ -123,8 +142,9 @@ def shape(query: CompValue, prefixes: dict[str, str], base: str | None = None) -
                     called.add(refused)
             elif name == "GraphGraphPattern":
                 term = node["term"]
-                graphs.append(f"?{term}" if isinstance(term, Variable)
-                              else _iri(term, prefixes, base))
+                graphs.append(
+                    f"?{term}" if isinstance(term, Variable) else _iri(term, prefixes, base)
+                )
                 stack.append((node["graph"], True))
                 continue
             elif name == "TriplesBlock" and not inside:
@@ -135,8 +155,14 @@ def shape(query: CompValue, prefixes: dict[str, str], base: str | None = None) -
             stack.extend((value, inside) for value in reversed(list(node.values())))
         elif isinstance(node, (list, tuple)) or hasattr(node, "as_list"):  # ParseResults
             stack.extend((value, inside) for value in reversed(list(node)))
-    return Shape(size, tuple(sorted(called)), tuple(graphs), reads_default,
-                 "default" in clauses, "named" in clauses)
+    return Shape(
+        size,
+        tuple(sorted(called)),
+        tuple(graphs),
+        reads_default,
+        "default" in clauses,
+        "named" in clauses,
+    )
 
 
 def check_query(found: Shape, *, functions: bool, budget: int | None = None) -> None:
@@ -144,21 +170,30 @@ def check_query(found: Shape, *, functions: bool, budget: int | None = None) -> 
     store's own), 400 if it has more parts than `budget` (default: max_parts())."""
     if functions and found.functions:
         names = ", ".join(found.functions[:5]) + (
-            f" and {len(found.functions) - 5} more" if len(found.functions) > 5 else "")
-        raise QueryRefused("function", 403, "function refused",
-                      f"the query calls {names}, which SPARQL 1.1 does not define: a store "
-                      "runs such a function as it defines it (Virtuoso's bif: and sql: reach "
-                      "its SQL, files and the web), so benchgraph sends none to a store; "
-                      "SPARQL's own functions, the XSD casts (xsd:integer(...), ...) and "
-                      "xsd:date are fine")
+            f" and {len(found.functions) - 5} more" if len(found.functions) > 5 else ""
+        )
+        raise QueryRefused(
+            "function",
+            403,
+            "function refused",
+            f"the query calls {names}, which SPARQL 1.1 does not define: a store "
+            "runs such a function as it defines it (Virtuoso's bif: and sql: reach "
+            "its SQL, files and the web), so benchgraph sends none to a store; "
+            "SPARQL's own functions, the XSD casts (xsd:integer(...), ...) and "
+            "xsd:date are fine",
+        )
     limit = max_parts() if budget is None else budget
     if found.size > limit:
-        raise QueryRefused("too-many-parts", 400, "query too large",
-                      f"the query has {found.size:,} parts (patterns, groups, OPTIONALs, UNION "
-                      "branches, FILTERs, BINDs, path steps, operators, function calls), more "
-                      f"than this server's limit of {limit:,}: the store would run out of stack "
-                      "on it; split it or make it simpler (the limit is set by "
-                      f"{MAX_PARTS_ENV})")
+        raise QueryRefused(
+            "too-many-parts",
+            400,
+            "query too large",
+            f"the query has {found.size:,} parts (patterns, groups, OPTIONALs, UNION "
+            "branches, FILTERs, BINDs, path steps, operators, function calls), more "
+            f"than this server's limit of {limit:,}: the store would run out of stack "
+            "on it; split it or make it simpler (the limit is set by "
+            f"{MAX_PARTS_ENV})",
+        )
 
 
 def may_exceed(operators: int, text: str, budget: int | None = None) -> bool:
@@ -184,8 +219,9 @@ def _parts(node: CompValue) -> int:
     first branch, per binary operator, per member of an IN list, per path step past the
     first and per path modifier."""
     name = node.name
-    if name in ONE_PART or (name.startswith(("Builtin_", "Aggregate_"))
-                            and name not in NOT_COUNTED):
+    if name in ONE_PART or (
+        name.startswith(("Builtin_", "Aggregate_")) and name not in NOT_COUNTED
+    ):
         return 1
     if name == "TriplesBlock":
         return sum(len(triples) // 3 for triples in node["triples"])

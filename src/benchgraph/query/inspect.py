@@ -41,11 +41,18 @@ if TYPE_CHECKING:
 NEEDS_PARSE = re.compile(r"SERVICE|FROM", re.IGNORECASE)
 # The form of a query whose answer is a graph: CONSTRUCT or DESCRIBE, after the prologue
 # (possessive, so a long prologue is read once).
-GRAPH_FORM = re.compile(r"(?:\s|#[^\r\n]*+|PREFIX\s*+[^\s:<>]*+:\s*+<[^<>]*+>"
-                        r"|BASE\s*+<[^<>]*+>)*+(CONSTRUCT|DESCRIBE)", re.IGNORECASE)
+GRAPH_FORM = re.compile(
+    r"(?:\s|#[^\r\n]*+|PREFIX\s*+[^\s:<>]*+:\s*+<[^<>]*+>"
+    r"|BASE\s*+<[^<>]*+>)*+(CONSTRUCT|DESCRIBE)",
+    re.IGNORECASE,
+)
 
-FORMS = {"SelectQuery": "SELECT", "AskQuery": "ASK", "ConstructQuery": "CONSTRUCT",
-         "DescribeQuery": "DESCRIBE"}
+FORMS = {
+    "SelectQuery": "SELECT",
+    "AskQuery": "ASK",
+    "ConstructQuery": "CONSTRUCT",
+    "DescribeQuery": "DESCRIBE",
+}
 
 
 @dataclass(frozen=True)
@@ -75,8 +82,7 @@ def needs_parse(text: str) -> bool:
 # part of a name (?service, ex:service, ex:a.service, a_service), followed by white space or
 # the endpoint's IRI or variable. Only an early refusal: a SERVICE this misses is found by the
 # parse, which every query with the word in its code gets.
-SERVICE_KEYWORD = re.compile(r"(?<![\w?$:.\-])SERVICE(?:\s+SILENT)?(?:\s|(?=[<?$]))",
-                             re.IGNORECASE)
+SERVICE_KEYWORD = re.compile(r"(?<![\w?$:.\-])SERVICE(?:\s+SILENT)?(?:\s|(?=[<?$]))", re.IGNORECASE)
 
 
 def refuse_service_early(text: str, allowed: Iterable[str]) -> None:
@@ -90,8 +96,12 @@ def refuse_service_early(text: str, allowed: Iterable[str]) -> None:
         return
     found = SERVICE_KEYWORD.search(IRIREF.sub(lambda iri: " " * len(iri[0]), code))
     if found:
-        raise QueryRefused("service", 403, "federated query refused",
-                           "SERVICE: federated queries (SERVICE) are off on this server")
+        raise QueryRefused(
+            "service",
+            403,
+            "federated query refused",
+            "SERVICE: federated queries (SERVICE) are off on this server",
+        )
 
 
 def graph_form(text: str) -> str:
@@ -100,25 +110,29 @@ def graph_form(text: str) -> str:
     return found[1].upper() if found else "CONSTRUCT"
 
 
-def inspect_query(text: str, base_iri: str | None = None,
-                  prefixes: tuple[tuple[str, str], ...] = ()) -> QueryInfo:
+def inspect_query(
+    text: str, base_iri: str | None = None, prefixes: tuple[tuple[str, str], ...] = ()
+) -> QueryInfo:
     """Parse the query; raise QueryRefused (400) with the message and position where it
     does not parse (syntax.py)."""
     return _inspect(text, base_iri, prefixes)
 
 
 @lru_cache(maxsize=512)
-def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]
-             ) -> QueryInfo:
+def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]) -> QueryInfo:
     limit = max_depth()
     depth, operators = check_text(text, limit)
     try:
         prologue, query = parse(text, depth, operators)
     except RecursionError:
-        raise QueryRefused("query-too-deep", 400, "query too deep",
-                           "the query nests too deep or chains too long to check (this server's "
-                           f"limits: {limit} levels, {max_operators():,} operators); flatten or "
-                           "split it") from None
+        raise QueryRefused(
+            "query-too-deep",
+            400,
+            "query too deep",
+            "the query nests too deep or chains too long to check (this server's "
+            f"limits: {limit} levels, {max_operators():,} operators); flatten or "
+            "split it",
+        ) from None
     except QuerySyntaxError:
         # rdflib's position, said to be rdflib's: asking Oxigraph where it stops would mean
         # running the text (syntax.py). `benchgraph query` reports the same.
@@ -130,12 +144,14 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
             known[_param(decl, "prefix")] = str(decl["iri"])
         elif decl.name == "Base":
             base = urljoin(base or "", str(decl["iri"]))
-    services = tuple(_resolve(term, known, base)
-                     for term in _service_terms(query))
-    graphs = tuple(_resolve(clause.get("default") or clause.get("named"), known, base)
-                   for clause in (query["datasetClause"] if "datasetClause" in query else []))
-    return QueryInfo(FORMS[query.name], "datasetClause" in query, services, graphs,
-                     shape(query, known, base))  # one walk for all of it (gate.py)
+    services = tuple(_resolve(term, known, base) for term in _service_terms(query))
+    graphs = tuple(
+        _resolve(clause.get("default") or clause.get("named"), known, base)
+        for clause in (query["datasetClause"] if "datasetClause" in query else [])
+    )
+    return QueryInfo(
+        FORMS[query.name], "datasetClause" in query, services, graphs, shape(query, known, base)
+    )  # one walk for all of it (gate.py)
 
 
 def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
@@ -143,14 +159,25 @@ def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
     allowed = set(allowed)
     for endpoint in info.services:
         if endpoint.startswith("?"):
-            raise QueryRefused("service", 403, "federated query refused",
-                               f"SERVICE {endpoint}: an endpoint chosen at run time cannot be "
-                               "checked, so this server does not call it")
+            raise QueryRefused(
+                "service",
+                403,
+                "federated query refused",
+                f"SERVICE {endpoint}: an endpoint chosen at run time cannot be "
+                "checked, so this server does not call it",
+            )
         if endpoint not in allowed:
-            hint = ("federated queries (SERVICE) are off on this server" if not allowed
-                    else "allowed: " + ", ".join(sorted(allowed)))
-            raise QueryRefused("service", 403, "federated query refused",
-                               f"SERVICE <{endpoint}> is not an allowed endpoint; {hint}")
+            hint = (
+                "federated queries (SERVICE) are off on this server"
+                if not allowed
+                else "allowed: " + ", ".join(sorted(allowed))
+            )
+            raise QueryRefused(
+                "service",
+                403,
+                "federated query refused",
+                f"SERVICE <{endpoint}> is not an allowed endpoint; {hint}",
+            )
 
 
 # An engine's pragma before the query (Virtuoso's `define get:soft "replace"` fetches the
@@ -158,25 +185,35 @@ def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
 PRAGMA = re.compile(r"^(?:\s|#[^\n]*\n)*define\s", re.IGNORECASE)
 
 
-def check_remote(text: str, info: QueryInfo | None, known: Iterable[str],
-                 extra: Iterable[str] = ()) -> None:
+def check_remote(
+    text: str, info: QueryInfo | None, known: Iterable[str], extra: Iterable[str] = ()
+) -> None:
     """Refuse (403) what a remote store would do beyond reading what benchgraph pushed:
     an engine pragma, and a FROM / FROM NAMED graph (or protocol graph, `extra`) it does
     not hold, which some stores fetch from the web."""
     if PRAGMA.match(text):
-        raise QueryRefused("engine-pragma-refused", 403, "engine pragma refused",
-                           "a query may not start with an engine pragma (define ...): the store "
-                           "would obey it, and pragmas fetch graphs and reach the engine's SQL")
+        raise QueryRefused(
+            "engine-pragma-refused",
+            403,
+            "engine pragma refused",
+            "a query may not start with an engine pragma (define ...): the store "
+            "would obey it, and pragmas fetch graphs and reach the engine's SQL",
+        )
     known = set(known)
     for graph in [*(info.graphs if info else ()), *extra]:
         if graph not in known:
-            raise QueryRefused("graph-refused", 403, "graph refused",
-                               f"<{graph}> is not a graph of this dataset, and the store might "
-                               "fetch it from the web; name one of the dataset's graphs")
+            raise QueryRefused(
+                "graph-refused",
+                403,
+                "graph refused",
+                f"<{graph}> is not a graph of this dataset, and the store might "
+                "fetch it from the web; name one of the dataset's graphs",
+            )
 
 
-def check_store_query(text: str, base_iri: str | None = None,
-                      prefixes: dict[str, str] | None = None) -> QueryInfo:
+def check_store_query(
+    text: str, base_iri: str | None = None, prefixes: dict[str, str] | None = None
+) -> QueryInfo:
     """Refuse what no query sent to a store server may hold, whoever sends it (the gate a
     RemoteStore is opened with): an engine pragma, a function SPARQL 1.1 does not define
     (403), more parts than the algebra budget (400). Always parsed: a store has no fast
@@ -230,8 +267,9 @@ def _resolve(term: object, prefixes: dict[str, str], base: str | None) -> str:
     if isinstance(term, CompValue) and term.name == "pname":
         prefix = _param(term, "prefix")
         if prefix not in prefixes:
-            raise QueryRefused("malformed", 400, "malformed query",
-                               f"SERVICE {prefix}:...: unknown prefix")
+            raise QueryRefused(
+                "malformed", 400, "malformed query", f"SERVICE {prefix}:...: unknown prefix"
+            )
         return prefixes[prefix] + _param(term, "localname")
     iri = str(term)
     return urljoin(base, iri) if base else iri

@@ -68,10 +68,14 @@ class Parameter:
 
     def as_dict(self) -> dict:
         """What a form shows of it: its default as a person types it (acc:x, 2026-06-01)."""
-        return {"name": self.name, "type": self.type, "many": self.many,
-                "label": self.label or self.name,
-                "default": [typed(t) for t in self.default if t != "UNDEF"],
-                "hint": TYPES[self.type]}
+        return {
+            "name": self.name,
+            "type": self.type,
+            "many": self.many,
+            "label": self.label or self.name,
+            "default": [typed(t) for t in self.default if t != "UNDEF"],
+            "hint": TYPES[self.type],
+        }
 
 
 def parse_params(text: str, path: str = "") -> tuple[tuple[Parameter, ...], list[Problem]]:
@@ -89,15 +93,15 @@ def parse_params(text: str, path: str = "") -> tuple[tuple[Parameter, ...], list
         problems += [Problem(path, number, "param", message, v) for v, message in wrong]
         if param is not None:
             if any(p.name == param.name for p in params):
-                problems.append(Problem(path, number, "param", "is declared twice",
-                                        param.name))
+                problems.append(Problem(path, number, "param", "is declared twice", param.name))
             else:
                 params.append(param)
     return tuple(params), problems
 
 
-def parse_param(spec: str, text: str, line: int, code: list[tuple[int, int]]
-                ) -> tuple[Parameter | None, list[tuple[str, str]]]:
+def parse_param(
+    spec: str, text: str, line: int, code: list[tuple[int, int]]
+) -> tuple[Parameter | None, list[tuple[str, str]]]:
     """A `# param:` line's words as a Parameter, and what is wrong as (value, message)."""
     try:
         words = shlex.split(spec)
@@ -124,11 +128,19 @@ def parse_param(spec: str, text: str, line: int, code: list[tuple[int, int]]
         wrong.append((kind or "", "is not a type; one of " + ", ".join(TYPES)))
     if wrong:
         return None, wrong
-    found = [m for m in re.finditer(VALUES.format(name=re.escape(name)), text)
-             if any(a <= m.start() < b for a, b in code)]
+    found = [
+        m
+        for m in re.finditer(VALUES.format(name=re.escape(name)), text)
+        if any(a <= m.start() < b for a, b in code)
+    ]
     if len(found) != 1:
-        return None, [(name, f"the query needs one `VALUES ?{name} {{ ... }}` for it, "
-                             f"holding its default; it has {len(found)}")]
+        return None, [
+            (
+                name,
+                f"the query needs one `VALUES ?{name} {{ ... }}` for it, "
+                f"holding its default; it has {len(found)}",
+            )
+        ]
     match = found[0]
     default = tuple(_terms(match.group(1)))
     param = Parameter(name, kind, many, label, default, line, match.span())
@@ -212,14 +224,13 @@ def read(param: Parameter, value: str) -> Term:
         text = value.strip("<>")
         for ns in (str(BG), "bg:"):
             if text.startswith(ns):
-                text = text[len(ns):]
+                text = text[len(ns) :]
         found = STATUS_NAME.fullmatch(text)
         if not found:
             raise ParameterError(param.name, value, "is not a status (bg:Draft, Draft, draft)")
         local = _camel(found[0])
         if param.choices and local not in param.choices:
-            raise ParameterError(param.name, value, "is not one of "
-                                 + ", ".join(param.choices))
+            raise ParameterError(param.name, value, "is not one of " + ", ".join(param.choices))
         return _iri_term(str(BG) + local)
     raise ParameterError(param.name, value, f"has a type benchgraph does not know ({kind})")
 
@@ -235,9 +246,9 @@ def _record(param: Parameter, value: str, kind: str) -> str:
     if text.startswith("<") and text.endswith(">"):
         text = text[1:-1]
     if text.startswith(f"{prefix}:"):
-        text = text[len(prefix) + 1:]
+        text = text[len(prefix) + 1 :]
     elif text.startswith(base):
-        text = text[len(base):]
+        text = text[len(base) :]
     elif text.startswith(("http://", "https://")) or ":" in text:
         raise ParameterError(param.name, value, f"is not {TYPES[param.type]}")
     if not RECORD_ID.fullmatch(text):
@@ -252,8 +263,12 @@ def _camel(word: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in word.split("-"))
 
 
-def with_values(text: str, params: tuple[Parameter, ...], given: dict[str, list[str]],
-                known: Callable[[str], bool] | None = None) -> str:
+def with_values(
+    text: str,
+    params: tuple[Parameter, ...],
+    given: dict[str, list[str]],
+    known: Callable[[str], bool] | None = None,
+) -> str:
     """The query with each given parameter's VALUES clause holding its values as terms; an
     empty list removes the clause. Raises ParameterError for a value its type refuses, for
     an IRI `known` does not know (a run the dataset does not hold), or for a parameter the
@@ -261,8 +276,11 @@ def with_values(text: str, params: tuple[Parameter, ...], given: dict[str, list[
     names = [p.name for p in params]
     for name in given:
         if name not in names:
-            raise ParameterError(name, ",".join(given[name]), "is not a parameter of this "
-                                 "query; it takes " + (", ".join(names) or "none"))
+            raise ParameterError(
+                name,
+                ",".join(given[name]),
+                "is not a parameter of this query; it takes " + (", ".join(names) or "none"),
+            )
     edits = []
     for p in params:
         if p.name not in given:
@@ -274,9 +292,13 @@ def with_values(text: str, params: tuple[Parameter, ...], given: dict[str, list[
         for v, term in zip(values, terms):
             if known is not None and term.iri and not known(term.iri):
                 what = KIND_OF_TYPE.get(p.type, "status")
-                raise ParameterError(p.name, v, f"names no record of {what} in this dataset"
-                                     if p.type in KIND_OF_TYPE else
-                                     "is no term of this dataset")
+                raise ParameterError(
+                    p.name,
+                    v,
+                    f"names no record of {what} in this dataset"
+                    if p.type in KIND_OF_TYPE
+                    else "is no term of this dataset",
+                )
         clause = f"VALUES ?{p.name} {{ {' '.join(t.text for t in terms)} }}" if terms else ""
         edits.append((p.span, clause))
     for (start, end), clause in sorted(edits, reverse=True):

@@ -42,12 +42,14 @@ def render(result, fmt: str, limit: int | None = None) -> str:
             return json.dumps({"head": {}, "boolean": bool(result)})
         return "true" if result else "false"
     if isinstance(result, (ox.QueryTriples, list)):  # a remote store's: a list
-        return ox.serialize(list(result), format=ox.RdfFormat.TURTLE,
-                            prefixes=PREFIXES).decode()
+        return ox.serialize(list(result), format=ox.RdfFormat.TURTLE, prefixes=PREFIXES).decode()
     variables = [v.value for v in result.variables]
     if fmt in ("csv", "tsv", "json"):
-        formats = {"csv": ox.QueryResultsFormat.CSV, "tsv": ox.QueryResultsFormat.TSV,
-                   "json": ox.QueryResultsFormat.JSON}
+        formats = {
+            "csv": ox.QueryResultsFormat.CSV,
+            "tsv": ox.QueryResultsFormat.TSV,
+            "json": ox.QueryResultsFormat.JSON,
+        }
         return result.serialize(format=formats[fmt]).decode()
     rows, total = [], 0
     for sol in result:
@@ -74,4 +76,4 @@ def _cell(term) -> str:
     if not isinstance(term, ox.Literal):
         return text
     text = " ".join(text.split()) if any(c in text for c in "\n\r\t") else text
-    return text if len(text) <= CELL_WIDTH else text[:CELL_WIDTH - 1] + "\u2026"
+    return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "\u2026"

@@ -59,12 +59,15 @@ def saved_queries(folder: Path | None = None) -> dict[str, SavedQuery]:
         view: dict = {}
         if "view" in meta:
             view, wrong = parse_view(meta["view"], text)
-            problems += [Problem(str(path), lines["view"], "view", message, value)
-                         for value, message in wrong]
+            problems += [
+                Problem(str(path), lines["view"], "view", message, value)
+                for value, message in wrong
+            ]
         params, wrong = parse_params(text, str(path))
         problems += wrong
-        out[path.stem] = SavedQuery(path.stem, meta.get("title", path.stem),
-                                    meta.get("description", ""), text, view, params)
+        out[path.stem] = SavedQuery(
+            path.stem, meta.get("title", path.stem), meta.get("description", ""), text, view, params
+        )
     if problems:
         raise SavedQueryError(problems)
     return out
@@ -95,8 +98,13 @@ def parse_view(spec: str, text: str = "") -> tuple[dict, list[tuple[str, str]]]:
             # the unit itself, for a query whose pattern fixes it (bg:unitCode "tok/s")
             view["unitText"] = value
         else:
-            wrong.append((word, "is not understood; give x=?var, y=?var, color=?var, "
-                                "series=?var, unit=?var or unit=TEXT, log"))
+            wrong.append(
+                (
+                    word,
+                    "is not understood; give x=?var, y=?var, color=?var, "
+                    "series=?var, unit=?var or unit=TEXT, log",
+                )
+            )
     return view, wrong
 
 
@@ -105,5 +113,3 @@ def _without_header(text: str) -> str:
     while lines and lines[0].startswith("#"):
         lines.pop(0)
     return "\n".join(lines)
-
-

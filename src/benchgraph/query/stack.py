@@ -22,8 +22,9 @@ _lock = threading.Lock()  # threading.stack_size is one setting per process
 _here = threading.local()  # .stack: the stack size of a thread this module started
 
 
-def call(work: Callable[[], T], stack_bytes: int = STACK_BYTES,
-         recursion_limit: int | None = None) -> T:
+def call(
+    work: Callable[[], T], stack_bytes: int = STACK_BYTES, recursion_limit: int | None = None
+) -> T:
     """work() on a new thread with `stack_bytes` of stack, its exception raised here; on
     this thread when it is one of these with a stack as big (a query worker serves every
     request on one, so a request starts no thread and reserves no second stack)."""

@@ -42,9 +42,13 @@ class QuerySyntaxError(QueryRefused):
     def __init__(self, message: str, line: int | None, column: int | None):
         self.message, self.line, self.column = message, line, column
         where = None if line is None else {"line": line, "column": column}
-        super().__init__("malformed", 400, "malformed query",
-                         message if line is None else f"line {line}, column {column}: {message}",
-                         where)
+        super().__init__(
+            "malformed",
+            400,
+            "malformed query",
+            message if line is None else f"line {line}, column {column}: {message}",
+            where,
+        )
 
 
 def from_engine(exc: SyntaxError, query: str | None = None) -> QuerySyntaxError:
@@ -55,12 +59,14 @@ def from_engine(exc: SyntaxError, query: str | None = None) -> QuerySyntaxError:
     if not found:
         return QuerySyntaxError(readable(text), None, None)
     line, column = int(found[1]), int(found[2])
-    message = readable(text[found.end():])
+    message = readable(text[found.end() :])
     if message == UNDECLARED and query is not None:
         prefix = undeclared_prefix(query, line, column)
         if prefix is not None:
-            message = (f"the prefix {prefix}: is not declared: add a PREFIX line for it "
-                       f"(PREFIX {prefix}: <...>)")
+            message = (
+                f"the prefix {prefix}: is not declared: add a PREFIX line for it "
+                f"(PREFIX {prefix}: <...>)"
+            )
     return QuerySyntaxError(message, line, column)
 
 
@@ -74,7 +80,7 @@ def undeclared_prefix(query: str, line: int, column: int) -> str | None:
     lines = query.split("\n")
     if not 1 <= line <= len(lines):
         return None
-    found = PREFIXED_BEFORE.search(lines[line - 1][:max(0, column - 1)])
+    found = PREFIXED_BEFORE.search(lines[line - 1][: max(0, column - 1)])
     return found[1] or "" if found else None
 
 
@@ -84,7 +90,7 @@ def readable(message: str) -> str:
     prefix said first, in words."""
     if not message.startswith(EXPECTED):
         return message
-    items = _alternatives(message[len(EXPECTED):])
+    items = _alternatives(message[len(EXPECTED) :])
     words = [i for i in items if not i.startswith(("[", "'"))]
     if "Prefix not found" in words:
         return UNDECLARED
@@ -164,5 +170,5 @@ def deep(work: Callable[[], object], depth: int, operators: int):
 
 
 def _found(exc: ParseBaseException) -> str:
-    rest = exc.pstr[exc.loc:exc.loc + 20].split("\n")[0]
+    rest = exc.pstr[exc.loc : exc.loc + 20].split("\n")[0]
     return repr(rest) if rest else "the end of the query"

@@ -44,9 +44,13 @@ BRACKETS = re.compile(r"[()\[\]]")
 BARE_CR = re.compile(r"\r(?!\n)")
 # Line ends to some readers but to neither SPARQL grammar (which both refuse outside
 # comments and strings): refused outside strings, so no comment can end early in one reader.
-AMBIGUOUS_BREAKS = {"\f": "a form feed", "\v": "a vertical tab", "\x85": "a next-line (U+0085)",
-                    "\u2028": "a line separator (U+2028)",
-                    "\u2029": "a paragraph separator (U+2029)"}
+AMBIGUOUS_BREAKS = {
+    "\f": "a form feed",
+    "\v": "a vertical tab",
+    "\x85": "a next-line (U+0085)",
+    "\u2028": "a line separator (U+2028)",
+    "\u2029": "a paragraph separator (U+2029)",
+}
 BREAKS = re.compile("[" + "".join(AMBIGUOUS_BREAKS) + "]")
 # rdflib expands these everywhere before parsing, case-insensitively, greedily taking 8 hex
 # digits after either letter; Oxigraph expands `\u` + 4 and `\U` + 8, inside strings and IRIs
@@ -55,15 +59,18 @@ ESCAPE = re.compile(r"\\[uU]([0-9A-Fa-f]{4})([0-9A-Fa-f]{4})?")
 # A run of characters the scan has nothing to do with (not an operator, bracket, comment or
 # string start, nor a break refused above): skipped in one step, since most of a query is
 # names and spaces.
-PLAIN = re.compile("[^" + re.escape("".join(sorted(OPERATORS)) + "#\"'"
-                                    + "".join(AMBIGUOUS_BREAKS)) + "]+")
+PLAIN = re.compile(
+    "[^" + re.escape("".join(sorted(OPERATORS)) + "#\"'" + "".join(AMBIGUOUS_BREAKS)) + "]+"
+)
 
 
 # What a query begins with, where a `<` can only open an IRI: white space (SPARQL's), comments
 # and BASE and PREFIX declarations. Possessive: read once, however long.
 _IRI = IRIREF.pattern
-PROLOGUE = re.compile(rf"(?:[ \t\r\n]++|#[^\r\n]*+|(?i:BASE)[ \t\r\n]*+{_IRI}"
-                      rf"|(?i:PREFIX)[ \t\r\n]*+(?:[A-Za-z][\w.-]*+)?:[ \t\r\n]*+{_IRI})*+")
+PROLOGUE = re.compile(
+    rf"(?:[ \t\r\n]++|#[^\r\n]*+|(?i:BASE)[ \t\r\n]*+{_IRI}"
+    rf"|(?i:PREFIX)[ \t\r\n]*+(?:[A-Za-z][\w.-]*+)?:[ \t\r\n]*+{_IRI})*+"
+)
 # Where code may stop being code: a comment, a string, an IRI, an escape.
 CODE_BREAKS = re.compile(r"[#\"'<\\]")
 
@@ -72,16 +79,23 @@ class QueryTextError(QueryRefused):
     """Query text refused before any parser reads it, with where (1-based line and column)."""
 
     # the reason -> (code, title)
-    KINDS = {"too deep": ("query-too-deep", "query too deep"),
-             "too long": ("query-too-long", "query too long"),
-             "ambiguous": ("ambiguous-query", "ambiguous query")}
+    KINDS = {
+        "too deep": ("query-too-deep", "query too deep"),
+        "too long": ("query-too-long", "query too long"),
+        "ambiguous": ("ambiguous-query", "ambiguous query"),
+    }
 
     def __init__(self, message: str, line: int, column: int, reason: str):
         self.message, self.line, self.column = message, line, column
         self.reason = reason  # "too deep", "too long" or "ambiguous"
         code, title = self.KINDS[reason]
-        super().__init__(code, 400, title, f"line {line}, column {column}: {message}",
-                         {"line": line, "column": column})
+        super().__init__(
+            code,
+            400,
+            title,
+            f"line {line}, column {column}: {message}",
+            {"line": line, "column": column},
+        )
 
 
 def max_depth() -> int:
@@ -108,8 +122,9 @@ def _limit(env: str, default: int, what: str) -> int:
     except ValueError:
         limit = 0
     if limit < 1:
-        raise CannotRun(f"{env}={given!r}: give a whole number of {what}, at least 1 "
-                         f"(default {default})")
+        raise CannotRun(
+            f"{env}={given!r}: give a whole number of {what}, at least 1 (default {default})"
+        )
     return limit
 
 
@@ -153,10 +168,14 @@ def _scan(text: str, limit: int, ambiguity: bool) -> tuple[int, int]:
         if depth > deepest:
             deepest = depth
             if depth > limit:
-                raise _error(text, at, "too deep",
-                             f"the query nests deeper than the limit of {limit} levels of "
-                             "{ }, ( ), [ ] and << >>; flatten it (the limit is set by "
-                             f"{MAX_DEPTH_ENV})")
+                raise _error(
+                    text,
+                    at,
+                    "too deep",
+                    f"the query nests deeper than the limit of {limit} levels of "
+                    "{ }, ( ), [ ] and << >>; flatten it (the limit is set by "
+                    f"{MAX_DEPTH_ENV})",
+                )
 
     plain = PLAIN.match
     while i < n:
@@ -168,11 +187,15 @@ def _scan(text: str, limit: int, ambiguity: bool) -> tuple[int, int]:
         if c in OPERATORS:
             operators += 1
             if operators > most:
-                raise _error(text, i, "too long",
-                             f"the query has more than {most:,} operators and separators "
-                             "({ } ( ) . ; , | / ! + - * and the like, outside strings); the "
-                             "engine could not hold so long a chain: split it (the limit is "
-                             f"set by {MAX_OPERATORS_ENV})")
+                raise _error(
+                    text,
+                    i,
+                    "too long",
+                    f"the query has more than {most:,} operators and separators "
+                    "({ } ( ) . ; , | / ! + - * and the like, outside strings); the "
+                    "engine could not hold so long a chain: split it (the limit is "
+                    f"set by {MAX_OPERATORS_ENV})",
+                )
         if c in OPENERS:
             deeper(1, i)
         elif c in CLOSERS:
@@ -303,11 +326,15 @@ def _check_escapes(text: str) -> None:
         for code in readings:
             why = _unsafe_escape(code)
             if why:
-                raise _error(text, found.start(), "ambiguous",
-                             f"the escape {found[0]!r} stands for {why}; rdflib reads escapes "
-                             "before parsing, Oxigraph only inside strings and IRIs, so they "
-                             "would read different queries: write the character itself (in a "
-                             'string, \\" \\\' \\\\ \\n \\r \\t serve for those)')
+                raise _error(
+                    text,
+                    found.start(),
+                    "ambiguous",
+                    f"the escape {found[0]!r} stands for {why}; rdflib reads escapes "
+                    "before parsing, Oxigraph only inside strings and IRIs, so they "
+                    "would read different queries: write the character itself (in a "
+                    "string, \\\" \\' \\\\ \\n \\r \\t serve for those)",
+                )
 
 
 def _unsafe_escape(code: int) -> str:
@@ -326,16 +353,24 @@ def _unsafe_escape(code: int) -> str:
 
 
 def _bare_cr(text: str, i: int) -> QueryTextError:
-    return _error(text, i, "ambiguous",
-                  "a carriage return not followed by a line feed: Oxigraph ends a # comment "
-                  "there and rdflib does not, so they would read different queries; end lines "
-                  "with LF or CR LF (in a string, write \\r)")
+    return _error(
+        text,
+        i,
+        "ambiguous",
+        "a carriage return not followed by a line feed: Oxigraph ends a # comment "
+        "there and rdflib does not, so they would read different queries; end lines "
+        "with LF or CR LF (in a string, write \\r)",
+    )
 
 
 def _ambiguous_break(text: str, i: int) -> QueryTextError:
-    return _error(text, i, "ambiguous",
-                  f"{AMBIGUOUS_BREAKS[text[i]]} outside a string: a line end to some readers "
-                  "and not to others; use a space or a line feed")
+    return _error(
+        text,
+        i,
+        "ambiguous",
+        f"{AMBIGUOUS_BREAKS[text[i]]} outside a string: a line end to some readers "
+        "and not to others; use a space or a line feed",
+    )
 
 
 def _error(text: str, i: int, reason: str, message: str) -> QueryTextError:

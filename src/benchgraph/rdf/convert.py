@@ -43,21 +43,38 @@ Triple = tuple[URIRef, URIRef, Any]
 IRI = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$")
 
 CLASSES = {
-    "benchmarks": BG.BenchmarkRun, "accelerators": BG.Accelerator,
-    "interconnects": BG.Interconnect, "systems": BG.System, "engines": BG.Engine,
-    "models": BG.Model, "metrics": BG.Metric, "vendors": BG.Organisation,
+    "benchmarks": BG.BenchmarkRun,
+    "accelerators": BG.Accelerator,
+    "interconnects": BG.Interconnect,
+    "systems": BG.System,
+    "engines": BG.Engine,
+    "models": BG.Model,
+    "metrics": BG.Metric,
+    "vendors": BG.Organisation,
 }
 # The property each fact field becomes, for a source's `states` (`?source bg:states
 # bg:formFactor`): a field named there is the predicate whose value the source vouches for.
 FIELD_PROPERTIES = {
-    "name": RDFS.label, "vendor": BG.madeBy, "chip_vendor": BG.chipMadeBy,
-    "architecture": BG.architecture, "memory_gb": BG.memoryGB, "memory_type": BG.memoryType,
-    "form_factor": BG.formFactor, "counted_as": BG.countedAs, "dies": BG.dies,
-    "host_interface": BG.hostInterface, "host_lanes": BG.hostLanes, "tdp_w": BG.tdpW,
-    "released": BG.released, "fabric": BG.peerFabric,
+    "name": RDFS.label,
+    "vendor": BG.madeBy,
+    "chip_vendor": BG.chipMadeBy,
+    "architecture": BG.architecture,
+    "memory_gb": BG.memoryGB,
+    "memory_type": BG.memoryType,
+    "form_factor": BG.formFactor,
+    "counted_as": BG.countedAs,
+    "dies": BG.dies,
+    "host_interface": BG.hostInterface,
+    "host_lanes": BG.hostLanes,
+    "tdp_w": BG.tdpW,
+    "released": BG.released,
+    "fabric": BG.peerFabric,
     "fabric_interconnect": BG.fabricInterconnect,
-    "fabric_bandwidth_gb_s": BG.fabricBandwidthGBps, "family": SKOS.broader,
-    "interconnect_ids": BG.interconnect, "accelerators": BG.accelerator, "system": BG.system,
+    "fabric_bandwidth_gb_s": BG.fabricBandwidthGBps,
+    "family": SKOS.broader,
+    "interconnect_ids": BG.interconnect,
+    "accelerators": BG.accelerator,
+    "system": BG.system,
 }
 RELEASED = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 
@@ -73,8 +90,11 @@ def provenance_triples(record: Record, file_path: str, commit: str | None) -> li
     out: list[Triple] = [
         (g, RDF.type, BG.RecordGraph),
         (g, BG.sourceFile, Literal(file_path)),
-        (g, PROV.wasDerivedFrom, URIRef(
-            "https://w3id.org/benchgraph/file/" + quote(file_path, safe="/"))),
+        (
+            g,
+            PROV.wasDerivedFrom,
+            URIRef("https://w3id.org/benchgraph/file/" + quote(file_path, safe="/")),
+        ),
         (g, BG.describes, record_iri(record.kind, record.id)),
     ]
     if commit:
@@ -86,10 +106,24 @@ def provenance_triples(record: Record, file_path: str, commit: str | None) -> li
 # checks read links, kinds, units and interconnect types; the rules links, types, fabric and
 # direction flags; the ontology infers none of those from these.) With the record's sources,
 # history and provenance they are left out of `outward`.
-DOCUMENTATION = frozenset(f"<{p}>" for p in (
-    RDFS.label, RDFS.comment, DCTERMS.title, DCTERMS.description, DCTERMS.modified,
-    DCTERMS.source, SKOS.note, SKOS.altLabel, SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs,
-    BG.revision, BG.mapping))
+DOCUMENTATION = frozenset(
+    f"<{p}>"
+    for p in (
+        RDFS.label,
+        RDFS.comment,
+        DCTERMS.title,
+        DCTERMS.description,
+        DCTERMS.modified,
+        DCTERMS.source,
+        SKOS.note,
+        SKOS.altLabel,
+        SKOS.exactMatch,
+        SKOS.closeMatch,
+        SCHEMA.sameAs,
+        BG.revision,
+        BG.mapping,
+    )
+)
 # What the across-record checks and rules read of a record's sources: which source states a
 # fact (a contradiction names the source that states or derives the part's fabric) and what
 # kind of source it is. Its address is not: an
@@ -105,10 +139,16 @@ def outward(stated: str, own: str) -> str:
     derived facts, so a rebuild checks and derives again only the record itself."""
     skip = (f"<{own}#revision-", f"<{own}#same-as-", f"<{GRAPH}")
     source = f"<{own}#source-"
-    kept = [line for line in stated.splitlines()
-            if not line.startswith(skip) and (
-                line.split(" ", 2)[1] in SOURCE_READ if line.startswith(source)
-                else line.split(" ", 2)[1] not in DOCUMENTATION)]
+    kept = [
+        line
+        for line in stated.splitlines()
+        if not line.startswith(skip)
+        and (
+            line.split(" ", 2)[1] in SOURCE_READ
+            if line.startswith(source)
+            else line.split(" ", 2)[1] not in DOCUMENTATION
+        )
+    ]
     return hashlib.blake2b("\n".join(kept).encode(), digest_size=12).hexdigest()
 
 
@@ -133,9 +173,7 @@ _LITERALS: dict[tuple, Literal] = {}
 
 
 def _literal(value: Any, datatype: URIRef | None = None) -> Literal:
-    if datatype == XSD.decimal and isinstance(value, (int, float)) and not isinstance(
-        value, bool
-    ):
+    if datatype == XSD.decimal and isinstance(value, (int, float)) and not isinstance(value, bool):
         return Literal(_decimal(value), datatype=XSD.decimal)
     if datatype == XSD.integer and isinstance(value, int) and not isinstance(value, bool):
         return Literal(value, datatype=XSD.integer)
@@ -225,9 +263,15 @@ class _Converter:
 
     def sources(self, sources: list[dict]) -> Iterator[Triple]:
         props = {
-            "publisher": DCTERMS.publisher, "title": DCTERMS.title, "date": DCTERMS.date,
-            "repository": BG.repository, "commit": BG.commit, "path": BG.sourcePath,
-            "row": BG.sourceRow, "round": BG.round, "licence": DCTERMS.license,
+            "publisher": DCTERMS.publisher,
+            "title": DCTERMS.title,
+            "date": DCTERMS.date,
+            "repository": BG.repository,
+            "commit": BG.commit,
+            "path": BG.sourcePath,
+            "row": BG.sourceRow,
+            "round": BG.round,
+            "licence": DCTERMS.license,
             "note": RDFS.comment,
         }
         for i, src in enumerate(sources, 1):
@@ -279,8 +323,11 @@ class _Converter:
                 if prop is not None and IRI.match(str(iri)):  # else the mapping's shape says
                     yield self.s, prop, URIRef(str(iri))
                     yield self.s, SCHEMA.sameAs, URIRef(str(iri))
-            for key, p in (("justification", BG.mappingJustification),
-                           ("curator", DCTERMS.creator), ("date", DCTERMS.date)):
+            for key, p in (
+                ("justification", BG.mappingJustification),
+                ("curator", DCTERMS.creator),
+                ("date", DCTERMS.date),
+            ):
                 if link.get(key) is not None:
                     yield node, p, literal(link[key])
             if link.get("confidence") is not None:
@@ -325,8 +372,11 @@ class _Converter:
         yield from self.vendor()
         yield from self.plain(BG.memoryGB, "memory_gb", XSD.decimal)
         form = f.get("form_factor")
-        yield from self.concept(FORM_FACTORS, FORM_FACTOR_SPELLINGS.get(form, form)
-                                if isinstance(form, str) else form, BG.formFactor)
+        yield from self.concept(
+            FORM_FACTORS,
+            FORM_FACTOR_SPELLINGS.get(form, form) if isinstance(form, str) else form,
+            BG.formFactor,
+        )
         yield from self.links(BG.interconnect, "interconnect_ids", "interconnects")
         yield from self.links(SKOS.broader, "family", "accelerators")
         yield from self.plain(BG.architecture, "architecture")
@@ -365,8 +415,13 @@ class _Converter:
             datatype = XSD.gYearMonth if 1 <= int(m[2]) <= 12 else None
         elif m:
             datatype = XSD.gYear
-        yield self.s, BG.released, Literal(text, datatype=datatype, normalize=False) \
-            if datatype is not None else Literal(text)
+        yield (
+            self.s,
+            BG.released,
+            Literal(text, datatype=datatype, normalize=False)
+            if datatype is not None
+            else Literal(text),
+        )
 
     def vendors(self) -> Iterator[Triple]:
         return iter(())
@@ -385,17 +440,19 @@ class _Converter:
         yield from self.plain(BG.hostCpu, "host_cpu")
         yield from self.links(BG.interconnect, "interconnect_ids", "interconnects")
         yield from self.plain(BG.fabricPublished, "fabric_published")
-        for i, (key, value) in enumerate(sorted((self.f.get("interconnect_raw") or {}).items()),
-                                         1):
+        for i, (key, value) in enumerate(sorted((self.f.get("interconnect_raw") or {}).items()), 1):
             node = self.node(f"interconnect-raw-{i}")
             yield self.s, BG.interconnectRaw, node
             yield node, RDF.type, BG.RawInterconnect
             yield node, BG.sourceField, literal(key)
             yield node, BG.rawValue, Literal("" if value is None else str(value))
         yield from self.vendor()
-        for key, prop in (("submitter", BG.submitter),
-                          ("system_type", BG.systemType), ("availability", BG.availability),
-                          ("software", BG.software)):
+        for key, prop in (
+            ("submitter", BG.submitter),
+            ("system_type", BG.systemType),
+            ("availability", BG.availability),
+            ("software", BG.software),
+        ):
             yield from self.plain(prop, key)
 
     def metrics(self) -> Iterator[Triple]:
@@ -437,15 +494,24 @@ class _Converter:
         yield from self.concept(MEASURED_BY, f.get("measured_by"), BG.measuredBy)
         yield from self.plain(BG.reproducible, "reproducible")
         yield from self.plain(BG.methodology, "methodology")
-        for key, prop in (("scenario", BG.scenario), ("division", BG.division),
-                          ("availability", BG.availability), ("submitter", BG.submitter),
-                          ("benchmark", BG.benchmarkName),
-                          ("accuracy_target", BG.accuracyTarget), ("software", BG.software)):
+        for key, prop in (
+            ("scenario", BG.scenario),
+            ("division", BG.division),
+            ("availability", BG.availability),
+            ("submitter", BG.submitter),
+            ("benchmark", BG.benchmarkName),
+            ("accuracy_target", BG.accuracyTarget),
+            ("software", BG.software),
+        ):
             yield from self.plain(prop, key)
         for key, value in (f.get("workload") or {}).items():
             if value is not None:
-                prop = {"input_tokens": BG.inputTokens, "output_tokens": BG.outputTokens,
-                        "batch_size": BG.batchSize, "dataset": BG.dataset}[key]
+                prop = {
+                    "input_tokens": BG.inputTokens,
+                    "output_tokens": BG.outputTokens,
+                    "batch_size": BG.batchSize,
+                    "dataset": BG.dataset,
+                }[key]
                 yield s, prop, literal(value, None if key == "dataset" else XSD.integer)
         for item in f.get("omitted_by_source") or []:
             if item is not None:
@@ -479,8 +545,9 @@ class _Converter:
             counts.append(count)
         if f.get("accelerator_count") is not None:
             yield from self.plain(BG.acceleratorCount, "accelerator_count", XSD.integer)
-        elif counts and all(isinstance(c, int) and not isinstance(c, bool) and c > 0
-                            for c in counts):
+        elif counts and all(
+            isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in counts
+        ):
             yield s, BG.acceleratorCount, literal(sum(counts), XSD.integer)
 
     def settings(self, settings: dict) -> Iterator[Triple]:
@@ -488,8 +555,15 @@ class _Converter:
             value = settings[name]
             node = self.node("setting-" + quote(name, safe=""))
             yield self.s, BG.setting, node
-            yield node, RDF.type, (BG.SpeculativeDecodingSetting if is_speculative_setting(name)
-                                   else BG.EngineSetting)
+            yield (
+                node,
+                RDF.type,
+                (
+                    BG.SpeculativeDecodingSetting
+                    if is_speculative_setting(name)
+                    else BG.EngineSetting
+                ),
+            )
             yield node, BG.settingName, literal(name)
             if value is not None:
                 yield node, BG.settingValue, literal(value)
@@ -503,8 +577,12 @@ class _Converter:
             yield node, RDF.type, BG.Measurement
             if item.get("metric") is not None:
                 yield node, BG.metric, self.ref("metrics", item["metric"])
-            for key, prop in (("value", BG.value), ("min", BG.minValue), ("max", BG.maxValue),
-                              ("out_of", BG.outOf)):
+            for key, prop in (
+                ("value", BG.value),
+                ("min", BG.minValue),
+                ("max", BG.maxValue),
+                ("out_of", BG.outOf),
+            ):
                 if item.get(key) is not None:
                     yield node, prop, literal(item[key], XSD.decimal)
             yield from self.unit(node, item.get("unit"))

@@ -33,13 +33,27 @@ Triple = tuple[Any, Any, Any]
 # rules.py; owl:disjointWith derives nothing (an inconsistency is SHACL's to report).
 # Anything below would derive triples the fast path does not:
 UNSUPPORTED = {
-    OWL.inverseOf, OWL.sameAs, OWL.hasValue, OWL.someValuesFrom, OWL.allValuesFrom,
-    OWL.intersectionOf, OWL.unionOf, OWL.oneOf, OWL.hasKey, OWL.maxCardinality,
-    OWL.maxQualifiedCardinality, OWL.complementOf, OWL.onProperty,
+    OWL.inverseOf,
+    OWL.sameAs,
+    OWL.hasValue,
+    OWL.someValuesFrom,
+    OWL.allValuesFrom,
+    OWL.intersectionOf,
+    OWL.unionOf,
+    OWL.oneOf,
+    OWL.hasKey,
+    OWL.maxCardinality,
+    OWL.maxQualifiedCardinality,
+    OWL.complementOf,
+    OWL.onProperty,
 }
 UNSUPPORTED_TYPES = {
-    OWL.TransitiveProperty, OWL.SymmetricProperty, OWL.FunctionalProperty,
-    OWL.InverseFunctionalProperty, OWL.IrreflexiveProperty, OWL.AsymmetricProperty,
+    OWL.TransitiveProperty,
+    OWL.SymmetricProperty,
+    OWL.FunctionalProperty,
+    OWL.InverseFunctionalProperty,
+    OWL.IrreflexiveProperty,
+    OWL.AsymmetricProperty,
 }
 BUILT_IN = (str(RDF), str(RDFS), str(OWL), str(XSD))
 EVERYTHING = {OWL.Thing, RDFS.Resource}
@@ -49,11 +63,21 @@ RULE_PREDICATES = {BG.interconnect, BG.fabricStatus, BG.outperformsBaseline}
 MODEL_PARALLEL = (BG.tensorParallelSize, BG.pipelineParallelSize, BG.expertParallelSize)
 CHANGE_PLACES = Decimal("0.000001")
 # What derive_local reads of a run's triples (a run of 100k measurements has millions).
-READ = frozenset({
-    BG.acceleratorCount, BG.accelerator, *MODEL_PARALLEL, BG.dataParallelSize,
-    BG.measurement, BG.value, BG.condition, BG.conditionName, BG.conditionValue, BG.metric,
-    BG.unitCode,
-})
+READ = frozenset(
+    {
+        BG.acceleratorCount,
+        BG.accelerator,
+        *MODEL_PARALLEL,
+        BG.dataParallelSize,
+        BG.measurement,
+        BG.value,
+        BG.condition,
+        BG.conditionName,
+        BG.conditionValue,
+        BG.metric,
+        BG.unitCode,
+    }
+)
 # Bound once: rdflib's namespace lookups are slow in the per-triple loops below.
 RDF_TYPE = RDF.type
 IS_TYPE = frozenset([RDF.type])
@@ -79,8 +103,9 @@ def owlrl_closure(graph: Graph) -> set[Triple]:
     for t in graph:
         closed.add(t)
     before = set(closed)
-    owlrl.DeductiveClosure(owlrl.OWLRL_Semantics, axiomatic_triples=False,
-                           datatype_axioms=False).expand(closed)
+    owlrl.DeductiveClosure(
+        owlrl.OWLRL_Semantics, axiomatic_triples=False, datatype_axioms=False
+    ).expand(closed)
     return {t for t in closed if t not in before and useful(t)}
 
 
@@ -95,12 +120,21 @@ class Reasoner:
         self.superproperties: dict[URIRef, set[URIRef]] = defaultdict(set)
         self.domains: dict[URIRef, set[URIRef]] = defaultdict(set)
         self.ranges: dict[URIRef, set[URIRef]] = defaultdict(set)
-        tables = {RDFS.subClassOf: self.superclasses, RDFS.subPropertyOf: self.superproperties,
-                  RDFS.domain: self.domains, RDFS.range: self.ranges}
+        tables = {
+            RDFS.subClassOf: self.superclasses,
+            RDFS.subPropertyOf: self.superproperties,
+            RDFS.domain: self.domains,
+            RDFS.range: self.ranges,
+        }
         for s, p, o in closed:
             table = tables.get(p)
-            if table is not None and isinstance(s, URIRef) and isinstance(o, URIRef) \
-                    and s != o and not str(o).startswith(BUILT_IN):
+            if (
+                table is not None
+                and isinstance(s, URIRef)
+                and isinstance(o, URIRef)
+                and s != o
+                and not str(o).startswith(BUILT_IN)
+            ):
                 table[s].add(o)
         # owlrl closes these already; closing again keeps the fast path right on its own.
         _close(self.superclasses)
@@ -191,6 +225,7 @@ def _close(edges: dict[URIRef, set[URIRef]]) -> None:
 
 
 # --- facts a run's own record supports --------------------------------------------------
+
 
 def derive_local(triples: set[Triple], run: URIRef) -> Iterator[Triple]:
     """The facts one run record supports on its own: bg:crossesDevices, bg:acceleratorKinds
@@ -298,7 +333,8 @@ def comparisons(run: URIRef, about: dict[Any, dict[Any, list[Any]]]) -> Iterator
             label = labels.get((name, ca[name], cb[name]))
             if label is None:
                 label = labels[(name, ca[name], cb[name])] = Literal(
-                    f"{name} {ca[name]} vs {cb[name]}")
+                    f"{name} {ca[name]} vs {cb[name]}"
+                )
             yield run, comparison_p, node
             yield node, RDF_TYPE, comparison_c
             yield node, compared_p, a

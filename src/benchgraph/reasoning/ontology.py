@@ -28,8 +28,9 @@ def ontology_graph() -> Graph:
             raise CannotRun(f"{path}: the ontology does not parse: {exc}") from exc
     # The store renames blank nodes at random on loading; skolem IRIs from the canonical
     # labelling keep the property-chain lists stable, so dumps stay byte-identical.
-    return to_canonical_graph(g).skolemize(authority="https://w3id.org",
-                                           basepath="/benchgraph/genid/")
+    return to_canonical_graph(g).skolemize(
+        authority="https://w3id.org", basepath="/benchgraph/genid/"
+    )
 
 
 _REASONER: list[Reasoner] = []

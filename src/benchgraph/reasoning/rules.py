@@ -61,9 +61,16 @@ PEER_FABRIC_FACT = PEER_FABRIC
 KIND_RANK = {Node(str(iri)): rank for rank, iri in enumerate(SOURCE_KINDS.values(), 1)}
 STATED, DERIVED = Node(str(EVIDENCE["stated"])), Node(str(EVIDENCE["derived"]))
 ACCELERATOR_FACT, SYSTEM_FACT = ACCELERATOR, SYSTEM
-RULES = {name: Node(str(BG[name])) for name in (
-    "PartFabricBuiltIn", "PartHasNoPeerFabric", "StatedFabric", "StatedHostLinksOnly",
-    "NothingPublished")}
+RULES = {
+    name: Node(str(BG[name]))
+    for name in (
+        "PartFabricBuiltIn",
+        "PartHasNoPeerFabric",
+        "StatedFabric",
+        "StatedHostLinksOnly",
+        "NothingPublished",
+    )
+}
 RUN_IRI = str(record_iri("benchmarks", ""))
 
 # Comparisons live only in the inferred graph (infer.comparisons derives them per run).
@@ -78,8 +85,9 @@ CHAINS = """SELECT ?property ?list WHERE {
     GRAPH <https://w3id.org/benchgraph/ontology> { ?property owl:propertyChainAxiom ?list } }"""
 
 
-def run_rules(store: ox.Store, runs: list[str] | None = None,
-              judged: list[str] | None = None) -> None:
+def run_rules(
+    store: ox.Store, runs: list[str] | None = None, judged: list[str] | None = None
+) -> None:
     """Recompute the cross-record facts, for every subject (None) or for the given runs and
     systems (a system holds the links of its accelerators), judging again the comparisons of
     the runs `judged` (None: of all `runs`). A comparison's verdict reads only its run and
@@ -90,8 +98,10 @@ def run_rules(store: ox.Store, runs: list[str] | None = None,
         return
     graph = Node(str(INFERRED_GRAPH))
     chains = property_chains(store)
-    supers = {p: super_properties(store, p)
-              for p in {p for p, _ in chains} | {FABRIC_STATUS, OUTPERFORMS, BASIS}}
+    supers = {
+        p: super_properties(store, p)
+        for p in {p for p, _ in chains} | {FABRIC_STATUS, OUTPERFORMS, BASIS}
+    }
     predicates = [q for p in supers for q in [p, *supers[p]]]
     if runs is not None:
         runs = _with_nodes_below(store, runs, chains)
@@ -103,9 +113,16 @@ def run_rules(store: ox.Store, runs: list[str] | None = None,
         before: set[ox.Quad] = set()
     else:
         judged = runs if judged is None else judged
-        read = _Scope(store, graph, [Node(r) for r in runs], predicates,
-                      sorted({q for prop, path in chains for q in [prop, *path]}
-                             | {SYSTEM, ACCELERATOR}, key=lambda n: n.value))
+        read = _Scope(
+            store,
+            graph,
+            [Node(r) for r in runs],
+            predicates,
+            sorted(
+                {q for prop, path in chains for q in [prop, *path]} | {SYSTEM, ACCELERATOR},
+                key=lambda n: n.value,
+            ),
+        )
         before = read.before | _derived_before(store, graph, read, judged, predicates)
     scope = None if runs is None else {Node(r) for r in runs}
     # with the scope read, no edge left to load can be one derived before (`before` is about
@@ -113,8 +130,12 @@ def run_rules(store: ox.Store, runs: list[str] | None = None,
     edges = _Edges(store, full=scope is None, skip=before if read is None else set(), read=read)
     statuses = _fabric_status(store, edges, scope, read)  # before the chains add to the edges
     derived = _chains(edges, chains, scope)
-    quads = {ox.Quad(s, p, o, graph) for (s, q), objects in derived.items()
-             for o in objects for p in [q, *supers[q]]}
+    quads = {
+        ox.Quad(s, p, o, graph)
+        for (s, q), objects in derived.items()
+        for o in objects
+        for p in [q, *supers[q]]
+    }
     for run, (status, bases) in statuses.items():
         quads |= {ox.Quad(run, p, status, graph) for p in [FABRIC_STATUS, *supers[FABRIC_STATUS]]}
         for node, triples in bases.items():
@@ -125,8 +146,9 @@ def run_rules(store: ox.Store, runs: list[str] | None = None,
     else:
         pairs = _outperforms(store, judged, graph)
     for comparison, outperforms in pairs:
-        quads |= {ox.Quad(comparison, p, outperforms, graph)
-                  for p in [OUTPERFORMS, *supers[OUTPERFORMS]]}
+        quads |= {
+            ox.Quad(comparison, p, outperforms, graph) for p in [OUTPERFORMS, *supers[OUTPERFORMS]]
+        }
     for quad in before - quads:
         store.remove(quad)
     store.bulk_extend(quads - before)
@@ -155,10 +177,12 @@ class _Edges:
                 self._load(predicate, "")
                 self.loaded[predicate] = {None}
             return table
-        todo = sorted({s for s in subjects or () if isinstance(s, Node)}
-                      - self.loaded[predicate], key=lambda n: n.value)
+        todo = sorted(
+            {s for s in subjects or () if isinstance(s, Node)} - self.loaded[predicate],
+            key=lambda n: n.value,
+        )
         for i in range(0, len(todo), 500):
-            chunk = todo[i:i + 500]
+            chunk = todo[i : i + 500]
             self._load(predicate, "VALUES ?s { " + " ".join(str(s) for s in chunk) + " }")
         self.loaded[predicate] |= set(todo)
         return table
@@ -172,14 +196,16 @@ class _Edges:
             for row in _select(self.store, f"SELECT ?s ?o WHERE {{ {values} ?s {predicate} ?o }}"):
                 table[row["s"]].add(row["o"])
             return
-        for row in _select(self.store, f"SELECT ?s ?o ?g WHERE {{ {values} "
-                                       f"GRAPH ?g {{ ?s {predicate} ?o }} }}"):
+        for row in _select(
+            self.store, f"SELECT ?s ?o ?g WHERE {{ {values} GRAPH ?g {{ ?s {predicate} ?o }} }}"
+        ):
             if row["g"] != graph or (row["s"], row["o"]) not in skip:
                 table[row["s"]].add(row["o"])
 
 
-def _chains(edges: _Edges, chains: list[tuple[Node, list[Node]]],
-            scope: set | None) -> dict[tuple, set]:
+def _chains(
+    edges: _Edges, chains: list[tuple[Node, list[Node]]], scope: set | None
+) -> dict[tuple, set]:
     """What the property chains add, (subject, property) -> objects, to a fixpoint (a run's
     system has the links of its accelerators, which the run then has too)."""
     derived: dict[tuple, set] = defaultdict(set)
@@ -192,8 +218,9 @@ def _chains(edges: _Edges, chains: list[tuple[Node, list[Node]]],
             reached = {s: set(first[s]) for s in subjects}
             for step in path[1:]:
                 table = edges.of(step, set().union(*reached.values()) if reached else set())
-                reached = {s: set().union(*(table.get(x, ()) for x in xs))
-                           for s, xs in reached.items()}
+                reached = {
+                    s: set().union(*(table.get(x, ()) for x in xs)) for s, xs in reached.items()
+                }
             have = edges.of(prop, reached.keys())
             for s, objects in reached.items():
                 new = objects - have.get(s, set())
@@ -204,8 +231,9 @@ def _chains(edges: _Edges, chains: list[tuple[Node, list[Node]]],
     return derived
 
 
-def _fabric_status(store: ox.Store, edges: _Edges, scope: set | None,
-                   read: _Scope | None = None) -> dict[Node, tuple[Node, dict[Node, set]]]:
+def _fabric_status(
+    store: ox.Store, edges: _Edges, scope: set | None, read: _Scope | None = None
+) -> dict[Node, tuple[Node, dict[Node, set]]]:
     """Exactly one status per run with accelerators in scope (none for CPU-only runs), with
     its basis: a node per kind of accelerator, `<run>#fabric-basis-<accelerator id>`, and the
     (predicate, object) pairs it holds. `read`: what was read of the scope already."""
@@ -213,10 +241,17 @@ def _fabric_status(store: ox.Store, edges: _Edges, scope: set | None,
         runs = {row["s"] for row in _select(store, "SELECT ?s WHERE { ?s a bg:BenchmarkRun }")}
     else:
         runs = read.runs & scope
-    kinds = {row["i"]: row["c"] for row in _select(store, """SELECT ?i ?c WHERE {
-        VALUES ?c { bg:ScaleUpFabric bg:HostLink } ?i a ?c }""")}
-    unpublished = {row["s"] for row in _select(store,
-                                               "SELECT ?s WHERE { ?s bg:fabricPublished false }")}
+    kinds = {
+        row["i"]: row["c"]
+        for row in _select(
+            store,
+            """SELECT ?i ?c WHERE {
+        VALUES ?c { bg:ScaleUpFabric bg:HostLink } ?i a ?c }""",
+        )
+    }
+    unpublished = {
+        row["s"] for row in _select(store, "SELECT ?s WHERE { ?s bg:fabricPublished false }")
+    }
     systems = edges.of(SYSTEM, runs)
     machines = set().union(*(systems.get(r, ()) for r in runs)) if runs else set()
     # the kinds of accelerator in a run's hardware: its own and its systems' (as the chains
@@ -230,27 +265,38 @@ def _fabric_status(store: ox.Store, edges: _Edges, scope: set | None,
         if not accelerators.get(run):
             continue
         asked = [run, *sorted(systems.get(run, ()), key=lambda n: n.value)]
-        kinds_here = sorted(set().union(*(accelerators.get(r, ()) for r in asked)),
-                            key=lambda n: n.value)
+        kinds_here = sorted(
+            set().union(*(accelerators.get(r, ()) for r in asked)), key=lambda n: n.value
+        )
         closed = run in unpublished or any(s in unpublished for s in asked[1:])
         bases = {}
         for part in kinds_here:
-            status, rule, rests = _kind_status(part, fabric_of.get(part, ()), asked, stated,
-                                               kinds, closed)
+            status, rule, rests = _kind_status(
+                part, fabric_of.get(part, ()), asked, stated, kinds, closed
+            )
             node = Node(f"{run.value}#fabric-basis-{part.value.rsplit('/', 1)[1]}")
-            bases[node] = {(RDF_TYPE, BASIS_CLASS), (BASIS_ACCELERATOR, part),
-                           (BASIS_RULE, RULES[rule]), (BASIS_STATUS, status),
-                           *((RESTS_ON, r) for r in rests)}
+            bases[node] = {
+                (RDF_TYPE, BASIS_CLASS),
+                (BASIS_ACCELERATOR, part),
+                (BASIS_RULE, RULES[rule]),
+                (BASIS_STATUS, status),
+                *((RESTS_ON, r) for r in rests),
+            }
         found = {o for triples in bases.values() for p, o in triples if p == BASIS_STATUS}
-        status = (PRESENT if PRESENT in found else NO_FABRIC if found == {NO_FABRIC}
-                  else NOT_PUBLISHED)
+        status = (
+            PRESENT if PRESENT in found else NO_FABRIC if found == {NO_FABRIC} else NOT_PUBLISHED
+        )
         out[run] = (status, bases)
     _strength(store, out, runs, scope)
     return out
 
 
-def _strength(store: ox.Store, statuses: dict[Node, tuple[Node, dict[Node, set]]],
-              runs: set[Node], scope: set | None) -> None:
+def _strength(
+    store: ox.Store,
+    statuses: dict[Node, tuple[Node, dict[Node, set]]],
+    runs: set[Node],
+    scope: set | None,
+) -> None:
     """Add to each basis the strongest kind of source behind the fact that decided it and
     whether that fact is stated or derived. The fact is the part's fabric for a part rule,
     the run's or system's interconnect list for a stated one (nothing for nothing published).
@@ -275,13 +321,15 @@ def _strength(store: ox.Store, statuses: dict[Node, tuple[Node, dict[Node, set]]
             fact = PEER_FABRIC_FACT if rule in part_rules else INTERCONNECT
             best = None
             for record in (o for p, o in triples if p == RESTS_ON):
-                rank, derived = _evidence(sources.get(record, ()), fact,
-                                          whole=not record.value.startswith(PART_IRI))
+                rank, derived = _evidence(
+                    sources.get(record, ()), fact, whole=not record.value.startswith(PART_IRI)
+                )
                 # the record a part rule rests on is the run's part, a stated one's the run,
                 # its system or its part: reached through a derived link, it is derived
-                if (ACCELERATOR_FACT in links and (rule in part_rules
-                                                   or record.value.startswith(PART_IRI))) \
-                        or (SYSTEM_FACT in links and record.value.startswith(SYSTEM_IRI)):
+                if (
+                    ACCELERATOR_FACT in links
+                    and (rule in part_rules or record.value.startswith(PART_IRI))
+                ) or (SYSTEM_FACT in links and record.value.startswith(SYSTEM_IRI)):
                     derived = True
                 key = (derived, rank if rank is not None else 99)
                 if best is None or key < best:
@@ -307,8 +355,13 @@ def _evidence(sources, fact: Node, whole: bool) -> tuple[int | None, bool]:
     sourced field by field: one no source names has no kind."""
     stating = [kind for kind, states, _ in sources if fact in states]
     deriving = [kind for kind, states, derives in sources if fact in derives]
-    kinds, derived = (stating, False) if stating else (deriving, True) if deriving else (
-        [kind for kind, _, _ in sources] if whole else [], False)
+    kinds, derived = (
+        (stating, False)
+        if stating
+        else (deriving, True)
+        if deriving
+        else ([kind for kind, _, _ in sources] if whole else [], False)
+    )
     ranks = [KIND_RANK[k] for k in kinds if k in KIND_RANK]
     return (min(ranks) if ranks else None), derived
 
@@ -338,22 +391,25 @@ def _derived_links(store: ox.Store, runs: set[Node] | None) -> dict[Node, set[No
     """The runs whose part or system is derived (a source `derives: [accelerators]` or
     `[system]`): run -> {bg:accelerator, bg:system}. All runs (None) or the given ones."""
     out: dict[Node, set[Node]] = defaultdict(set)
-    query = ("SELECT ?r ?f WHERE { %s ?r dct:source ?s . ?s bg:derives ?f . "
-             "VALUES ?f { bg:accelerator bg:system } }")
+    query = (
+        "SELECT ?r ?f WHERE { %s ?r dct:source ?s . ?s bg:derives ?f . "
+        "VALUES ?f { bg:accelerator bg:system } }"
+    )
     if runs is None:
         for row in _select(store, query % ""):
             out[row["r"]].add(row["f"])
         return out
     order = sorted(runs, key=lambda n: n.value)
     for i in range(0, len(order), 500):
-        values = "VALUES ?r { " + " ".join(str(r) for r in order[i:i + 500]) + " }"
+        values = "VALUES ?r { " + " ".join(str(r) for r in order[i : i + 500]) + " }"
         for row in _select(store, query % values):
             out[row["r"]].add(row["f"])
     return out
 
 
-def _kind_status(part: Node, fabric: set, asked: list[Node], stated: dict[Node, set],
-                 kinds: dict, closed: bool) -> tuple[Node, str, list[Node]]:
+def _kind_status(
+    part: Node, fabric: set, asked: list[Node], stated: dict[Node, set], kinds: dict, closed: bool
+) -> tuple[Node, str, list[Node]]:
     """(status, rule, records it rests on) for one kind of accelerator of a run. `asked`:
     the run and its systems, whose own statements decide unless the part does; `closed`:
     one of them says the fabric was not published (a host link is then no evidence)."""
@@ -371,19 +427,26 @@ def _kind_status(part: Node, fabric: set, asked: list[Node], stated: dict[Node, 
     return NOT_PUBLISHED, "NothingPublished", asked
 
 
-def _stated_links(store: ox.Store, edges: _Edges, scope: set | None,
-                  subjects: set, read: _Scope | None = None) -> dict[Node, set]:
+def _stated_links(
+    store: ox.Store, edges: _Edges, scope: set | None, subjects: set, read: _Scope | None = None
+) -> dict[Node, set]:
     """The interconnects each record states itself (its own graph), not those the chains
     derive: a part's links decide for that part only, not for another kind in the run."""
     if scope is None:  # a full derivation removed what the chains derived: all is stated
         table = edges.of(INTERCONNECT)
         return {s: set(table[s]) for s in subjects if s in table}
     graph = Node(str(INFERRED_GRAPH))
-    out: dict[Node, set] = {s: set(read.stated_links[s]) for s in subjects
-                            if s in read.subjects and s in read.stated_links}
+    out: dict[Node, set] = {
+        s: set(read.stated_links[s])
+        for s in subjects
+        if s in read.subjects and s in read.stated_links
+    }
     for s in subjects - read.subjects:  # the parts and systems outside the scope: few
-        found = {q.object for q in store.quads_for_pattern(s, INTERCONNECT, None)
-                 if q.graph_name != graph}
+        found = {
+            q.object
+            for q in store.quads_for_pattern(s, INTERCONNECT, None)
+            if q.graph_name != graph
+        }
         if found:
             out[s] = found
     return out
@@ -401,8 +464,10 @@ def _outperforms(store: ox.Store, runs: list[str], graph: Node) -> set[tuple[Nod
                 for compared in store.quads_for_pattern(node, COMPARED, None, graph):
                     for metric in store.quads_for_pattern(compared.object, METRIC, None):
                         if metric.object not in directions:
-                            directions[metric.object] = {q.object for q in store.quads_for_pattern(
-                                metric.object, DIRECTION, None)}
+                            directions[metric.object] = {
+                                q.object
+                                for q in store.quads_for_pattern(metric.object, DIRECTION, None)
+                            }
                         value = Decimal(change.object.value)
                         for direction in directions[metric.object]:
                             if direction == HIGHER:
@@ -437,13 +502,15 @@ def property_chains(store: ox.Store) -> list[tuple[Node, list[Node]]]:
 
 def super_properties(store: ox.Store, prop: Node) -> list[Node]:
     """The ontology's super-properties of prop (closed), without prop itself."""
-    rows = _select(store, f"SELECT DISTINCT ?q WHERE {{ {prop} rdfs:subPropertyOf+ ?q "
-                          f"FILTER(?q != {prop}) }}")
+    rows = _select(
+        store, f"SELECT DISTINCT ?q WHERE {{ {prop} rdfs:subPropertyOf+ ?q FILTER(?q != {prop}) }}"
+    )
     return sorted((row["q"] for row in rows), key=lambda n: n.value)
 
 
-def _with_nodes_below(store: ox.Store, records: list[str],
-                      chains: list[tuple[Node, list[Node]]]) -> list[str]:
+def _with_nodes_below(
+    store: ox.Store, records: list[str], chains: list[tuple[Node, list[Node]]]
+) -> list[str]:
     """The records and the nodes below them that the chains apply to (a system's
     `<system>#accelerators-1`), from the records' graphs. (The build removed what was
     derived about the nodes of a record's previous version: load.Loader._remove.)"""
@@ -454,9 +521,11 @@ def _with_nodes_below(store: ox.Store, records: list[str],
             continue
         mine = record + "#"
         for predicate in firsts:
-            out.update(q.subject.value for q in store.quads_for_pattern(
-                None, predicate, None, Node(graph_of(record)))
-                if q.subject.value.startswith(mine))
+            out.update(
+                q.subject.value
+                for q in store.quads_for_pattern(None, predicate, None, Node(graph_of(record)))
+                if q.subject.value.startswith(mine)
+            )
     return sorted(out)
 
 
@@ -474,8 +543,14 @@ class _Scope:
 
     CHUNK = 500
 
-    def __init__(self, store: ox.Store, graph: Node, subjects: list[Node],
-                 derived: list[Node], inputs: list[Node]):
+    def __init__(
+        self,
+        store: ox.Store,
+        graph: Node,
+        subjects: list[Node],
+        derived: list[Node],
+        inputs: list[Node],
+    ):
         self.subjects = set(subjects)
         self.before: set[ox.Quad] = set()  # what the rules derived about the subjects
         self.edges: dict[Node, dict[object, set]] = {p: defaultdict(set) for p in inputs}
@@ -491,11 +566,12 @@ class _Scope:
         order = sorted(subjects, key=lambda n: n.value)
         for chunk, values in _numbered(order):
             for j, k, o, inferred in store.query(
-                    f"SELECT ?j ?k ?v ?i WHERE {{ VALUES (?s ?j) {{ {values} }}"
-                    f" GRAPH ?g {{ ?s ?p ?o }} FILTER(?p IN ({', '.join(map(str, wanted))})"
-                    f" || (?p = {RDF_TYPE} && ?o = {run_class}))"
-                    f" BIND({code} AS ?k) BIND(IF(?k < 0, 0, ?o) AS ?v)"
-                    f" BIND(?g = {graph} AS ?i) }}"):
+                f"SELECT ?j ?k ?v ?i WHERE {{ VALUES (?s ?j) {{ {values} }}"
+                f" GRAPH ?g {{ ?s ?p ?o }} FILTER(?p IN ({', '.join(map(str, wanted))})"
+                f" || (?p = {RDF_TYPE} && ?o = {run_class}))"
+                f" BIND({code} AS ?k) BIND(IF(?k < 0, 0, ?o) AS ?v)"
+                f" BIND(?g = {graph} AS ?i) }}"
+            ):
                 s, n, mine = chunk[int(j.value)], int(k.value), inferred.value == "true"
                 if n < 0:
                     self.runs.add(s)
@@ -510,26 +586,43 @@ class _Scope:
                     self.stated_links[s].add(o)
 
 
-def _derived_before(store: ox.Store, graph: Node, read: _Scope, judged: list[str],
-                    predicates: list[Node]) -> set[ox.Quad]:
+def _derived_before(
+    store: ox.Store, graph: Node, read: _Scope, judged: list[str], predicates: list[Node]
+) -> set[ox.Quad]:
     """What the rules derived before below the runs in scope (their basis nodes, whole) and
     about the comparisons of the judged runs (what they derived about the runs and systems
     themselves: `read.before`)."""
-    subjects = [link.object for r in judged
-                for link in store.quads_for_pattern(Node(r), COMPARISON, None, graph)]
+    subjects = [
+        link.object
+        for r in judged
+        for link in store.quads_for_pattern(Node(r), COMPARISON, None, graph)
+    ]
     wanted = set(predicates)
     out: set[ox.Quad] = set()
     for subject in subjects:  # one lookup a subject, not one a subject and predicate
-        out.update(q for q in store.quads_for_pattern(subject, None, None, graph)
-                   if q.predicate in wanted)
-    out.update(_whole(store, graph, sorted({q.object for q in read.before if q.predicate == BASIS},
-                                           key=lambda n: n.value)))
+        out.update(
+            q for q in store.quads_for_pattern(subject, None, None, graph) if q.predicate in wanted
+        )
+    out.update(
+        _whole(
+            store,
+            graph,
+            sorted({q.object for q in read.before if q.predicate == BASIS}, key=lambda n: n.value),
+        )
+    )
     return out
 
 
 # What a basis node holds (_fabric_status), each handed back as a number (see _Scope)
-BASIS_PREDICATES = (RDF_TYPE, BASIS_ACCELERATOR, BASIS_RULE, BASIS_STATUS, RESTS_ON,
-                    BASIS_KIND, BASIS_EVIDENCE)
+BASIS_PREDICATES = (
+    RDF_TYPE,
+    BASIS_ACCELERATOR,
+    BASIS_RULE,
+    BASIS_STATUS,
+    RESTS_ON,
+    BASIS_KIND,
+    BASIS_EVIDENCE,
+)
 
 
 def _whole(store: ox.Store, graph: Node, nodes: list[Node]) -> Iterator[ox.Quad]:
@@ -539,11 +632,16 @@ def _whole(store: ox.Store, graph: Node, nodes: list[Node]) -> Iterator[ox.Quad]
     for i, p in reversed(list(enumerate(BASIS_PREDICATES))):
         code = f"IF(?p = {p}, {i}, {code})"
     for chunk, values in _numbered(nodes):
-        for j, k, o in store.query(f"SELECT ?j ?k ?o WHERE {{ VALUES (?n ?j) {{ {values} }} "
-                                   f"GRAPH {graph} {{ ?n ?p ?o }} BIND({code} AS ?k) }}"):
-            yield ox.Quad(chunk[int(j.value)],
-                          BASIS_PREDICATES[int(k.value)] if isinstance(k, ox.Literal) else k,
-                          o, graph)
+        for j, k, o in store.query(
+            f"SELECT ?j ?k ?o WHERE {{ VALUES (?n ?j) {{ {values} }} "
+            f"GRAPH {graph} {{ ?n ?p ?o }} BIND({code} AS ?k) }}"
+        ):
+            yield ox.Quad(
+                chunk[int(j.value)],
+                BASIS_PREDICATES[int(k.value)] if isinstance(k, ox.Literal) else k,
+                o,
+                graph,
+            )
 
 
 def _numbered(nodes: list[Node]) -> Iterator[tuple[list[Node], str]]:
@@ -551,5 +649,5 @@ def _numbered(nodes: list[Node]) -> Iterator[tuple[list[Node], str]]:
     its place: a query hands the number back, not the node's IRI (read from the store's
     string table for every row)."""
     for i in range(0, len(nodes), _Scope.CHUNK):
-        chunk = nodes[i:i + _Scope.CHUNK]
+        chunk = nodes[i : i + _Scope.CHUNK]
         yield chunk, " ".join(f"({n} {j})" for j, n in enumerate(chunk))

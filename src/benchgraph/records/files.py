@@ -75,7 +75,7 @@ def kind_of(path: Path, data_dir: Path) -> str:
 
 MAX_RECORD_BYTES = 8 * 1024 * 1024  # the default; the largest shipped record is under 40 KB
 LIMIT_VARIABLE = "BENCHGRAPH_MAX_RECORD_BYTES"
-_UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024 ** 2, "gib": 1024 ** 3}
+_UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 
 
 def max_record_bytes() -> int:
@@ -87,8 +87,10 @@ def max_record_bytes() -> int:
         return MAX_RECORD_BYTES
     m = re.fullmatch(r"([0-9]+)\s*([a-z]*)", raw.lower())
     if not m or m[2] not in _UNITS or int(m[1]) == 0:
-        raise CannotRun(f"{LIMIT_VARIABLE}={raw!r}: give the largest record file to read, in "
-                        "bytes or with KiB, MiB or GiB, e.g. 8MiB")
+        raise CannotRun(
+            f"{LIMIT_VARIABLE}={raw!r}: give the largest record file to read, in "
+            "bytes or with KiB, MiB or GiB, e.g. 8MiB"
+        )
     return int(m[1]) * _UNITS[m[2]]
 
 
@@ -96,7 +98,7 @@ def size_text(n: int) -> str:
     """A size as a person reads it: 17,000,000 bytes (16.2 MiB)."""
     if n < 1024:
         return f"{n:,} bytes"
-    for unit, size in (("GiB", 1024 ** 3), ("MiB", 1024 ** 2), ("KiB", 1024)):
+    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if n >= size:
             amount = f"{n / size:.1f}".removesuffix(".0")
             return f"{n:,} bytes ({amount} {unit})"
@@ -111,22 +113,30 @@ class RecordFileError(Exception):
         self.message, self.code = message, code
 
 
-_FILE_TYPES = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-               (stat.S_ISDIR, "a folder"))
+_FILE_TYPES = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
 
 
 def _not_regular(mode: int) -> RecordFileError:
     what = next((name for test, name in _FILE_TYPES if test(mode)), "not a file")
-    return RecordFileError(f"is not a regular file ({what}): only regular files, or symlinks "
-                           "to one, are read as records", "not-a-file")
+    return RecordFileError(
+        f"is not a regular file ({what}): only regular files, or symlinks "
+        "to one, are read as records",
+        "not-a-file",
+    )
 
 
 def _too_big(size: int, limit: int, more: bool = False) -> RecordFileError:
     return RecordFileError(
         f"is {'over ' if more else ''}{size_text(size)}, over the limit of {size_text(limit)}"
         f" for one record file (${LIMIT_VARIABLE}): shorten or split it, or raise the limit",
-        "file-too-large")
+        "file-too-large",
+    )
 
 
 def read_record_bytes(path: str, limit: int | None = None) -> bytes:
@@ -171,8 +181,7 @@ def _unopened(path: str, exc: OSError) -> RecordFileError:
         except OSError:
             target = "?"
         if isinstance(exc, FileNotFoundError):
-            return RecordFileError(f"is a symlink to {target}, which does not exist",
-                                   "unreadable")
+            return RecordFileError(f"is a symlink to {target}, which does not exist", "unreadable")
         if exc.errno == 40:  # ELOOP
             return RecordFileError(f"is a symlink that loops ({target})", "unreadable")
     return RecordFileError(f"cannot be read: {exc.strerror or exc}", "unreadable")

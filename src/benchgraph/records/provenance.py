@@ -51,8 +51,7 @@ def last_commits(data_dir: Path) -> dict[str, str]:
 
 def _git(cwd: Path, *args: str) -> str | None:
     try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                              check=False)
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except (OSError, ValueError):
         return None
     return done.stdout if done.returncode == 0 else None

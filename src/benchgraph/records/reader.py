@@ -45,9 +45,13 @@ from .schema import (
 )
 
 
-def load_record(path: Path, data_dir: Path, display: str | None = None,
-                text: str | None = None, limit: int | None = None
-                ) -> tuple[Record | None, list[Problem]]:
+def load_record(
+    path: Path,
+    data_dir: Path,
+    display: str | None = None,
+    text: str | None = None,
+    limit: int | None = None,
+) -> tuple[Record | None, list[Problem]]:
     """Read one record file; return the record (None if unreadable) and its problems.
     `text`: the file's text, not read from disk; `limit`: max_record_bytes() by default."""
     shown = display or str(path)
@@ -65,17 +69,26 @@ def load_record(path: Path, data_dir: Path, display: str | None = None,
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
-        return None, [Problem(shown, line, "", f"is not valid YAML: {exc.problem}",
-                              code="yaml-syntax")]
+        return None, [
+            Problem(shown, line, "", f"is not valid YAML: {exc.problem}", code="yaml-syntax")
+        ]
     except UnicodeDecodeError as exc:
-        return None, [Problem(shown, 1, "", f"is not UTF-8 text (byte {exc.start:,}): save it "
-                              "as UTF-8", code="unreadable")]
+        return None, [
+            Problem(
+                shown,
+                1,
+                "",
+                f"is not UTF-8 text (byte {exc.start:,}): save it as UTF-8",
+                code="unreadable",
+            )
+        ]
     except (OSError, yaml.YAMLError, RecursionError) as exc:
         return None, [Problem(shown, 1, "", f"cannot be read: {exc}", code="unreadable")]
     if not isinstance(node, yaml.MappingNode):
         line = node.start_mark.line + 1 if node is not None else 1
-        return None, [Problem(shown, line, "", "must be a YAML mapping of fields",
-                              code="not-a-mapping")]
+        return None, [
+            Problem(shown, line, "", "must be a YAML mapping of fields", code="not-a-mapping")
+        ]
     reader = _Reader(shown)
     fields = reader.mapping(node, KINDS[kind], "")
     problems = reader.problems
@@ -84,17 +97,38 @@ def load_record(path: Path, data_dir: Path, display: str | None = None,
     record_id = fields.get("id")
     stem = path.stem
     if record_id is None:
-        problems.append(Problem(shown, 1, "id", "is required and must equal the file name "
-                                f"'{stem}'", code="id-missing"))
+        problems.append(
+            Problem(
+                shown,
+                1,
+                "id",
+                f"is required and must equal the file name '{stem}'",
+                code="id-missing",
+            )
+        )
     elif str(record_id) != stem:
-        problems.append(Problem(shown, reader.lines.get("id", 1), "id",
-                                f"must equal the file name '{stem}'", value=str(record_id),
-                                code="id-mismatch"))
+        problems.append(
+            Problem(
+                shown,
+                reader.lines.get("id", 1),
+                "id",
+                f"must equal the file name '{stem}'",
+                value=str(record_id),
+                code="id-mismatch",
+            )
+        )
     elif not ID_PATTERN.match(stem):
-        problems.append(Problem(shown, reader.lines.get("id", 1), "id",
-                                "must be lower-case letters, digits, '.', '_' or '-', "
-                                "starting with a letter or digit", value=stem,
-                                code="id-pattern"))
+        problems.append(
+            Problem(
+                shown,
+                reader.lines.get("id", 1),
+                "id",
+                "must be lower-case letters, digits, '.', '_' or '-', "
+                "starting with a letter or digit",
+                value=stem,
+                code="id-pattern",
+            )
+        )
     problems += check_stated_fields(kind, fields, reader.lines, shown)
     problems += check_source_kinds(fields, reader.lines, shown)
     problems += check_aggregated_facts(fields, reader.lines, shown)
@@ -134,21 +168,31 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
 
 Y = "tag:yaml.org,2002:"
 NULL_TAG, BOOL_TAG, INT_TAG, FLOAT_TAG, STR_TAG, TIMESTAMP_TAG = (
-    Y + t for t in ("null", "bool", "int", "float", "str", "timestamp"))
+    Y + t for t in ("null", "bool", "int", "float", "str", "timestamp")
+)
 TRUE, FALSE = ("true", "True", "TRUE"), ("false", "False", "FALSE")  # 1.1 and 1.2 alike
 # YAML 1.1's other booleans (its spec has y and n too, though PyYAML leaves them text)
-BOOL_WORDS = {**dict.fromkeys(("yes", "Yes", "YES", "on", "On", "ON", "y", "Y"), True),
-              **dict.fromkeys(("no", "No", "NO", "off", "Off", "OFF", "n", "N"), False)}
+BOOL_WORDS = {
+    **dict.fromkeys(("yes", "Yes", "YES", "on", "On", "ON", "y", "Y"), True),
+    **dict.fromkeys(("no", "No", "NO", "off", "Off", "OFF", "n", "N"), False),
+}
 PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
 PLAIN_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
 LEADING_ZERO = re.compile(r"[-+]?0[0-9]+\Z")
 DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # YAML 1.2's core schema, which the 1.1 reading (the resolved tag) is compared with
-CORE_12 = ((NULL_TAG, re.compile(r"(?:~|null|Null|NULL|)\Z")),
-           (BOOL_TAG, re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")),
-           (INT_TAG, re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z")),
-           (FLOAT_TAG, re.compile(r"(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-                                  r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z")))
+CORE_12 = (
+    (NULL_TAG, re.compile(r"(?:~|null|Null|NULL|)\Z")),
+    (BOOL_TAG, re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")),
+    (INT_TAG, re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)\Z")),
+    (
+        FLOAT_TAG,
+        re.compile(
+            r"(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))\Z"
+        ),
+    ),
+)
 CORE_12_START = frozenset("0123456789+-.~nNtTfF")
 
 
@@ -174,8 +218,7 @@ def _reading_12(text: str) -> str:
         if tag == INT_TAG:
             return _said(int(text, 0) if text[:2] in ("0o", "0x") else int(text), text)
         if tag == FLOAT_TAG:
-            return _said(float(text.lower().replace(".inf", "inf").replace(".nan", "nan")),
-                         text)
+            return _said(float(text.lower().replace(".inf", "inf").replace(".nan", "nan")), text)
     except ValueError:  # over Python's 4,300 digits
         return "a number"
     return {NULL_TAG: "nothing (null)", BOOL_TAG: text.lower()}.get(tag, "text")
@@ -202,10 +245,19 @@ class _Reader:
         self.problems: list[Problem] = []
         self.seen: set[int] = set()  # the mappings and lists read, to refuse aliases of them
 
-    def problem(self, node: yaml.Node, dotted: str, message: str, value: str = "",
-                code: str = "shape") -> None:
-        self.problems.append(Problem(self.shown, node.start_mark.line + 1, dotted, message,
-                                     value=shortened(value), code=code))
+    def problem(
+        self, node: yaml.Node, dotted: str, message: str, value: str = "", code: str = "shape"
+    ) -> None:
+        self.problems.append(
+            Problem(
+                self.shown,
+                node.start_mark.line + 1,
+                dotted,
+                message,
+                value=shortened(value),
+                code=code,
+            )
+        )
 
     def first_time(self, node: yaml.Node, dotted: str) -> bool:
         """False for a mapping or list met before: a YAML alias (*name) of it. Refused, as
@@ -213,8 +265,12 @@ class _Reader:
         if id(node) not in self.seen:
             self.seen.add(id(node))
             return True
-        self.problem(node, dotted, "repeats another part of the file through a YAML alias "
-                     "(*name): write it out in full", code="alias")
+        self.problem(
+            node,
+            dotted,
+            "repeats another part of the file through a YAML alias (*name): write it out in full",
+            code="alias",
+        )
         return False
 
     def mapping(self, node: yaml.Node, spec: Any, prefix: str) -> dict[str, Any]:
@@ -224,8 +280,13 @@ class _Reader:
         free = spec in (MAP, TEXT_MAP)
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                self.problem(key_node, prefix.rstrip("."), "has a key that is not a name",
-                             value=_show(key_node), code="shape")
+                self.problem(
+                    key_node,
+                    prefix.rstrip("."),
+                    "has a key that is not a name",
+                    value=_show(key_node),
+                    code="shape",
+                )
                 continue
             key = key_node.value  # a key is a name, whatever YAML would type it as
             dotted = f"{prefix}{key}"
@@ -238,8 +299,9 @@ class _Reader:
                 continue
             if key not in spec:
                 allowed = ", ".join(sorted(spec))
-                self.problem(key_node, dotted, f"is not a known field (known: {allowed})",
-                             code="unknown-key")
+                self.problem(
+                    key_node, dotted, f"is not a known field (known: {allowed})", code="unknown-key"
+                )
                 continue
             out[key] = self.value(value_node, spec[key], dotted)
         return out
@@ -247,15 +309,20 @@ class _Reader:
     def value(self, node: yaml.Node, spec: Any, dotted: str) -> Any:
         if spec in SCALARS:
             return self.scalar(node, spec, dotted)
-        if isinstance(spec, list) and isinstance(node, yaml.MappingNode) and dotted.endswith(
-            "source"
+        if (
+            isinstance(spec, list)
+            and isinstance(node, yaml.MappingNode)
+            and dotted.endswith("source")
         ):
             return [self.mapping(node, spec[0], f"{dotted}.0.")]
         if spec == LIST or isinstance(spec, (list, tuple)):
             # items: texts (LIST), mappings of spec[0]'s keys ([dict]), or either, each a text
             # or a mapping of spec[0][0]'s keys ((dict,): `same_as`, an IRI or a link)
-            keys = spec[0][0] if isinstance(spec, tuple) else (
-                spec[0] if isinstance(spec, list) else None)
+            keys = (
+                spec[0][0]
+                if isinstance(spec, tuple)
+                else (spec[0] if isinstance(spec, list) else None)
+            )
             texts = not isinstance(spec, list)
             items: list = []
             for i, item in enumerate(self.sequence(node, dotted)):
@@ -308,9 +375,14 @@ class _Reader:
             if text in TRUE or text in FALSE:
                 return text in TRUE
             if text in BOOL_WORDS:
-                self.problem(node, dotted, f"is read as {str(BOOL_WORDS[text]).lower()} by "
-                             "YAML 1.1 and as text by YAML 1.2: write true or false",
-                             value=text, code="not-true-or-false")
+                self.problem(
+                    node,
+                    dotted,
+                    f"is read as {str(BOOL_WORDS[text]).lower()} by "
+                    "YAML 1.1 and as text by YAML 1.2: write true or false",
+                    value=text,
+                    code="not-true-or-false",
+                )
             return text
         if kind == DATE:
             return self.date(node, dotted) if tag == TIMESTAMP_TAG else text
@@ -328,18 +400,25 @@ class _Reader:
                 return self.unkept(node, dotted, "has more digits than benchgraph reads")
         if PLAIN_NUMBER.match(text) and not LEADING_ZERO.match(text):
             return self.float(node, dotted)
-        if LEADING_ZERO.match(text) or node.tag in (INT_TAG, FLOAT_TAG) or core_12_tag(
-            text
-        ) in (INT_TAG, FLOAT_TAG):
+        if (
+            LEADING_ZERO.match(text)
+            or node.tag in (INT_TAG, FLOAT_TAG)
+            or core_12_tag(text) in (INT_TAG, FLOAT_TAG)
+        ):
             if re.search(r"\.(?:inf|nan)\Z", text, re.IGNORECASE):
                 message = "is not a finite number: write a number in plain decimal digits"
             else:
                 r11, r12 = _reading_11(text), _reading_12(text)
                 numbers = [r for r in dict.fromkeys((r12, r11)) if r[0].isdigit() or r[0] == "-"]
-                how = (f"YAML 1.1 reads it as {r11} and YAML 1.2 as {r12}" if r11 != r12 else
-                       f"it is {r11} in a spelling that not every YAML reader takes")
-                message = (f"is not a plain decimal number ({how}): write it in plain decimal "
-                           f"digits, e.g. {' or '.join(numbers) or '1000'}")
+                how = (
+                    f"YAML 1.1 reads it as {r11} and YAML 1.2 as {r12}"
+                    if r11 != r12
+                    else f"it is {r11} in a spelling that not every YAML reader takes"
+                )
+                message = (
+                    f"is not a plain decimal number ({how}): write it in plain decimal "
+                    f"digits, e.g. {' or '.join(numbers) or '1000'}"
+                )
             self.problem(node, dotted, message, value=text, code="not-plain-decimal")
         return text
 
@@ -351,15 +430,18 @@ class _Reader:
         if math.isinf(number):
             return self.unkept(node, dotted, "is too large a number for benchgraph to keep")
         digits = sum(c.isdigit() for c in text)
-        if (digits > 15 or "e" in text or "E" in text) and Decimal(repr(number)) != Decimal(
-            text
-        ):
+        if (digits > 15 or "e" in text or "E" in text) and Decimal(repr(number)) != Decimal(text):
             if number == 0:
-                return self.unkept(node, dotted, "is too small a number for benchgraph to "
-                                   "keep (it would be 0)")
-            return self.unkept(node, dotted, "has more significant digits than benchgraph "
-                               f"keeps exactly (a 64-bit float keeps 15): round it, e.g. to "
-                               f"{number:.15g}")
+                return self.unkept(
+                    node, dotted, "is too small a number for benchgraph to keep (it would be 0)"
+                )
+            return self.unkept(
+                node,
+                dotted,
+                "has more significant digits than benchgraph "
+                f"keeps exactly (a 64-bit float keeps 15): round it, e.g. to "
+                f"{number:.15g}",
+            )
         return number
 
     def unkept(self, node: yaml.ScalarNode, dotted: str, message: str) -> str:
@@ -370,8 +452,7 @@ class _Reader:
         try:
             return _timestamp(node.value)
         except ValueError:
-            self.problem(node, dotted, "is not a real date", value=node.value,
-                         code="bad-scalar")
+            self.problem(node, dotted, "is not a real date", value=node.value, code="bad-scalar")
             return node.value
 
     def free(self, node: yaml.ScalarNode, dotted: str) -> Any:
@@ -391,14 +472,27 @@ class _Reader:
         if tag == FLOAT_TAG and re.search(r"\.(?:inf|nan)\Z", text, re.IGNORECASE):
             how = "is not a finite number"
         else:
-            r11 = "true" if BOOL_WORDS.get(text) else "false" if text in BOOL_WORDS else (
-                _reading_11(text))
+            r11 = (
+                "true"
+                if BOOL_WORDS.get(text)
+                else "false"
+                if text in BOOL_WORDS
+                else (_reading_11(text))
+            )
             r12 = _reading_12(text)
-            how = (f"is read as {r11} by YAML 1.1 and as {r12} by YAML 1.2" if r11 != r12 else
-                   f"is {r11} in a spelling that not every YAML reader takes")
-        self.problem(node, dotted, f"{how}: quote it ('{text}') if it is text, or write "
-                     "true, false or a plain decimal number", value=text,
-                     code="ambiguous-yaml")
+            how = (
+                f"is read as {r11} by YAML 1.1 and as {r12} by YAML 1.2"
+                if r11 != r12
+                else f"is {r11} in a spelling that not every YAML reader takes"
+            )
+        self.problem(
+            node,
+            dotted,
+            f"{how}: quote it ('{text}') if it is text, or write "
+            "true, false or a plain decimal number",
+            value=text,
+            code="ambiguous-yaml",
+        )
         return text
 
 
@@ -422,17 +516,21 @@ def _at_the_alias(text: str, problems: list[Problem]) -> list[Problem]:
             hit = next((a for a in aliases if anchors.get(a[0]) == p.line), None)
             if hit is not None:
                 aliases.remove(hit)
-                p = Problem(p.file, hit[1], p.field, f"repeats the part on line {p.line} "
-                            f"through a YAML alias (*{hit[0]}): write it out in full",
-                            code="alias")
+                p = Problem(
+                    p.file,
+                    hit[1],
+                    p.field,
+                    f"repeats the part on line {p.line} "
+                    f"through a YAML alias (*{hit[0]}): write it out in full",
+                    code="alias",
+                )
         out.append(p)
     return out
 
 
 # A date-time already in xsd:dateTime's own spelling is stored as written (a `Z` stays `Z`);
 # YAML's other spellings (a space for the T, a lower-case t) are written in that spelling.
-XSD_DATETIME = re.compile(
-    r"\A-?\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?\Z")
+XSD_DATETIME = re.compile(r"\A-?\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?\Z")
 
 
 class Timestamp(dt.datetime):
@@ -445,8 +543,16 @@ def _timestamp(text: str) -> dt.date | dt.datetime:
     if len(text) == 10:
         return dt.date.fromisoformat(text)
     value = dt.datetime.fromisoformat(text.replace("t", "T").replace(" ", "T", 1))
-    stamp = Timestamp(value.year, value.month, value.day, value.hour, value.minute,
-                      value.second, value.microsecond, value.tzinfo)
+    stamp = Timestamp(
+        value.year,
+        value.month,
+        value.day,
+        value.hour,
+        value.minute,
+        value.second,
+        value.microsecond,
+        value.tzinfo,
+    )
     stamp.written = text if XSD_DATETIME.match(text) else value.isoformat()
     return stamp
 

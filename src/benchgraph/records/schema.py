@@ -25,14 +25,25 @@ ACCELERATOR_COUNT = {"id": TEXT, "count": NUMBER}
 SCALARS = (TEXT, NUMBER, BOOL, DATE, VALUE)
 
 SOURCE = {
-    "publisher": TEXT, "title": TEXT, "url": TEXT, "date": DATE,
-    "repository": TEXT, "commit": TEXT, "path": TEXT, "row": TEXT,
-    "round": TEXT, "licence": TEXT, "note": TEXT,
+    "publisher": TEXT,
+    "title": TEXT,
+    "url": TEXT,
+    "date": DATE,
+    "repository": TEXT,
+    "commit": TEXT,
+    "path": TEXT,
+    "row": TEXT,
+    "round": TEXT,
+    "licence": TEXT,
+    "note": TEXT,
     # what the source is (SOURCE_KINDS; the older yes/no `secondary: true` reads as
     # `kind: blog`), the fact fields of the record this source states (checked against the
     # record's kind below) and those the record derives from it with others (the source
     # states something else, e.g. of the part's architecture, from which the fact follows)
-    "kind": TEXT, "states": LIST, "derives": LIST, "secondary": BOOL,
+    "kind": TEXT,
+    "states": LIST,
+    "derives": LIST,
+    "secondary": BOOL,
 }
 # What a source may be, strongest first: the maker of the thing, a maker of systems with it,
 # the site that runs the machine, a paper, the press, a reseller, a blog, a result set. The
@@ -41,70 +52,128 @@ SOURCE_KINDS = ("vendor", "oem", "operator", "paper", "press", "reseller", "blog
 HISTORY = {"date": DATE, "note": TEXT}
 # A link to an outside entity: a bare IRI (an exact match) or this mapping (SSSOM's fields).
 SAME_AS = {
-    "iri": TEXT, "match": TEXT, "justification": TEXT, "confidence": NUMBER,
-    "curator": TEXT, "date": DATE, "source": TEXT,
+    "iri": TEXT,
+    "match": TEXT,
+    "justification": TEXT,
+    "confidence": NUMBER,
+    "curator": TEXT,
+    "date": DATE,
+    "source": TEXT,
 }
 COMMON = {
-    "id": TEXT, "name": TEXT, "same_as": ([SAME_AS],), "notes": TEXT, "updated": DATE,
-    "source": [SOURCE], "history": [HISTORY],
+    "id": TEXT,
+    "name": TEXT,
+    "same_as": ([SAME_AS],),
+    "notes": TEXT,
+    "updated": DATE,
+    "source": [SOURCE],
+    "history": [HISTORY],
     # other names of the thing (as sources or submitters spell it: "H100-SXM5-80GB"): found
     # by /search, read as skos:altLabel
     "aliases": LIST,
 }
 MEASUREMENT = {
-    "metric": TEXT, "value": NUMBER, "min": NUMBER, "max": NUMBER, "unit": TEXT,
-    "condition": MAP, "out_of": NUMBER, "derived": BOOL, "note": TEXT,
+    "metric": TEXT,
+    "value": NUMBER,
+    "min": NUMBER,
+    "max": NUMBER,
+    "unit": TEXT,
+    "condition": MAP,
+    "out_of": NUMBER,
+    "derived": BOOL,
+    "note": TEXT,
 }
 
 KINDS: dict[str, dict[str, Any]] = {
     "interconnects": {
-        "role": TEXT, "vendor": TEXT, "generation": TEXT, "bandwidth_gb_s": NUMBER,
+        "role": TEXT,
+        "vendor": TEXT,
+        "generation": TEXT,
+        "bandwidth_gb_s": NUMBER,
     },
     "accelerators": {
-        "vendor": TEXT, "chip_vendor": TEXT, "memory_gb": NUMBER, "form_factor": TEXT,
-        "interconnect_ids": LIST, "family": TEXT,
-        "architecture": TEXT, "memory_type": TEXT, "counted_as": TEXT, "dies": NUMBER,
-        "host_interface": TEXT, "host_lanes": NUMBER, "tdp_w": NUMBER,
+        "vendor": TEXT,
+        "chip_vendor": TEXT,
+        "memory_gb": NUMBER,
+        "form_factor": TEXT,
+        "interconnect_ids": LIST,
+        "family": TEXT,
+        "architecture": TEXT,
+        "memory_type": TEXT,
+        "counted_as": TEXT,
+        "dies": NUMBER,
+        "host_interface": TEXT,
+        "host_lanes": NUMBER,
+        "tdp_w": NUMBER,
         # ISO 8601 as precise as the source: "2023", "2023-10" or "2023-10-12" (text, so
         # that a plain 2023 keeps its precision)
         "released": TEXT,
-        "fabric": TEXT, "fabric_interconnect": TEXT, "fabric_bandwidth_gb_s": NUMBER,
+        "fabric": TEXT,
+        "fabric_interconnect": TEXT,
+        "fabric_bandwidth_gb_s": NUMBER,
     },
     "vendors": {},
     "systems": {
-        "accelerators": [{"id": TEXT, "count": NUMBER}], "nodes": NUMBER,
-        "host_cpu": TEXT, "interconnect_ids": LIST, "interconnect_raw": TEXT_MAP,
+        "accelerators": [{"id": TEXT, "count": NUMBER}],
+        "nodes": NUMBER,
+        "host_cpu": TEXT,
+        "interconnect_ids": LIST,
+        "interconnect_raw": TEXT_MAP,
         "fabric_published": BOOL,
-        "vendor": TEXT, "submitter": TEXT, "system_type": TEXT,
-        "availability": TEXT, "software": TEXT,
+        "vendor": TEXT,
+        "submitter": TEXT,
+        "system_type": TEXT,
+        "availability": TEXT,
+        "software": TEXT,
     },
     "metrics": {"unit": TEXT, "direction": TEXT, "scope": TEXT, "description": TEXT},
     "engines": {"vendor": TEXT, "url": TEXT},
     "models": {
-        "vendor": TEXT, "parameters_b": NUMBER, "active_parameters_b": NUMBER,
+        "vendor": TEXT,
+        "parameters_b": NUMBER,
+        "active_parameters_b": NUMBER,
         "family": TEXT,
     },
     "benchmarks": {
-        "title": TEXT, "category": TEXT, "status": TEXT, "confidence": NUMBER,
-        "metric": TEXT, "value": NUMBER, "unit": TEXT, "model": TEXT,
-        "engine": TEXT, "engine_version": TEXT,
+        "title": TEXT,
+        "category": TEXT,
+        "status": TEXT,
+        "confidence": NUMBER,
+        "metric": TEXT,
+        "value": NUMBER,
+        "unit": TEXT,
+        "model": TEXT,
+        "engine": TEXT,
+        "engine_version": TEXT,
         # plain ids with accelerator_count (the seed), or {id, count}: the run's total of
         # each kind, which a run on several kinds needs (check_run_accelerators)
         "accelerators": ([ACCELERATOR_COUNT],),
-        "accelerator_count": NUMBER, "system": TEXT, "interconnect_ids": LIST,
+        "accelerator_count": NUMBER,
+        "system": TEXT,
+        "interconnect_ids": LIST,
         "fabric_published": BOOL,
-        "parallelism": {"tensor": NUMBER, "expert": NUMBER, "pipeline": NUMBER,
-                        "data": NUMBER},
-        "concurrency": NUMBER, "measured_by": TEXT, "reproducible": BOOL,
-        "methodology": TEXT, "measurements": [MEASUREMENT], "settings": MAP,
+        "parallelism": {"tensor": NUMBER, "expert": NUMBER, "pipeline": NUMBER, "data": NUMBER},
+        "concurrency": NUMBER,
+        "measured_by": TEXT,
+        "reproducible": BOOL,
+        "methodology": TEXT,
+        "measurements": [MEASUREMENT],
+        "settings": MAP,
         "workload": {
-            "input_tokens": NUMBER, "output_tokens": NUMBER, "batch_size": NUMBER,
+            "input_tokens": NUMBER,
+            "output_tokens": NUMBER,
+            "batch_size": NUMBER,
             "dataset": TEXT,
         },
-        "omitted_by_source": LIST, "scenario": TEXT, "division": TEXT,
-        "availability": TEXT, "submitter": TEXT, "benchmark": TEXT,
+        "omitted_by_source": LIST,
+        "scenario": TEXT,
+        "division": TEXT,
+        "availability": TEXT,
+        "submitter": TEXT,
+        "benchmark": TEXT,
         # "as the source states it": MLPerf's 99 and 99.9 are numbers, "99%" is text
-        "accuracy_target": VALUE, "software": TEXT,
+        "accuracy_target": VALUE,
+        "software": TEXT,
     },
 }
 for _kind, _fields in KINDS.items():
@@ -116,9 +185,19 @@ del KINDS["benchmarks"]["name"]  # a run has a title instead
 # vendor fields are links to vendor records, which carry their own sources.
 FACT_FIELDS: dict[str, tuple[str, ...]] = {
     "accelerators": (
-        "architecture", "memory_gb", "memory_type", "form_factor", "counted_as", "dies",
-        "host_interface", "host_lanes", "tdp_w", "released", "fabric",
-        "fabric_interconnect", "fabric_bandwidth_gb_s",
+        "architecture",
+        "memory_gb",
+        "memory_type",
+        "form_factor",
+        "counted_as",
+        "dies",
+        "host_interface",
+        "host_lanes",
+        "tdp_w",
+        "released",
+        "fabric",
+        "fabric_interconnect",
+        "fabric_bandwidth_gb_s",
     ),
 }
 # What a source's `states` may name: the record's own fields, but its bookkeeping.
@@ -126,14 +205,22 @@ NOT_STATED = {"id", "source", "history", "updated", "notes", "same_as", "aliases
 
 # The fields holding ids of other records, and the kind each must name.
 REFERENCES: dict[str, dict[str, str]] = {
-    "accelerators": {"interconnect_ids": "interconnects", "family": "accelerators",
-                     "host_interface": "interconnects", "fabric_interconnect": "interconnects"},
+    "accelerators": {
+        "interconnect_ids": "interconnects",
+        "family": "accelerators",
+        "host_interface": "interconnects",
+        "fabric_interconnect": "interconnects",
+    },
     "systems": {"accelerators.id": "accelerators", "interconnect_ids": "interconnects"},
     "models": {"family": "models"},
     "benchmarks": {
-        "metric": "metrics", "model": "models", "engine": "engines",
-        "accelerators": "accelerators", "system": "systems",
-        "interconnect_ids": "interconnects", "measurements.metric": "metrics",
+        "metric": "metrics",
+        "model": "models",
+        "engine": "engines",
+        "accelerators": "accelerators",
+        "system": "systems",
+        "interconnect_ids": "interconnects",
+        "measurements.metric": "metrics",
     },
 }
 
@@ -151,8 +238,7 @@ CODES: dict[tuple[str, str], frozenset[str]] = {
 # data/vendors/nvidia.yaml when it exists; a vendor naming no record stays valid as the
 # name it is (an info message says so), and one that is not id-shaped (`NVIDIA`) is a name.
 SOFT_REFERENCES: dict[str, dict[str, str]] = {
-    kind: {f: "vendors" for f in ("vendor", "chip_vendor") if f in KINDS[kind]}
-    for kind in KINDS
+    kind: {f: "vendors" for f in ("vendor", "chip_vendor") if f in KINDS[kind]} for kind in KINDS
 }
 
 

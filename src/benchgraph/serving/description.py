@@ -38,18 +38,24 @@ DATASET = ox.NamedNode(BASE + "dataset")
 ENDPOINT = ox.NamedNode(BASE + "sparql")
 GRAPH_NAME = ox.NamedNode(str(DESCRIPTION_GRAPH))
 # the dump formats and their media types (web/dumps.py serves /dumps/benchgraph.<ext>)
-DUMPS = {"nq": "application/n-quads", "trig": "application/trig",
-         "jsonld": "application/ld+json", "ttl": "text/turtle", "nt": "application/n-triples",
-         "rdf": "application/rdf+xml"}
+DUMPS = {
+    "nq": "application/n-quads",
+    "trig": "application/trig",
+    "jsonld": "application/ld+json",
+    "ttl": "text/turtle",
+    "nt": "application/n-triples",
+    "rdf": "application/rdf+xml",
+}
 TITLE = "benchgraph: AI-inference benchmark results"
-ABOUT = ("Curated inference benchmark results (MLPerf Inference, Argonne LLM-Inference-Bench "
-         "and others) with the hardware, fabric, parallelism, provenance and confidence each "
-         "depends on, validated with SHACL and enriched by inference.")
+ABOUT = (
+    "Curated inference benchmark results (MLPerf Inference, Argonne LLM-Inference-Bench "
+    "and others) with the hardware, fabric, parallelism, provenance and confidence each "
+    "depends on, validated with SHACL and enriched by inference."
+)
 
 COUNT_GRAPHS = "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g"
 COUNT_PROPERTIES = "SELECT ?p (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?p"
-COUNT_CLASSES = ("SELECT ?c (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH ?g { ?s a ?c } } "
-                 "GROUP BY ?c")
+COUNT_CLASSES = "SELECT ?c (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH ?g { ?s a ?c } } GROUP BY ?c"
 SOURCES = """
 PREFIX dct: <http://purl.org/dc/terms/>
 PREFIX bg: <https://w3id.org/benchgraph/ontology#>
@@ -60,9 +66,11 @@ SELECT ?licence ?publisher ?repository (COUNT(DISTINCT ?g) AS ?records) WHERE {
 } GROUP BY ?licence ?publisher ?repository
 """
 # over the link graph as the default graph (`GRAPH ?g` here would read every named graph)
-LINKS = ("SELECT ?p ?target (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(isIRI(?o)) "
-         "BIND(REPLACE(STR(?o), '^(https?://[^/]+/).*$', '$1') AS ?target) } "
-         "GROUP BY ?p ?target")
+LINKS = (
+    "SELECT ?p ?target (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER(isIRI(?o)) "
+    "BIND(REPLACE(STR(?o), '^(https?://[^/]+/).*$', '$1') AS ?target) } "
+    "GROUP BY ?p ?target"
+)
 
 
 def describe(store: ox.Store, key: str) -> list[ox.Quad]:
@@ -85,8 +93,11 @@ def describe(store: ox.Store, key: str) -> list[ox.Quad]:
         out.add(d, _n(DCAT + "distribution"), dist)
         out.add(dist, RDF_TYPE, _n(DCAT + "Distribution"))
         out.add(dist, _n(DCAT + "downloadURL"), url)
-        out.add(dist, _n(DCAT + "mediaType"),
-                ox.NamedNode(f"https://www.iana.org/assignments/media-types/{media}"))
+        out.add(
+            dist,
+            _n(DCAT + "mediaType"),
+            ox.NamedNode(f"https://www.iana.org/assignments/media-types/{media}"),
+        )
         out.add(dist, _n(DCT + "format"), ox.Literal(media))
 
     graphs = {str(r["g"].value): int(r["n"].value) for r in store.query(COUNT_GRAPHS)}
@@ -128,8 +139,9 @@ def _endpoint_service(out: _Out) -> None:
     out.add(service, RDF_TYPE, _n(DCAT + "DataService"))
     out.add(service, _n(DCAT + "endpointURL"), ENDPOINT)
     out.add(service, _n(DCAT + "servesDataset"), DATASET)
-    out.add(service, _n(DCT + "conformsTo"),
-            ox.NamedNode("https://www.w3.org/TR/sparql11-protocol/"))
+    out.add(
+        service, _n(DCT + "conformsTo"), ox.NamedNode("https://www.w3.org/TR/sparql11-protocol/")
+    )
 
 
 def by_kind(graphs: dict[str, int]) -> tuple[dict[str, list[int]], dict[str, int]]:
@@ -138,7 +150,7 @@ def by_kind(graphs: dict[str, int]) -> tuple[dict[str, list[int]], dict[str, int
     kinds: dict[str, list[int]] = defaultdict(list)
     others: dict[str, int] = {}
     for name, count in graphs.items():
-        rest = name[len(str(GRAPH)):] if name.startswith(str(GRAPH)) else ""
+        rest = name[len(str(GRAPH)) :] if name.startswith(str(GRAPH)) else ""
         if "/" in rest:
             kinds[rest.partition("/")[0]].append(count)
         else:
@@ -156,27 +168,44 @@ def _graph_kinds(out: _Out, graphs: dict[str, int]) -> None:
         out.add(DATASET, _n(VOID + "subset"), part)
         out.add(part, RDF_TYPE, _n(VOID + "Dataset"))
         out.add(part, _n(DCT + "title"), ox.Literal(f"{kind} records", language="en"))
-        out.add(part, _n(DCT + "description"), ox.Literal(
-            f"One named graph per {kind} record file: <{GRAPH}{kind}/{{id}}>, about "
-            f"<{ID}{kind}/{{id}}>.", language="en"))
+        out.add(
+            part,
+            _n(DCT + "description"),
+            ox.Literal(
+                f"One named graph per {kind} record file: <{GRAPH}{kind}/{{id}}>, about "
+                f"<{ID}{kind}/{{id}}>.",
+                language="en",
+            ),
+        )
         out.add(part, _n(VOID + "uriSpace"), ox.Literal(f"{ID}{kind}/"))
         out.add(part, _n(VOID + "entities"), _int(len(counts)))
         out.add(part, _n(VOID + "triples"), _int(sum(counts)))
-    titles = {str(INFERRED_GRAPH): "what inference adds", str(ONTOLOGY_IRI): "the ontology",
-              str(LINK_GRAPH): "links to other datasets"}
+    titles = {
+        str(INFERRED_GRAPH): "what inference adds",
+        str(ONTOLOGY_IRI): "the ontology",
+        str(LINK_GRAPH): "links to other datasets",
+    }
     for name, count in sorted(others.items()):
         part = _iri("graph", name)
         out.add(DATASET, _n(VOID + "subset"), part)
         out.add(part, RDF_TYPE, _n(VOID + "Dataset"))
-        out.add(part, _n(DCT + "title"), ox.Literal(
-            f"The graph <{name}>" + (f": {titles[name]}" if name in titles else ""),
-            language="en"))
+        out.add(
+            part,
+            _n(DCT + "title"),
+            ox.Literal(
+                f"The graph <{name}>" + (f": {titles[name]}" if name in titles else ""),
+                language="en",
+            ),
+        )
         out.add(part, _n(VOID + "triples"), _int(count))
 
 
 def _partitions(out: _Out, store: ox.Store) -> None:
-    classes = [(r["c"], int(r["n"].value)) for r in store.query(COUNT_CLASSES)
-               if isinstance(r["c"], ox.NamedNode)]
+    classes = [
+        (r["c"], int(r["n"].value))
+        for r in store.query(COUNT_CLASSES)
+        if isinstance(r["c"], ox.NamedNode)
+    ]
     properties = [(r["p"], int(r["n"].value)) for r in store.query(COUNT_PROPERTIES)]
     out.add(DATASET, _n(VOID + "classes"), _int(len(classes)))
     out.add(DATASET, _n(VOID + "properties"), _int(len(properties)))
@@ -196,8 +225,9 @@ def _sources(out: _Out, store: ox.Store) -> None:
     """Each source the records cite with a licence: its publisher, repository, licence and
     how many records cite it."""
     for r in store.query(SOURCES):
-        named = [r[k].value if r[k] is not None else "" for k in ("licence", "publisher",
-                                                                   "repository")]
+        named = [
+            r[k].value if r[k] is not None else "" for k in ("licence", "publisher", "repository")
+        ]
         source = _iri("source", "\n".join(named))
         out.add(DATASET, _n(DCT + "source"), source)
         out.add(source, _n(DCT + "license"), r["licence"])
@@ -235,4 +265,3 @@ def _n(iri: str) -> ox.NamedNode:
 
 def _int(n: int) -> ox.Literal:
     return ox.Literal(str(n), datatype=ox.NamedNode(XSD + "integer"))
-

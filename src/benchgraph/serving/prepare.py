@@ -50,16 +50,28 @@ class Served:
 
     def app_config(self) -> dict[str, Any]:
         """The settings create_app needs to serve this store."""
-        return {"STORE_PATH": str(self.store_path), "DATASET_KEY": self.key,
-                "INVALID_RECORDS": self.invalid_records, "LEFT_OUT": self.left_out,
-                "PROBLEM_COUNTS": self.problem_counts, "DUMP_DIR": str(self.dumps)}
+        return {
+            "STORE_PATH": str(self.store_path),
+            "DATASET_KEY": self.key,
+            "INVALID_RECORDS": self.invalid_records,
+            "LEFT_OUT": self.left_out,
+            "PROBLEM_COUNTS": self.problem_counts,
+            "DUMP_DIR": str(self.dumps),
+        }
 
     def pointer(self) -> dict[str, Any]:
         """This snapshot as the pointer file names it (see snapshots.py)."""
-        return {"id": self.workdir.name, "store": str(self.store_path), "key": self.key,
-                "dump_dir": str(self.dumps), "built_at": self.built_at,
-                "records": self.records, "left_out": self.left_out,
-                "invalid_records": self.invalid_records, "problem_counts": self.problem_counts}
+        return {
+            "id": self.workdir.name,
+            "store": str(self.store_path),
+            "key": self.key,
+            "dump_dir": str(self.dumps),
+            "built_at": self.built_at,
+            "records": self.records,
+            "left_out": self.left_out,
+            "invalid_records": self.invalid_records,
+            "problem_counts": self.problem_counts,
+        }
 
     def cleanup(self) -> None:
         """Delete the copy (only from the process that made it)."""
@@ -67,9 +79,14 @@ class Served:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None = None,
-            queries: Path | None = None, reason: bool = False,
-            optimize: bool = False) -> Served:
+def prepare(
+    result: Any,
+    extra: list[tuple[Path, str | None]],
+    root: Path | None = None,
+    queries: Path | None = None,
+    reason: bool = False,
+    optimize: bool = False,
+) -> Served:
     """A serving copy of a build (benchgraph.pipeline.BuildResult) with the extra files loaded,
     in a new folder (in `root`, as a snapshot there, when given). The key covers the build,
     the extra files and the saved queries in `queries` (the query page shows them).
@@ -99,29 +116,46 @@ def prepare(result: Any, extra: list[tuple[Path, str | None]], root: Path | None
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    return Served(copy, key, workdir, list(result.invalid_records),
-                  problem_counts(result.problems), left_out=dict(result.left_out),
-                  records=result.records, dump_dir=dumps)
+    return Served(
+        copy,
+        key,
+        workdir,
+        list(result.invalid_records),
+        problem_counts(result.problems),
+        left_out=dict(result.left_out),
+        records=result.records,
+        dump_dir=dumps,
+    )
 
 
 def _optimize(copy: Path) -> None:
     """Compact the store at `copy` in a process of its own: its new files go beside the
     build's hard links (the build is untouched), and the memory a compaction takes (70 MB at
     100k runs, kept by this process's allocator after) goes with that process."""
-    subprocess.run([sys.executable, "-c", "import sys, pyoxigraph as ox\n"
-                    "store = ox.Store(sys.argv[1])\nstore.optimize()\nstore.flush()\n",
-                    str(copy)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, pyoxigraph as ox\n"
+            "store = ox.Store(sys.argv[1])\nstore.optimize()\nstore.flush()\n",
+            str(copy),
+        ],
+        check=True,
+    )
 
 
-def data_key(build_key: str, extra: list[tuple[Path, str | None]],
-             reason: bool = False) -> str:
+def data_key(build_key: str, extra: list[tuple[Path, str | None]], reason: bool = False) -> str:
     """The key of the data itself, which its description (and so every dump) states: the
     build's, or with --with files the build's and theirs; never the saved queries."""
     return serving_key(build_key, extra, None, reason) if extra else build_key
 
 
-def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
-                queries: Path | None = None, reason: bool = False) -> str:
+def serving_key(
+    build_key: str,
+    extra: list[tuple[Path, str | None]],
+    queries: Path | None = None,
+    reason: bool = False,
+) -> str:
     """The served dataset's key: the build's, with each extra file's graph name and bytes,
     and the saved queries' names and text."""
     key = hashlib.blake2b(build_key.encode(), digest_size=16)
@@ -136,8 +170,12 @@ def serving_key(build_key: str, extra: list[tuple[Path, str | None]],
         key.update(graph.encode() + b"\0" + hashlib.blake2b(content).digest())
     if queries is not None:
         for path in sorted(Path(queries).glob("*.rq")):
-            key.update(b"query\0" + path.name.encode() + b"\0"
-                       + hashlib.blake2b(path.read_bytes()).digest())
+            key.update(
+                b"query\0"
+                + path.name.encode()
+                + b"\0"
+                + hashlib.blake2b(path.read_bytes()).digest()
+            )
     return key.hexdigest()
 
 

@@ -60,21 +60,36 @@ def run_job(job: Job) -> dict[str, Any]:
         return {"result": "failed", "error": str(exc)}
     warnings = sum(p.severity != VIOLATION for p in result.problems)
     if key == job.serving_key:
-        return {"result": "ok", "swapped": False, "key": key, "records": result.records,
-                "warnings": warnings}
+        return {
+            "result": "ok",
+            "swapped": False,
+            "key": key,
+            "records": result.records,
+            "warnings": warnings,
+        }
     kept_out = set(job.serving_left_out)
     dropped = {p: why for p, why in result.left_out.items() if p not in kept_out}
     if dropped:
-        return {"result": "refused", "key": key,
-                "violations": [str(p) for p in result.problems
-                               if p.severity == VIOLATION and p.file in dropped],
-                "would_leave_out": snapshots.left_out_summary(dropped)}
+        return {
+            "result": "refused",
+            "key": key,
+            "violations": [
+                str(p) for p in result.problems if p.severity == VIOLATION and p.file in dropped
+            ],
+            "would_leave_out": snapshots.left_out_summary(dropped),
+        }
     try:
         served = prepare(result, extra, Path(job.root), queries, job.reason)
     except BenchgraphError as exc:
         return {"result": "failed", "error": str(exc)}
-    return {"result": "ok", "swapped": True, "key": key, "records": result.records,
-            "warnings": warnings, "snapshot": served.pointer()}
+    return {
+        "result": "ok",
+        "swapped": True,
+        "key": key,
+        "records": result.records,
+        "warnings": warnings,
+        "snapshot": served.pointer(),
+    }
 
 
 class Reloader:
@@ -84,9 +99,15 @@ class Reloader:
     the main thread, runs it once the changes have settled, so a burst of writes (a git
     checkout, an editor's save) makes one rebuild."""
 
-    def __init__(self, root: Path, job: Job, served: dict[str, Any], settle: float = SETTLE,
-                 watching: list[str] | None = None,
-                 log: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        job: Job,
+        served: dict[str, Any],
+        settle: float = SETTLE,
+        watching: list[str] | None = None,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
         self.root = root
         self.job = job
         self.serving = served
@@ -94,8 +115,7 @@ class Reloader:
         self.watching = watching
         self.rebuilds = 0
         self.last: dict[str, Any] | None = None
-        self.log = log or (lambda text: print(f"benchgraph: {text}", file=sys.stderr,
-                                              flush=True))
+        self.log = log or (lambda text: print(f"benchgraph: {text}", file=sys.stderr, flush=True))
         self._lock = threading.Lock()
         self._changed: set[str] = set()
         self._last_change = 0.0
@@ -127,8 +147,9 @@ class Reloader:
             settled = self._changed and time.monotonic() - self._last_change >= self.settle
             if settled or (reason and self._changed):
                 changed, self._changed = sorted(self._changed), set()
-                shown = ", ".join(changed[:3]) + (f" (+{len(changed) - 3})"
-                                                  if len(changed) > 3 else "")
+                shown = ", ".join(changed[:3]) + (
+                    f" (+{len(changed) - 3})" if len(changed) > 3 else ""
+                )
                 reason = f"{reason + '; ' if reason else ''}changed: {shown}"
         if reason:
             self.rebuild(reason)
@@ -150,8 +171,7 @@ class Reloader:
         outcome = self._run()
         if self._stopping:  # stopped on the way out: nothing to tell
             return outcome
-        outcome |= {"at": started, "seconds": round(time.time() - started, 2),
-                    "reason": reason}
+        outcome |= {"at": started, "seconds": round(time.time() - started, 2), "reason": reason}
         self.rebuilds += 1
         self.last = outcome
         if outcome.get("snapshot"):
@@ -164,9 +184,13 @@ class Reloader:
     def _run(self) -> dict[str, Any]:
         command = [sys.executable, "-m", "benchgraph.serving.reload"]
         try:
-            self._proc = subprocess.Popen(command, stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                          env=os.environ | {"PYTHONUNBUFFERED": "1"})
+            self._proc = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=os.environ | {"PYTHONUNBUFFERED": "1"},
+            )
             out, err = self._proc.communicate(json.dumps(self.job.__dict__).encode())
         except OSError as exc:
             return {"result": "failed", "error": f"the rebuild did not start: {exc}"}
@@ -177,15 +201,19 @@ class Reloader:
             return json.loads(out.decode().strip().splitlines()[-1])
         except (ValueError, IndexError):
             tail = err.decode(errors="replace").strip().splitlines()[-20:]
-            return {"result": "failed",
-                    "error": f"the rebuild process ended with exit code {code}"
-                             + (": " + "\n".join(tail) if tail else "")}
+            return {
+                "result": "failed",
+                "error": f"the rebuild process ended with exit code {code}"
+                + (": " + "\n".join(tail) if tail else ""),
+            }
 
     def _report(self, outcome: dict[str, Any]) -> None:
         took = f"in {outcome['seconds']:g} s ({outcome['reason']})"
-        serving = (f"snapshot {self.serving['key'][:12]} of "
-                   f"{time.strftime('%H:%M:%S', time.localtime(self.serving['built_at']))}, "
-                   f"{self.serving['records']} records")
+        serving = (
+            f"snapshot {self.serving['key'][:12]} of "
+            f"{time.strftime('%H:%M:%S', time.localtime(self.serving['built_at']))}, "
+            f"{self.serving['records']} records"
+        )
         if outcome["result"] == "ok":
             if outcome.get("swapped"):
                 self.log(f"rebuilt {took}: now serving {serving}")
@@ -193,15 +221,24 @@ class Reloader:
                 self.log(f"rebuilt {took}: nothing changed; serving {serving}")
         elif outcome["result"] == "refused":
             lines = "\n  ".join(outcome["violations"])
-            self.log(f"rebuild refused {took}: {len(outcome['violations'])} violation(s); "
-                     f"still serving {serving} whole:\n  {lines}\n  the rebuild would have "
-                     f"{outcome['would_leave_out']['text']}")
+            self.log(
+                f"rebuild refused {took}: {len(outcome['violations'])} violation(s); "
+                f"still serving {serving} whole:\n  {lines}\n  the rebuild would have "
+                f"{outcome['would_leave_out']['text']}"
+            )
         else:
             self.log(f"rebuild failed {took}: {outcome['error']}; still serving {serving}")
 
     def publish(self) -> None:
-        snapshots.publish(self.root, {"snapshot": self.serving, "rebuilds": self.rebuilds,
-                                      "last_rebuild": self.last, "watching": self.watching})
+        snapshots.publish(
+            self.root,
+            {
+                "snapshot": self.serving,
+                "rebuilds": self.rebuilds,
+                "last_rebuild": self.last,
+                "watching": self.watching,
+            },
+        )
 
     def sweep(self) -> None:
         """Delete the snapshots no server process uses any more."""

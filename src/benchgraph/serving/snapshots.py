@@ -110,8 +110,11 @@ def left_out_summary(left_out: dict[str, str]) -> dict[str, Any]:
             path = found["other"]
         return path
 
-    linking = [{"file": p, "why": why, "because_of": root(p)}
-               for p, why in sorted(left_out.items()) if p not in invalid]
+    linking = [
+        {"file": p, "why": why, "because_of": root(p)}
+        for p, why in sorted(left_out.items())
+        if p not in invalid
+    ]
     return {
         "count": len(left_out),
         "invalid": [{"file": p, "why": why} for p, why in invalid.items()],

@@ -24,13 +24,25 @@ log = logging.getLogger(__name__)
 
 # Folders whose changes never touch the dataset: version control, benchgraph's build cache,
 # editors' and tools' own.
-IGNORED_DIRS = {".git", ".hg", ".svn", ".benchgraph", "__pycache__", ".idea", ".vscode",
-                ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+IGNORED_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    ".benchgraph",
+    "__pycache__",
+    ".idea",
+    ".vscode",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+}
 # Editors' temporary, swap and backup files: vim (.x.swp, x~, 4913), emacs (.#x, #x#),
 # JetBrains (x___jb_tmp___), gedit (.goutputstream-*), kate (.x.kate-swp), nano (x.save),
 # and partial downloads or copies.
-TEMPORARY = re.compile(r"^(?:\..*|#.*#|4913|.*~|.*___jb_\w+___|.*\.(?:sw[a-p]|tmp|part|save|"
-                       r"bak|orig|rej|crdownload))$")
+TEMPORARY = re.compile(
+    r"^(?:\..*|#.*#|4913|.*~|.*___jb_\w+___|.*\.(?:sw[a-p]|tmp|part|save|"
+    r"bak|orig|rej|crdownload))$"
+)
 RECORD_SUFFIXES = (".yaml", ".yml")
 
 
@@ -82,16 +94,20 @@ class Watcher:
 
     def folder(self, folder: Path, suffix: str) -> None:
         """Watch the files of one folder (not below) that end in `suffix`."""
-        self._start([folder], False, lambda path: Path(path).name.endswith(suffix)
-                    and not TEMPORARY.match(Path(path).name))
+        self._start(
+            [folder],
+            False,
+            lambda path: Path(path).name.endswith(suffix) and not TEMPORARY.match(Path(path).name),
+        )
 
     def _start(self, paths: list[Path], recursive: bool, wanted: Callable[[str], bool]) -> None:
         paths = [p.resolve() for p in paths if p.is_dir()]  # resources/ holds symlinks
         if not paths:
             return
         self.watching += [str(p) + ("/**" if recursive else "") for p in paths]
-        thread = threading.Thread(target=self._run, args=(paths, recursive, wanted),
-                                  name="watch", daemon=True)
+        thread = threading.Thread(
+            target=self._run, args=(paths, recursive, wanted), name="watch", daemon=True
+        )
         thread.start()
         self._threads.append(thread)
 
@@ -100,11 +116,17 @@ class Watcher:
 
         try:
             for changes in watchfiles.watch(
-                    *paths, watch_filter=lambda _change, path: wanted(path),
-                    recursive=recursive, stop_event=self._stop, force_polling=self.poll,
-                    debounce=1600, step=50, raise_interrupt=False,
-                    # a watched folder that is gone (renamed, checked out away) is not fatal
-                    ignore_permission_denied=True):
+                *paths,
+                watch_filter=lambda _change, path: wanted(path),
+                recursive=recursive,
+                stop_event=self._stop,
+                force_polling=self.poll,
+                debounce=1600,
+                step=50,
+                raise_interrupt=False,
+                # a watched folder that is gone (renamed, checked out away) is not fatal
+                ignore_permission_denied=True,
+            ):
                 self.on_change({path for _change, path in changes})
         except Exception:  # a watcher that fails leaves the server serving, and says so
             log.exception("watching %s stopped", ", ".join(map(str, paths)))

@@ -22,8 +22,12 @@ import pyoxigraph as ox
 from ..errors import CannotRun
 from ..namespaces import GRAPH
 
-EXTENSIONS = {"owl": ox.RdfFormat.RDF_XML, "xml": ox.RdfFormat.RDF_XML,
-              "json": ox.RdfFormat.JSON_LD, "jsonld": ox.RdfFormat.JSON_LD}
+EXTENSIONS = {
+    "owl": ox.RdfFormat.RDF_XML,
+    "xml": ox.RdfFormat.RDF_XML,
+    "json": ox.RdfFormat.JSON_LD,
+    "jsonld": ox.RdfFormat.JSON_LD,
+}
 # what --reason-with adds: kept apart from the build's own inferred graph
 WITH_INFERRED_GRAPH = GRAPH["with-inferred"]
 
@@ -42,8 +46,7 @@ def load(store: ox.Store, path: Path, graph: str) -> None:
     extension = path.suffix.lstrip(".").lower()
     fmt = ox.RdfFormat.from_extension(extension) or EXTENSIONS.get(extension)
     if fmt is None:
-        raise CannotRun(f"--with {path}: unknown RDF format (use .ttl .nt .nq .trig .rdf "
-                        ".jsonld)")
+        raise CannotRun(f"--with {path}: unknown RDF format (use .ttl .nt .nq .trig .rdf .jsonld)")
     try:
         graph_node = ox.NamedNode(graph)
     except ValueError as exc:
@@ -75,10 +78,12 @@ def load_all(store: ox.Store, extra: list[Extra], reason: bool = False) -> None:
 # OWL-RL over the whole dataset with outside axioms would merge what an outside ontology's
 # owl:sameAs or functional properties say is one.
 _AXIOMS = (
-    ("?a (rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass)+ ?b",
-     "?s a ?b", "?s a ?a"),
-    ("?a (rdfs:subPropertyOf|owl:equivalentProperty|^owl:equivalentProperty)+ ?b",
-     "?s ?b ?o", "?s ?a ?o"),
+    ("?a (rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass)+ ?b", "?s a ?b", "?s a ?a"),
+    (
+        "?a (rdfs:subPropertyOf|owl:equivalentProperty|^owl:equivalentProperty)+ ?b",
+        "?s ?b ?o",
+        "?s ?a ?o",
+    ),
 )
 
 
@@ -92,11 +97,11 @@ def apply_hierarchy(store: ox.Store, graphs: list[str]) -> None:
             f"INSERT {{ GRAPH <{WITH_INFERRED_GRAPH}> {{ {head} }} }} WHERE {{\n"
             f"  {{ SELECT DISTINCT ?a ?b WHERE {{ VALUES ?g {{ {values} }} "
             f"GRAPH ?g {{ {axiom} }} }} }}\n"
-            f"  GRAPH ?h {{ {body} }} FILTER(?a != ?b)\n}}")
+            f"  GRAPH ?h {{ {body} }} FILTER(?a != ?b)\n}}"
+        )
 
 
-def copy_with(store_path: Path, copy: Path, extra: list[Extra],
-              reason: bool = False) -> ox.Store:
+def copy_with(store_path: Path, copy: Path, extra: list[Extra], reason: bool = False) -> ox.Store:
     """A private copy of the built store at `copy`, writable, with the outside graphs loaded:
     a RocksDB checkpoint (hard links, cheap), so the build's own store is never written.
     What `--with` does for one command (joined) and for a served snapshot

@@ -35,8 +35,7 @@ LINKS: dict[tuple[str, str], list[tuple[str, URIRef]]] = {
     ("accelerators", "family"): [("", SKOS.broader)],
     ("accelerators", "host_interface"): [("", BG.hostInterface)],
     ("accelerators", "fabric_interconnect"): [("", BG.fabricInterconnect)],
-    ("systems", "accelerators.id"): [("#accelerators-{n}", BG.accelerator),
-                                     ("", BG.accelerator)],
+    ("systems", "accelerators.id"): [("#accelerators-{n}", BG.accelerator), ("", BG.accelerator)],
     ("systems", "interconnect_ids"): [("", BG.interconnect)],
     ("models", "family"): [("", SKOS.broader)],
 }
@@ -81,20 +80,31 @@ def across_checks() -> tuple[dict[tuple[str, str], list[_ClassCheck]], list[_Twi
         # sh:class on the shape, or on a member of its sh:or: host_interface is a record of
         # that class or a code, and records/schema.py leaves the code out of the references checked
         classes = list(g.objects(shape, SH["class"])) + [
-            c for alts in g.objects(shape, SH["or"]) for m in Collection(g, alts)
-            for c in g.objects(m, SH["class"])]
+            c
+            for alts in g.objects(shape, SH["or"])
+            for m in Collection(g, alts)
+            for c in g.objects(m, SH["class"])
+        ]
         for cls in classes:
             for (kind, spec), links in LINKS.items():
                 for suffix, predicate in links:
-                    focus = node_class[suffix[:suffix.find("{")] if suffix else ""]
+                    focus = node_class[suffix[: suffix.find("{")] if suffix else ""]
                     if predicate == path and (focus or str(CLASSES[kind])) in targets:
-                        by_ref.setdefault((kind, spec), []).append(_ClassCheck(
-                            shape, suffix, predicate, str(cls), severity, message))
+                        by_ref.setdefault((kind, spec), []).append(
+                            _ClassCheck(shape, suffix, predicate, str(cls), severity, message)
+                        )
         for constraint in g.objects(shape, SH.sparql):
             if constraint not in ACROSS_TWINS:
                 raise ValueError(f"{constraint}: a SPARQL constraint with no Python twin")
-            twins.append(_TwinCheck(shape, targets, ACROSS_TWINS[constraint],
-                                    str(g.value(constraint, SH.message) or ""), severity))
+            twins.append(
+                _TwinCheck(
+                    shape,
+                    targets,
+                    ACROSS_TWINS[constraint],
+                    str(g.value(constraint, SH.message) or ""),
+                    severity,
+                )
+            )
     return by_ref, twins
 
 
@@ -118,21 +128,35 @@ def _unit_of_metric(data: Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict
             continue
         unit = data.units.get((rec.path, suffix))
         metric_unit = data.units.get((metric.path, ""))
-        if (unit is not None and metric_unit is not None and unit != metric_unit
-                and not (unit in TIME_UNITS and metric_unit in TIME_UNITS)
-                and (rec.path, suffix) in data.known_units):
-            yield suffix, {"path": BG.unitCode, "value": Literal(unit), "metricId": target,
-                           "metricUnit": metric_unit}
+        if (
+            unit is not None
+            and metric_unit is not None
+            and unit != metric_unit
+            and not (unit in TIME_UNITS and metric_unit in TIME_UNITS)
+            and (rec.path, suffix) in data.known_units
+        ):
+            yield (
+                suffix,
+                {
+                    "path": BG.unitCode,
+                    "value": Literal(unit),
+                    "metricId": target,
+                    "metricUnit": metric_unit,
+                },
+            )
 
 
-ACROSS_TWINS = {BG.UnitOfMetricConstraint: _unit_of_metric,
-                BG.FabricClaimConstraint: fabric_claim,
-                BG.FabricContradictionConstraint: fabric_contradiction,
-                BG.SingleAcceleratorFabricConstraint: single_fabric}
+ACROSS_TWINS = {
+    BG.UnitOfMetricConstraint: _unit_of_metric,
+    BG.FabricClaimConstraint: fabric_claim,
+    BG.FabricContradictionConstraint: fabric_contradiction,
+    BG.SingleAcceleratorFabricConstraint: single_fabric,
+}
 
 
-def across_results(records: Iterable[RecordFacts], only: Iterable[RecordFacts] | None = None
-                   ) -> list[tuple[Result, RecordFacts]]:
+def across_results(
+    records: Iterable[RecordFacts], only: Iterable[RecordFacts] | None = None
+) -> list[tuple[Result, RecordFacts]]:
     """The results of the across-record shapes on `only` (default: every record), with the
     whole dataset `records` to look links up in."""
     records = list(records)
@@ -144,20 +168,33 @@ def across_results(records: Iterable[RecordFacts], only: Iterable[RecordFacts] |
         twins_of.setdefault(check.twin, []).append(check)
     specs: dict[str, tuple[str, int]] = {}  # "measurements.2.metric" -> ("measurements.metric", 3)
     out = []
-    for rec in (records if only is None else only):
+    for rec in records if only is None else only:
         for dotted, target, kind in rec.refs if rec.kind in linking_kinds else ():
             spec = specs.get(dotted)
             if spec is None:
                 head, _, rest = dotted.partition(".")
                 n, _, tail = rest.partition(".")
-                spec = specs[dotted] = (f"{head}.{tail}" if tail else head,
-                                        int(n) + 1 if n.isdigit() else 0)
+                spec = specs[dotted] = (
+                    f"{head}.{tail}" if tail else head,
+                    int(n) + 1 if n.isdigit() else 0,
+                )
             for check in by_ref.get((rec.kind, spec[0]), ()):
                 if not data.has_class(kind, target, check.cls):
                     focus = URIRef(f"{ID}{rec.kind}/{rec.id}{check.suffix.format(n=spec[1])}")
-                    out.append((Result(focus, check.predicate, check.shape,
-                                       URIRef(f"{ID}{kind}/{target}"), check.severity,
-                                       SH.ClassConstraintComponent, check.message), rec))
+                    out.append(
+                        (
+                            Result(
+                                focus,
+                                check.predicate,
+                                check.shape,
+                                URIRef(f"{ID}{kind}/{target}"),
+                                check.severity,
+                                SH.ClassConstraintComponent,
+                                check.message,
+                            ),
+                            rec,
+                        )
+                    )
         own = KIND_CLASS[rec.kind]
         for twin, checks in twins_of.items():
             for suffix, row in twin(data, rec):
@@ -167,16 +204,28 @@ def across_results(records: Iterable[RecordFacts], only: Iterable[RecordFacts] |
                         continue
                     row = dict(row)
                     value, path = row.pop("value"), row.pop("path")
-                    out.append((Result(URIRef(f"{ID}{rec.kind}/{rec.id}{suffix}"), path,
-                                       check.shape, value, check.severity,
-                                       SH.SPARQLConstraintComponent,
-                                       render(check.message, row)), rec))
+                    out.append(
+                        (
+                            Result(
+                                URIRef(f"{ID}{rec.kind}/{rec.id}{suffix}"),
+                                path,
+                                check.shape,
+                                value,
+                                check.severity,
+                                SH.SPARQLConstraintComponent,
+                                render(check.message, row),
+                            ),
+                            rec,
+                        )
+                    )
     return out
 
 
-def across_problems(records: Iterable[RecordFacts], only: Iterable[RecordFacts] | None = None,
-                    lines: Callable[[list[RecordFacts]], None] | None = None
-                    ) -> dict[str, list[Problem]]:
+def across_problems(
+    records: Iterable[RecordFacts],
+    only: Iterable[RecordFacts] | None = None,
+    lines: Callable[[list[RecordFacts]], None] | None = None,
+) -> dict[str, list[Problem]]:
     """Problems of the across-record shapes, located in the YAML, by record file. `lines`:
     fills in the line maps of the records with a result, when the records came without."""
     out: dict[str, set[Problem]] = {}
@@ -187,5 +236,3 @@ def across_problems(records: Iterable[RecordFacts], only: Iterable[RecordFacts] 
         own = record_iri(rec.kind, rec.id)
         out.setdefault(rec.path, set()).add(problem(r, rec.path, rec.lines, {}, own, rec.refs))
     return {path: sorted(ps) for path, ps in out.items()}
-
-

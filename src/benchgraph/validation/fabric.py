@@ -18,17 +18,30 @@ _CARRIES = {str(BG.OptionalPeerFabric), str(BG.BuiltInPeerFabric), str(BG.NoPeer
 
 def fabric_claim(data: Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict]]:
     """bg:FabricClaimConstraint, for runs and systems."""
-    claimed = [t for d, t, k in rec.refs if k == "interconnects" and d.startswith(
-        "interconnect_ids") and data.has_class(k, t, _FABRIC)]
+    claimed = [
+        t
+        for d, t, k in rec.refs
+        if k == "interconnects"
+        and d.startswith("interconnect_ids")
+        and data.has_class(k, t, _FABRIC)
+    ]
     if not claimed:
         return
     for dotted, target, kind in rec.refs:
-        other = data.records.get((kind, target)) if kind == "accelerators" and (
-            dotted.startswith("accelerators")) else None
-        if other is not None and (any(
-                k == "interconnects" and d.startswith("interconnect_ids")
-                and data.has_class(k, t, _FABRIC) for d, t, k in other.refs)
-                or data.fact(other, "", "peer-fabric") & _CARRIES):
+        other = (
+            data.records.get((kind, target))
+            if kind == "accelerators" and (dotted.startswith("accelerators"))
+            else None
+        )
+        if other is not None and (
+            any(
+                k == "interconnects"
+                and d.startswith("interconnect_ids")
+                and data.has_class(k, t, _FABRIC)
+                for d, t, k in other.refs
+            )
+            or data.fact(other, "", "peer-fabric") & _CARRIES
+        ):
             return
     for target in dict.fromkeys(claimed):
         yield "", {"path": BG.interconnect, "value": URIRef(f"{ID}interconnects/{target}")}
@@ -44,9 +57,15 @@ PLACEHOLDERS = {"", "-", "n/a", "none", "tbd", "todo"}
 
 def _claimed(data: Dataset, rec: RecordFacts) -> list[str]:
     """The scale-up fabrics a run or system lists itself."""
-    return list(dict.fromkeys(t for d, t, k in rec.refs if k == "interconnects"
-                              and d.startswith("interconnect_ids")
-                              and data.has_class(k, t, _FABRIC)))
+    return list(
+        dict.fromkeys(
+            t
+            for d, t, k in rec.refs
+            if k == "interconnects"
+            and d.startswith("interconnect_ids")
+            and data.has_class(k, t, _FABRIC)
+        )
+    )
 
 
 def _source_of(data: Dataset, rec: RecordFacts, field: str | None) -> str:
@@ -55,12 +74,14 @@ def _source_of(data: Dataset, rec: RecordFacts, field: str | None) -> str:
     it is."""
     sources = data.node_facts(rec, "#source-")
     order = sorted(sources, key=lambda k: int(k.rsplit("-", 1)[1]))
-    chosen = [k for k in order if field is None or field in sources[k].get("states", ())] \
-        or [k for k in order if field in sources[k].get("derives", ())]
+    chosen = [k for k in order if field is None or field in sources[k].get("states", ())] or [
+        k for k in order if field in sources[k].get("derives", ())
+    ]
     if not chosen:
         return "no source given" if field is None else "no source that states it"
     where = sorted(sources[chosen[0]].get("url", ())) or [
-        f"source {chosen[0].rsplit('-', 1)[1]} of {rec.path}"]
+        f"source {chosen[0].rsplit('-', 1)[1]} of {rec.path}"
+    ]
     return where[0]
 
 
@@ -77,16 +98,22 @@ def fabric_contradiction(data: Dataset, rec: RecordFacts) -> Iterator[tuple[str,
         if part is None or _NO_PEER not in data.fact(part, "", "peer-fabric"):
             continue
         for ic in claimed:
-            yield "", {"path": BG.interconnect, "value": URIRef(f"{ID}interconnects/{ic}"),
-                       "accelerator": target, "acceleratorFile": part.path,
-                       "acceleratorSource": _source_of(data, part, _STATES_FABRIC),
-                       "ownSource": _source_of(data, rec, None)}
+            yield (
+                "",
+                {
+                    "path": BG.interconnect,
+                    "value": URIRef(f"{ID}interconnects/{ic}"),
+                    "accelerator": target,
+                    "acceleratorFile": part.path,
+                    "acceleratorSource": _source_of(data, part, _STATES_FABRIC),
+                    "ownSource": _source_of(data, rec, None),
+                },
+            )
 
 
 def _count(values: set[str]) -> int | None:
     """A whole number stated once, else None (a count given as text is the shapes' to say)."""
-    return int(next(iter(values))) if len(values) == 1 and next(iter(values)).isdigit() \
-        else None
+    return int(next(iter(values))) if len(values) == 1 and next(iter(values)).isdigit() else None
 
 
 def single_fabric(data: Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict]]:
@@ -95,12 +122,19 @@ def single_fabric(data: Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict]]
     if rec.kind != "systems":
         return
     claimed = _claimed(data, rec)
-    counts = [_count(v.get("count", set())) for v in data.node_facts(rec, "#accelerators-")
-              .values()]
+    counts = [
+        _count(v.get("count", set())) for v in data.node_facts(rec, "#accelerators-").values()
+    ]
     nodes = _count(data.fact(rec, "", "nodes")) or 1
     kinds = _part_fabrics(data, _parts(rec))
-    if (claimed and counts and None not in counts and sum(counts) * nodes == 1
-            and kinds is not None and not kinds & {_BUILT_IN, _NO_PEER}):
+    if (
+        claimed
+        and counts
+        and None not in counts
+        and sum(counts) * nodes == 1
+        and kinds is not None
+        and not kinds & {_BUILT_IN, _NO_PEER}
+    ):
         for ic in claimed:
             yield "", {"path": BG.interconnect, "value": URIRef(f"{ID}interconnects/{ic}")}
 

@@ -17,15 +17,22 @@ from ..rdf.nquads import term
 from ..records.schema import Record
 
 # What the dataset pass reads from a record's own triples (the rest comes from its links).
-FACT_PREDICATES = {str(BG.unitCode): "unit", str(QUDT.hasUnit): "known-unit",
-                   str(RDF.type): "type",
-                   # what the fabric checks read: a part's own fabric, which source states
-                   # it and where each source is, a system's size, submitter and fabric text
-                   str(BG.peerFabric): "peer-fabric", str(BG.states): "states",
-                   str(BG.derives): "derives",
-                   str(SCHEMA.url): "url", str(BG.countPerNode): "count",
-                   str(BG.nodes): "nodes", str(BG.submitter): "submitter",
-                   str(BG.sourceField): "raw-field", str(BG.rawValue): "raw"}
+FACT_PREDICATES = {
+    str(BG.unitCode): "unit",
+    str(QUDT.hasUnit): "known-unit",
+    str(RDF.type): "type",
+    # what the fabric checks read: a part's own fabric, which source states
+    # it and where each source is, a system's size, submitter and fabric text
+    str(BG.peerFabric): "peer-fabric",
+    str(BG.states): "states",
+    str(BG.derives): "derives",
+    str(SCHEMA.url): "url",
+    str(BG.countPerNode): "count",
+    str(BG.nodes): "nodes",
+    str(BG.submitter): "submitter",
+    str(BG.sourceField): "raw-field",
+    str(BG.rawValue): "raw",
+}
 # An integer fact (a count) as the N-Quads write it.
 _INTEGER = re.compile(r'^"(\d+)"\^\^<http://www\.w3\.org/2001/XMLSchema#integer>$')
 
@@ -61,13 +68,13 @@ def facts_from_nquads(kind: str, text: str, own: str) -> list[tuple[str, str, st
         while start != -1:
             begin = text.rfind("\n", 0, start) + 1
             end = text.find("\n", start)
-            line = text[begin:end if end != -1 else len(text)]
+            line = text[begin : end if end != -1 else len(text)]
             start = text.find(needle, start + 1)
-            subject = line[1:line.index("> <")]
+            subject = line[1 : line.index("> <")]
             if not subject.startswith(own):
                 continue
-            obj = line[line.index(needle[1:]) + len(needle) - 1:line.rindex(" <")]
-            _read_fact(subject[len(own):], fact, obj, line, out, hard)
+            obj = line[line.index(needle[1:]) + len(needle) - 1 : line.rindex(" <")]
+            _read_fact(subject[len(own) :], fact, obj, line, out, hard)
     return _facts_end(out, hard, own)
 
 
@@ -86,8 +93,9 @@ def triple_facts(kind: str, triples: list, own: str) -> list[tuple[str, str, str
         if not isinstance(s, URIRef) or not subject.startswith(own):
             continue
         obj = term(o)
-        _read_fact(subject[len(own):], fact, obj, f"<{subject}> <{p}> {obj} <urn:x:g> .",
-                   out, hard)
+        _read_fact(
+            subject[len(own) :], fact, obj, f"<{subject}> <{p}> {obj} <urn:x:g> .", out, hard
+        )
     return _facts_end(out, hard, own)
 
 
@@ -100,7 +108,7 @@ def _read_fact(suffix: str, fact: str, obj: str, line: str, out: set, hard: list
         out.add((suffix, fact, m[1]))
     elif obj.startswith('"') and obj.endswith('"') and "\\" not in obj:
         out.add((suffix, fact, obj[1:-1]))
-    elif '"^^<' not in obj and "@" not in obj[obj.rfind('"'):]:
+    elif '"^^<' not in obj and "@" not in obj[obj.rfind('"') :]:
         hard.append(line)  # a typed literal is not a unit code: skipped
 
 
@@ -109,8 +117,9 @@ def _facts_end(out: set, hard: list[str], own: str) -> list[tuple[str, str, str]
     for quad in ox.parse("\n".join(hard).encode(), ox.RdfFormat.N_QUADS) if hard else ():
         o = quad.object
         if isinstance(o, ox.Literal) and o.datatype.value == _STRING:
-            out.add((quad.subject.value[len(own):], FACT_PREDICATES[quad.predicate.value],
-                     o.value))
+            out.add(
+                (quad.subject.value[len(own) :], FACT_PREDICATES[quad.predicate.value], o.value)
+            )
     # a value the cache's text form cannot hold is not a unit code (the unit shape says so)
     return sorted(f for f in out if "\t" not in f[2] and "\n" not in f[2])
 
@@ -124,8 +133,14 @@ def facts_from_triples(record: Record, triples: list) -> RecordFacts:
 
     own = str(record_iri(record.kind, record.id))
     text = nquads(triples, URIRef("urn:x-benchgraph:graph"))
-    return RecordFacts(record.path, record.kind, record.id, list(record.references()),
-                       record.lines, facts_from_nquads(record.kind, text, own))
+    return RecordFacts(
+        record.path,
+        record.kind,
+        record.id,
+        list(record.references()),
+        record.lines,
+        facts_from_nquads(record.kind, text, own),
+    )
 
 
 class Dataset:
@@ -165,8 +180,9 @@ class Dataset:
 
     def node_facts(self, rec: RecordFacts, prefix: str) -> dict[str, dict[str, set[str]]]:
         """The facts of the nodes of a record whose suffix starts with prefix."""
-        return {k: v for k, v in self.facts.get((rec.kind, rec.id), {}).items()
-                if k.startswith(prefix)}
+        return {
+            k: v for k, v in self.facts.get((rec.kind, rec.id), {}).items() if k.startswith(prefix)
+        }
 
     def has_class(self, kind: str, rid: str, cls: str) -> bool:
         if (kind, rid) not in self.records:

@@ -24,8 +24,10 @@ from .shapes import across_shape, curie, shape_info, shapes_graph
 SEVERITY = {SH.Violation: VIOLATION, SH.Warning: WARNING, SH.Info: INFO}
 # Nodes inside a record (`<record>#measurement-2`) and the YAML they come from.
 NESTED = [
-    (re.compile(r"measurement-(\d+)-(.+)"), lambda m, f: (
-        f"measurements.{int(m[1]) - 1}.condition.{unquote(m[2])}")),
+    (
+        re.compile(r"measurement-(\d+)-(.+)"),
+        lambda m, f: f"measurements.{int(m[1]) - 1}.condition.{unquote(m[2])}",
+    ),
     (re.compile(r"measurement-(\d+)"), lambda m, f: f"measurements.{int(m[1]) - 1}."),
     (re.compile(r"source-(\d+)"), lambda m, f: f"source.{int(m[1]) - 1}."),
     (re.compile(r"revision-(\d+)"), lambda m, f: f"history.{int(m[1]) - 1}."),
@@ -33,8 +35,12 @@ NESTED = [
     (re.compile(r"accelerators-(\d+)"), lambda m, f: f"accelerators.{int(m[1]) - 1}."),
     (re.compile(r"accelerator-use-(\d+)"), lambda m, f: f"accelerators.{int(m[1]) - 1}."),
     (re.compile(r"setting-(.+)"), lambda m, f: f"settings.{unquote(m[1])}"),
-    (re.compile(r"interconnect-raw-(\d+)"), lambda m, f: "interconnect_raw." + (
-        sorted(f.get("interconnect_raw") or {}) or [""])[int(m[1]) - 1]),
+    (
+        re.compile(r"interconnect-raw-(\d+)"),
+        lambda m, f: (
+            "interconnect_raw." + (sorted(f.get("interconnect_raw") or {}) or [""])[int(m[1]) - 1]
+        ),
+    ),
 ]
 
 
@@ -44,13 +50,23 @@ def local_shapes() -> Shapes:
     g = shapes_graph()
     # an sh:or of an across-records shape holds an sh:class too (host_interface: a record or
     # the on-chip code): it needs the other records as well
-    return Shapes(g, LOCAL_TWINS,
-                  skip=lambda s, p: across_shape(g, s) and p in (SH["class"], SH.sparql, SH["or"]))
+    return Shapes(
+        g,
+        LOCAL_TWINS,
+        skip=lambda s, p: across_shape(g, s) and p in (SH["class"], SH.sparql, SH["or"]),
+    )
 
 
 # --- SPARQL twins (the SELECTs in shapes/, in Python; tests compare them with pySHACL) ------
-PARALLEL = tuple(str(p) for p in (BG.tensorParallelSize, BG.pipelineParallelSize,
-                                   BG.dataParallelSize, BG.expertParallelSize))
+PARALLEL = tuple(
+    str(p)
+    for p in (
+        BG.tensorParallelSize,
+        BG.pipelineParallelSize,
+        BG.dataParallelSize,
+        BG.expertParallelSize,
+    )
+)
 COUNT = str(BG.acceleratorCount)
 
 
@@ -81,15 +97,18 @@ _SOURCE, _STATES, _DERIVES = str(DCTERMS.source), str(BG.states), str(BG.derives
 def _unsourced(d: Index, focus: URIRef) -> Iterator[dict]:
     """bg:UnsourcedFactConstraint: a fact a source states, or one the record derives from
     a source, is sourced."""
-    stated = {str(p) for src in d.objects(focus, _SOURCE)
-              for link in (_STATES, _DERIVES) for p in d.objects(src, link)}
+    stated = {
+        str(p)
+        for src in d.objects(focus, _SOURCE)
+        for link in (_STATES, _DERIVES)
+        for p in d.objects(src, link)
+    }
     for prop, name in _FACTS:
         if prop not in stated and d.objects(focus, prop):
             yield {"path": URIRef(prop), "field": Literal(name)}
 
 
-LOCAL_TWINS = {BG.ParallelismConstraint: _parallelism,
-               BG.UnsourcedFactConstraint: _unsourced}
+LOCAL_TWINS = {BG.ParallelismConstraint: _parallelism, BG.UnsourcedFactConstraint: _unsourced}
 
 
 # --- one record ------------------------------------------------------------------------------
@@ -106,8 +125,14 @@ def check_record(record: Record, triples: list, known: Iterable[Problem] = ()) -
     return sorted(out)
 
 
-def problem(r: Result, path: str, lines: dict[str, int], fields: dict[str, Any],
-            own: URIRef, refs: Iterable[tuple] = ()) -> Problem:
+def problem(
+    r: Result,
+    path: str,
+    lines: dict[str, int],
+    fields: dict[str, Any],
+    own: URIRef,
+    refs: Iterable[tuple] = (),
+) -> Problem:
     """A result located in the YAML: the field from the shape (prefixed for nested nodes),
     the line of that field (of the list item for a value in a list), the value as written."""
     info = shape_info(r.shape)
@@ -134,7 +159,7 @@ def problem(r: Result, path: str, lines: dict[str, int], fields: dict[str, Any],
 def _prefix(focus: str, own: str, fields: dict) -> str:
     if focus == own or not focus.startswith(own + "#"):
         return ""
-    local = focus[len(own) + 1:]
+    local = focus[len(own) + 1 :]
     for pattern, make in NESTED:
         m = pattern.fullmatch(local)
         if m:

@@ -21,16 +21,26 @@ def reference_results(data: Graph) -> list[Result]:
 
     shapes = Graph()
     shapes += shapes_graph()  # a copy: pySHACL adds to the shapes graph it is given
-    _conforms, report, _text = pyshacl.validate(data, shacl_graph=shapes, inference="none",
-                                                advanced=False)
+    _conforms, report, _text = pyshacl.validate(
+        data, shacl_graph=shapes, inference="none", advanced=False
+    )
     out = []
     for node in report.objects(None, SH.result):
+
         def one(p: URIRef, node: Any = node) -> Any:
             return report.value(node, p)
 
-        out.append(Result(one(SH.focusNode), one(SH.resultPath), one(SH.sourceShape),
-                          one(SH.value), one(SH.resultSeverity),
-                          one(SH.sourceConstraintComponent), str(one(SH.resultMessage) or "")))
+        out.append(
+            Result(
+                one(SH.focusNode),
+                one(SH.resultPath),
+                one(SH.sourceShape),
+                one(SH.value),
+                one(SH.resultSeverity),
+                one(SH.sourceConstraintComponent),
+                str(one(SH.resultMessage) or ""),
+            )
+        )
     return out
 
 

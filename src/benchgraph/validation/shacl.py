@@ -57,8 +57,12 @@ class Result:
 
     def key(self) -> tuple:
         """What two validators must agree on: focus, path, shape and value."""
-        return (str(self.focus), str(self.path or ""), str(self.shape),
-                _term_key(self.value) if self.value is not None else ())
+        return (
+            str(self.focus),
+            str(self.path or ""),
+            str(self.shape),
+            _term_key(self.value) if self.value is not None else (),
+        )
 
 
 class Index:
@@ -115,8 +119,11 @@ class Shape:
     @property
     def fires_when_empty(self) -> bool:
         """Whether the shape can report a focus node that has no value at its path."""
-        return self.path is None or self.on_absence or any(
-            p.fires_when_empty or p.required for p in self.properties)
+        return (
+            self.path is None
+            or self.on_absence
+            or any(p.fires_when_empty or p.required for p in self.properties)
+        )
 
     def values(self, data: Index, focus: Node) -> list[Node]:
         return [focus] if self.path is None else data.objects(focus, self.path)
@@ -126,8 +133,11 @@ class Shape:
         values = self.values(data, node)
         if not values and self.required:
             return False
-        if (self.max_count is not None and len(values) > self.max_count
-                and len({_term_key(v) for v in values}) > self.max_count):
+        if (
+            self.max_count is not None
+            and len(values) > self.max_count
+            and len({_term_key(v) for v in values}) > self.max_count
+        ):
             return False
         for test, _ in self.value_tests:
             for v in values:
@@ -138,24 +148,47 @@ class Shape:
                 return False
         return all(p.conforms(data, node) for p in self.properties)
 
-    def evaluate(self, data: Index, focus: Node, out: list[Result],
-                 values: list[Node] | None = None) -> None:
+    def evaluate(
+        self, data: Index, focus: Node, out: list[Result], values: list[Node] | None = None
+    ) -> None:
         """Append the results of this shape (and its sh:property shapes) on focus to out."""
         if values is None:
             values = self.values(data, focus)
         path = self.path_iri
         if not values and self.required:
-            out.append(Result(focus, path, self.iri, None, self.severity,
-                              SH.MinCountConstraintComponent, self.message))
-        elif (self.max_count is not None and len(values) > self.max_count
-              and len({_term_key(v) for v in values}) > self.max_count):
-            out.append(Result(focus, path, self.iri, None, self.severity,
-                              SH.MaxCountConstraintComponent, self.message))
+            out.append(
+                Result(
+                    focus,
+                    path,
+                    self.iri,
+                    None,
+                    self.severity,
+                    SH.MinCountConstraintComponent,
+                    self.message,
+                )
+            )
+        elif (
+            self.max_count is not None
+            and len(values) > self.max_count
+            and len({_term_key(v) for v in values}) > self.max_count
+        ):
+            out.append(
+                Result(
+                    focus,
+                    path,
+                    self.iri,
+                    None,
+                    self.severity,
+                    SH.MaxCountConstraintComponent,
+                    self.message,
+                )
+            )
         for test, component in self.value_tests:
             for v in values:
                 if not test(data, v):
-                    out.append(Result(focus, path, self.iri, v, self.severity, component,
-                                      self.message))
+                    out.append(
+                        Result(focus, path, self.iri, v, self.severity, component, self.message)
+                    )
         for check in self.node_checks:
             for value, component, bindings in check(data, focus, values):
                 message, where = self.message, path
@@ -163,8 +196,7 @@ class Shape:
                     bindings = dict(bindings)
                     where = bindings.pop("path", path)
                     message = render(bindings.pop("message", None) or message, bindings)
-                out.append(Result(focus, where, self.iri, value, self.severity, component,
-                                  message))
+                out.append(Result(focus, where, self.iri, value, self.severity, component, message))
         for prop in self.properties:
             prop.evaluate(data, focus, out)
 
@@ -176,21 +208,48 @@ def render(message: str, bindings: Bindings) -> str:
     return re.sub(r"\{[?$](\w+)\}", lambda m: str(bindings.get(m[1], m[0])), message)
 
 
-_NUMERIC = {str(t) for t in (
-    XSD.integer, XSD.decimal, XSD.float, XSD.double, XSD.int, XSD.long, XSD.short, XSD.byte,
-    XSD.nonNegativeInteger, XSD.positiveInteger, XSD.negativeInteger, XSD.nonPositiveInteger,
-    XSD.unsignedInt, XSD.unsignedLong, XSD.unsignedShort, XSD.unsignedByte)}
-_PYTHON_TYPES = {str(XSD.string): (str, bytes), str(XSD.integer): int,
-                 str(XSD.decimal): Decimal, str(XSD.float): float, str(XSD.boolean): bool,
-                 str(XSD.date): dt.date, str(XSD.dateTime): dt.datetime}
+_NUMERIC = {
+    str(t)
+    for t in (
+        XSD.integer,
+        XSD.decimal,
+        XSD.float,
+        XSD.double,
+        XSD.int,
+        XSD.long,
+        XSD.short,
+        XSD.byte,
+        XSD.nonNegativeInteger,
+        XSD.positiveInteger,
+        XSD.negativeInteger,
+        XSD.nonPositiveInteger,
+        XSD.unsignedInt,
+        XSD.unsignedLong,
+        XSD.unsignedShort,
+        XSD.unsignedByte,
+    )
+}
+_PYTHON_TYPES = {
+    str(XSD.string): (str, bytes),
+    str(XSD.integer): int,
+    str(XSD.decimal): Decimal,
+    str(XSD.float): float,
+    str(XSD.boolean): bool,
+    str(XSD.date): dt.date,
+    str(XSD.dateTime): dt.datetime,
+}
 
 
 def is_numeric(node: object) -> bool:
     """SPARQL isNumeric(): a well-formed literal of a numeric XSD datatype."""
-    return (type(node) is Literal and node._datatype is not None
-            and str(node._datatype) in _NUMERIC and not node._ill_typed
-            and isinstance(node._value, (int, float, Decimal))
-            and not isinstance(node._value, bool))
+    return (
+        type(node) is Literal
+        and node._datatype is not None
+        and str(node._datatype) in _NUMERIC
+        and not node._ill_typed
+        and isinstance(node._value, (int, float, Decimal))
+        and not isinstance(node._value, bool)
+    )
 
 
 def _datatype_test(datatype: URIRef) -> ValueTest:
@@ -205,8 +264,8 @@ def _datatype_test(datatype: URIRef) -> ValueTest:
         got = v._datatype
         if got is None:
             return is_string and v._language is None and isinstance(v._value, (str, bytes))
-        return (str.__eq__(got, want) and v._ill_typed is not True
-                and isinstance(v._value, expected))
+        return str.__eq__(got, want) and v._ill_typed is not True and isinstance(v._value, expected)
+
     return test
 
 
@@ -225,6 +284,7 @@ def _range_test(bound: Literal, accept: Callable[[int], bool]) -> ValueTest:
             return accept(compare_literal(v, bound))
         except (TypeError, NotImplementedError):
             return False
+
     return test
 
 
@@ -256,8 +316,11 @@ def _term_key(node: Node) -> tuple:
 
 
 _NODE_KINDS = {
-    SH.IRI: (URIRef,), SH.Literal: (Literal,), SH.BlankNode: (BNode,),
-    SH.BlankNodeOrIRI: (BNode, URIRef), SH.BlankNodeOrLiteral: (BNode, Literal),
+    SH.IRI: (URIRef,),
+    SH.Literal: (Literal,),
+    SH.BlankNode: (BNode,),
+    SH.BlankNodeOrIRI: (BNode, URIRef),
+    SH.BlankNodeOrLiteral: (BNode, Literal),
     SH.IRIOrLiteral: (URIRef, Literal),
 }
 _RANGES = {
@@ -266,8 +329,19 @@ _RANGES = {
     SH.maxInclusive: (lambda c: c <= 0, SH.MaxInclusiveConstraintComponent),
     SH.maxExclusive: (lambda c: c < 0, SH.MaxExclusiveConstraintComponent),
 }
-_IGNORED = {SH.path, SH.severity, SH.message, SH.targetClass, SH.name, SH.description,
-            SH.property, SH.order, SH.group, SH.flags, SH.deactivated}
+_IGNORED = {
+    SH.path,
+    SH.severity,
+    SH.message,
+    SH.targetClass,
+    SH.name,
+    SH.description,
+    SH.property,
+    SH.order,
+    SH.group,
+    SH.flags,
+    SH.deactivated,
+}
 
 
 @dataclass
@@ -282,8 +356,12 @@ class _Plan:
 class Shapes:
     """The shapes of a shapes graph, compiled; `evaluate` validates an Index."""
 
-    def __init__(self, graph: Graph, twins: dict[URIRef, Twin] | None = None,
-                 skip: Callable[[Node, URIRef], bool] | None = None):
+    def __init__(
+        self,
+        graph: Graph,
+        twins: dict[URIRef, Twin] | None = None,
+        skip: Callable[[Node, URIRef], bool] | None = None,
+    ):
         """skip(shape, parameter) leaves a constraint out (e.g. those needing other records)."""
         self.g = graph
         self.twins = twins or {}
@@ -296,8 +374,16 @@ class Shapes:
                 plan = self.plans.setdefault(cls, _Plan())
                 if shape.value_tests or shape.node_checks or shape.required:
                     # the node shape's own constraints, without its sh:property shapes
-                    plan.always.append(Shape(shape.iri, None, shape.severity, shape.message,
-                                             shape.value_tests, shape.node_checks))
+                    plan.always.append(
+                        Shape(
+                            shape.iri,
+                            None,
+                            shape.severity,
+                            shape.message,
+                            shape.value_tests,
+                            shape.node_checks,
+                        )
+                    )
                 for prop in shape.properties:
                     if prop.fires_when_empty:
                         plan.always.append(prop)
@@ -322,9 +408,17 @@ class Shapes:
                     shape.evaluate(data, focus, out)
                 for shape in plan.required:
                     if shape.path not in by_p:
-                        out.append(Result(focus, shape.path_iri, shape.iri, None,
-                                          shape.severity, SH.MinCountConstraintComponent,
-                                          shape.message))
+                        out.append(
+                            Result(
+                                focus,
+                                shape.path_iri,
+                                shape.iri,
+                                None,
+                                shape.severity,
+                                SH.MinCountConstraintComponent,
+                                shape.message,
+                            )
+                        )
         return out
 
     # --- compiling ------------------------------------------------------------------
@@ -335,9 +429,12 @@ class Shapes:
         path = g.value(iri, SH.path)
         if path is not None and not isinstance(path, URIRef):
             raise ShapesError(f"{iri}: only predicate paths are supported")
-        shape = Shape(iri, str(path) if path is not None else None,
-                      g.value(iri, SH.severity) or SH.Violation,
-                      str(g.value(iri, SH.message) or ""))
+        shape = Shape(
+            iri,
+            str(path) if path is not None else None,
+            g.value(iri, SH.severity) or SH.Violation,
+            str(g.value(iri, SH.message) or ""),
+        )
         self._compiled[iri] = shape
         shape.targets = sorted(str(c) for c in g.objects(iri, SH.targetClass))
         for p, o in sorted(g.predicate_objects(iri)):
@@ -358,16 +455,24 @@ class Shapes:
             shape.required = True
         elif p == SH.minCount:
             n = int(o)
-            checks.append(lambda d, f, vs: iter(
-                [(None, SH.MinCountConstraintComponent, None)]
-                if len({_term_key(v) for v in vs}) < n else []))
+            checks.append(
+                lambda d, f, vs: iter(
+                    [(None, SH.MinCountConstraintComponent, None)]
+                    if len({_term_key(v) for v in vs}) < n
+                    else []
+                )
+            )
         elif p == SH.maxCount:
             shape.max_count = int(o)
         elif p == SH.hasValue:
             key = _term_key(o)
-            checks.append(lambda d, f, vs: iter(
-                [] if any(_term_key(v) == key for v in vs)
-                else [(None, SH.HasValueConstraintComponent, None)]))
+            checks.append(
+                lambda d, f, vs: iter(
+                    []
+                    if any(_term_key(v) == key for v in vs)
+                    else [(None, SH.HasValueConstraintComponent, None)]
+                )
+            )
         elif p == SH.datatype:
             tests.append((_datatype_test(o), SH.DatatypeConstraintComponent))
         elif p == SH.nodeKind:
@@ -375,37 +480,59 @@ class Shapes:
             tests.append((lambda d, v: isinstance(v, kinds), SH.NodeKindConstraintComponent))
         elif p == SH["class"]:
             cls = str(o)
-            tests.append((lambda d, v: type(v) is not Literal and cls in d.types.get(str(v), ()),
-                          SH.ClassConstraintComponent))
+            tests.append(
+                (
+                    lambda d, v: type(v) is not Literal and cls in d.types.get(str(v), ()),
+                    SH.ClassConstraintComponent,
+                )
+            )
         elif p in _RANGES:
             accept, component = _RANGES[p]
             tests.append((_range_test(o, accept), component))
         elif p in (SH.minLength, SH.maxLength):
             n = int(o)
             if p == SH.minLength:
-                tests.append((lambda d, v: not isinstance(v, BNode) and len(str(v)) >= n,
-                              SH.MinLengthConstraintComponent))
+                tests.append(
+                    (
+                        lambda d, v: not isinstance(v, BNode) and len(str(v)) >= n,
+                        SH.MinLengthConstraintComponent,
+                    )
+                )
             else:
-                tests.append((lambda d, v: not isinstance(v, BNode) and len(str(v)) <= n,
-                              SH.MaxLengthConstraintComponent))
+                tests.append(
+                    (
+                        lambda d, v: not isinstance(v, BNode) and len(str(v)) <= n,
+                        SH.MaxLengthConstraintComponent,
+                    )
+                )
         elif p == SH.pattern:
             flags = str(g.value(shape.iri, SH.flags) or "")
-            rx = re.compile(str(o), sum(f for c, f in (("i", re.I), ("s", re.S), ("m", re.M),
-                                                        ("x", re.X)) if c in flags))
-            tests.append((lambda d, v: not isinstance(v, BNode) and bool(rx.search(str(v))),
-                          SH.PatternConstraintComponent))
+            rx = re.compile(
+                str(o),
+                sum(
+                    f for c, f in (("i", re.I), ("s", re.S), ("m", re.M), ("x", re.X)) if c in flags
+                ),
+            )
+            tests.append(
+                (
+                    lambda d, v: not isinstance(v, BNode) and bool(rx.search(str(v))),
+                    SH.PatternConstraintComponent,
+                )
+            )
         elif p == SH["in"]:
             allowed = {_term_key(m) for m in Collection(g, o)}
             tests.append((lambda d, v: _term_key(v) in allowed, SH.InConstraintComponent))
         elif p in (SH.lessThan, SH.lessThanOrEquals):
             other, strict = str(o), p == SH.lessThan
-            component = (SH.LessThanConstraintComponent if strict
-                         else SH.LessThanOrEqualsConstraintComponent)
+            component = (
+                SH.LessThanConstraintComponent if strict else SH.LessThanOrEqualsConstraintComponent
+            )
 
             def pair(d: Index, f: Node, vs: list) -> Iterator[tuple]:
                 for v in vs:
                     if any(not _less(v, w, strict) for w in d.objects(f, other)):
                         yield v, component, None
+
             checks.append(pair)
         elif p == SH["not"]:
             inner = self.shape(o)
@@ -416,14 +543,20 @@ class Shapes:
         elif p in (SH["or"], SH["and"], SH.xone):
             members = [self.shape(m) for m in Collection(g, o)]
             if p == SH["or"]:
-                tests.append((lambda d, v: any(m.conforms(d, v) for m in members),
-                              SH.OrConstraintComponent))
+                tests.append(
+                    (lambda d, v: any(m.conforms(d, v) for m in members), SH.OrConstraintComponent)
+                )
             elif p == SH["and"]:
-                tests.append((lambda d, v: all(m.conforms(d, v) for m in members),
-                              SH.AndConstraintComponent))
+                tests.append(
+                    (lambda d, v: all(m.conforms(d, v) for m in members), SH.AndConstraintComponent)
+                )
             else:
-                tests.append((lambda d, v: sum(m.conforms(d, v) for m in members) == 1,
-                              SH.XoneConstraintComponent))
+                tests.append(
+                    (
+                        lambda d, v: sum(m.conforms(d, v) for m in members) == 1,
+                        SH.XoneConstraintComponent,
+                    )
+                )
         elif p == SH.sparql:
             checks.append(self._sparql(o))
         else:
@@ -445,4 +578,5 @@ class Shapes:
                     seen.add(key)
                     row.setdefault("message", message)
                     yield value, SH.SPARQLConstraintComponent, row
+
         return check

@@ -60,9 +60,10 @@ class ShapeInfo:
 def shape_info(shape: URIRef) -> ShapeInfo:
     g = shapes_graph()
     field = g.value(shape, SH.name) or g.value(shape, BG.recordField) or ""
-    return ShapeInfo(str(field), str(g.value(shape, BG.lineField) or ""),
-                     str(g.value(shape, SH.message) or ""))
+    return ShapeInfo(
+        str(field), str(g.value(shape, BG.lineField) or ""), str(g.value(shape, SH.message) or "")
+    )
 
 
 def curie(iri: URIRef) -> str:
-    return "bg:" + iri[len(BG):] if iri.startswith(str(BG)) else str(iri)
+    return "bg:" + iri[len(BG) :] if iri.startswith(str(BG)) else str(iri)

@@ -30,11 +30,13 @@ __all__ = ["create_app"]
 # to itself; no inline script, no eval, no plugins, no framing, no <base>, and forms submit only
 # here. The two hashes are the <style> elements YASGUI's table column resizer adds (the table
 # layout, and the cursor while a column is dragged); tests/web check them against the bundle.
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self' "
-       "'sha256-zCK2EVMoPc04mRF/g5CotUvxbJPWS+8V0b+s9ptqQIk=' "
-       "'sha256-c0O6TmFAkgpNbHxKAa1BrveWHHopjEtC47i0PzMudxg='; img-src 'self'; "
-       "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
-       "object-src 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' "
+    "'sha256-zCK2EVMoPc04mRF/g5CotUvxbJPWS+8V0b+s9ptqQIk=' "
+    "'sha256-c0O6TmFAkgpNbHxKAa1BrveWHHopjEtC47i0PzMudxg='; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "object-src 'none'"
+)
 
 DEFAULTS: dict[str, Any] = {
     "STORE_PATH": None,  # a pyoxigraph store directory, opened read-only
@@ -110,9 +112,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             problem_counts=dict(c["PROBLEM_COUNTS"]),
             left_out=dict(c["LEFT_OUT"]),
         )
-    site = Site(snapshot, saved_queries(queries), link_limit=int(c["LINK_LIMIT"]),
-                load_examples=lambda: saved_queries(queries),
-                on_open=[dumps.write_ahead] if _flag(c["DUMPS_AHEAD"]) else [])
+    site = Site(
+        snapshot,
+        saved_queries(queries),
+        link_limit=int(c["LINK_LIMIT"]),
+        load_examples=lambda: saved_queries(queries),
+        on_open=[dumps.write_ahead] if _flag(c["DUMPS_AHEAD"]) else [],
+    )
     if c["SNAPSHOT_FILE"] and not c["STORE_URL"]:
         site.follow(pointer, lambda info: _open_snapshot(info, c))
     app.extensions["benchgraph"] = site
@@ -125,8 +131,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     hooks.register(app)
     # The WSGI stack: the size limits first, then plain queries answered below Flask
     # (fastpath.py), then Flask. Composed here, not in hooks.py, which fastpath.py reads.
-    app.wsgi_app = limits.RequestLimits(FastSparql(app, app.wsgi_app),
-                                        limits.Limits.from_config(app.config))
+    app.wsgi_app = limits.RequestLimits(
+        FastSparql(app, app.wsgi_app), limits.Limits.from_config(app.config)
+    )
     return app
 
 
@@ -148,8 +155,13 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
         key = None
     key = key or hashlib.blake2b(url.encode(), digest_size=16).hexdigest()
     dump_dir = Path(c["DUMP_DIR"] or tempfile.mkdtemp(prefix="benchgraph-dumps-"))
-    return Snapshot(store_path=Path(), key=key, pool=QueryPool(_pool_settings(c, url)),
-                    dump_dir=dump_dir, url=url)
+    return Snapshot(
+        store_path=Path(),
+        key=key,
+        pool=QueryPool(_pool_settings(c, url)),
+        dump_dir=dump_dir,
+        url=url,
+    )
 
 
 def _build_into(config: dict) -> None:
@@ -172,9 +184,13 @@ def _pool_settings(c: Mapping[str, Any], store_path: Path | str) -> PoolSettings
     size = int(c["QUERY_WORKERS"])
     memory_mb = c["QUERY_MEMORY_MB"]
     return PoolSettings(
-        store=str(store_path), size=size, timeout=float(c["QUERY_TIMEOUT"]),
-        max_bytes=int(c["MAX_RESULT_BYTES"]), allow_service=tuple(allow),
-        long_size=long_lane(size), spare=spares(size),
+        store=str(store_path),
+        size=size,
+        timeout=float(c["QUERY_TIMEOUT"]),
+        max_bytes=int(c["MAX_RESULT_BYTES"]),
+        allow_service=tuple(allow),
+        long_size=long_lane(size),
+        spare=spares(size),
         memory_mb=default_memory_mb(1, size) if memory_mb in (None, "") else int(memory_mb),
     )
 
@@ -192,11 +208,19 @@ def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
     except BaseException:
         held.close()
         raise
-    return Snapshot(store_path=store_path, key=info["key"], pool=pool,
-                    dump_dir=Path(info["dump_dir"]), invalid_records=info["invalid_records"],
-                    problem_counts=info["problem_counts"], left_out=info["left_out"],
-                    id=info["id"], built_at=info["built_at"], records=info["records"],
-                    held=held)
+    return Snapshot(
+        store_path=store_path,
+        key=info["key"],
+        pool=pool,
+        dump_dir=Path(info["dump_dir"]),
+        invalid_records=info["invalid_records"],
+        problem_counts=info["problem_counts"],
+        left_out=info["left_out"],
+        id=info["id"],
+        built_at=info["built_at"],
+        records=info["records"],
+        held=held,
+    )
 
 
 def _open_current(pointer: Path, c: Mapping[str, Any]) -> Snapshot:

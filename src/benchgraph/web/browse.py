@@ -30,10 +30,24 @@ FORMATS = {"html": "text/html", "json": "application/json", "csv": "text/csv"}
 # The columns of each kind's table on the page (the JSON and CSV give every column).
 SHOWN = {
     "benchmarks": ("value", "accelerator", "fabric", "status", "round", "model", "engine"),
-    "accelerators": ("vendor", "architecture", "memory", "formFactor", "fabric",
-                     "hostInterface", "runs"),
-    "systems": ("submitter", "accelerator", "nodes", "fabricPublished", "interconnect",
-                "round", "runs"),
+    "accelerators": (
+        "vendor",
+        "architecture",
+        "memory",
+        "formFactor",
+        "fabric",
+        "hostInterface",
+        "runs",
+    ),
+    "systems": (
+        "submitter",
+        "accelerator",
+        "nodes",
+        "fabricPublished",
+        "interconnect",
+        "round",
+        "runs",
+    ),
 }
 
 
@@ -49,24 +63,37 @@ def kinds() -> Response:
     if request.if_none_match.contains_weak(etag):
         return not_modified(etag)
     cat = site().catalogue()
-    listed = [{"kind": k.name, "noun": k.noun, "count": cat.count(k.name),
-               "href": url_for("browse.listing", kind=k.name)} for k in KINDS.values()]
+    listed = [
+        {
+            "kind": k.name,
+            "noun": k.noun,
+            "count": cat.count(k.name),
+            "href": url_for("browse.listing", kind=k.name),
+        }
+        for k in KINDS.values()
+    ]
     if fmt == "json":
-        return _finish(Response(json.dumps({"kinds": listed}, indent=1),
-                                mimetype="application/json"), etag)
+        return _finish(
+            Response(json.dumps({"kinds": listed}, indent=1), mimetype="application/json"), etag
+        )
     if fmt == "csv":
-        return _finish(_csv(["kind", "count"], [[k["kind"], k["count"]] for k in listed],
-                            "kinds"), etag)
-    return _finish(Response(render_template("kinds.html", kinds=listed), mimetype="text/html"),
-                   etag)
+        return _finish(
+            _csv(["kind", "count"], [[k["kind"], k["count"]] for k in listed], "kinds"), etag
+        )
+    return _finish(
+        Response(render_template("kinds.html", kinds=listed), mimetype="text/html"), etag
+    )
 
 
 @bp.route("/id/<kind>/")
 def listing(kind: str) -> Response:
     """A kind's records: filtered by facet values, sorted, one page at a time."""
     if kind not in KINDS:
-        abort(404, f"there is no kind of record called {shorten(kind)!r}; kinds: "
-                   + ", ".join(sorted(KINDS)))
+        abort(
+            404,
+            f"there is no kind of record called {shorten(kind)!r}; kinds: "
+            + ", ".join(sorted(KINDS)),
+        )
     spec = KINDS[kind]
     fmt = _format()
     etag = site().etag("list", kind, fmt, request.query_string.decode("latin-1"))
@@ -80,23 +107,45 @@ def listing(kind: str) -> Response:
     matching = [r for r in rows if _keeps(r, chosen)]
     sort = request.args.get("sort", "label")
     if sort not in {"label", "id", *(c.key for c in columns)}:
-        abort(400, f"sort: {shorten(sort)!r} is not a column of {kind}; columns: label, id, "
-                   + ", ".join(c.key for c in columns))
+        abort(
+            400,
+            f"sort: {shorten(sort)!r} is not a column of {kind}; columns: label, id, "
+            + ", ".join(c.key for c in columns),
+        )
     order = request.args.get("order", "desc" if _is_numeric(columns, sort) else "asc")
     if order not in ("asc", "desc"):
         abort(400, f"order: {shorten(order)!r} is neither asc nor desc")
     matching = _sorted(matching, sort, order == "desc", columns)
     if fmt == "json":
-        body = {"kind": kind, "total": len(matching), "filters": chosen, "sort": sort,
-                "order": order, "rows": [_json_row(r, columns) for r in matching],
-                "facets": {c.key: [{"key": v.key, "label": v.label, "count": n}
-                                   for v, n in _facet(rows, chosen, c)] for c in facets}}
-        return _finish(Response(json.dumps(body, indent=1, ensure_ascii=False),
-                                mimetype="application/json"), etag)
+        body = {
+            "kind": kind,
+            "total": len(matching),
+            "filters": chosen,
+            "sort": sort,
+            "order": order,
+            "rows": [_json_row(r, columns) for r in matching],
+            "facets": {
+                c.key: [
+                    {"key": v.key, "label": v.label, "count": n} for v, n in _facet(rows, chosen, c)
+                ]
+                for c in facets
+            },
+        }
+        return _finish(
+            Response(json.dumps(body, indent=1, ensure_ascii=False), mimetype="application/json"),
+            etag,
+        )
     if fmt == "csv":
         header = ["id", "iri", "label", *(c.key for c in columns)]
-        table = [[r.id, r.iri, r.label, *(" | ".join(v.label for v in r.values.get(c.key, []))
-                                          for c in columns)] for r in matching]
+        table = [
+            [
+                r.id,
+                r.iri,
+                r.label,
+                *(" | ".join(v.label for v in r.values.get(c.key, [])) for c in columns),
+            ]
+            for r in matching
+        ]
         return _finish(_csv(header, table, kind), etag)
     per = _int_arg("per", PAGE, 1, MAX_PAGE)
     pages = max(1, -(-len(matching) // per))
@@ -105,27 +154,64 @@ def listing(kind: str) -> Response:
     facet_views = []
     for c in facets:
         counts = _facet(rows, chosen, c)
-        facet_views.append({
-            "key": c.key, "label": c.label, "count": len(counts),
-            "values": [{"key": v.key, "label": v.label, "count": n,
+        facet_views.append(
+            {
+                "key": c.key,
+                "label": c.label,
+                "count": len(counts),
+                "values": [
+                    {
+                        "key": v.key,
+                        "label": v.label,
+                        "count": n,
                         "chosen": v.key in chosen.get(c.key, []),
-                        "href": _href(kind, _toggle(chosen, c.key, v.key), sort, order)}
-                       for v, n in counts],
-            "clear": _href(kind, _toggle(chosen, c.key, None), sort, order)
-            if c.key in chosen else None})
-    return _finish(Response(render_template(
-        "listing.html", kind=spec, rows=matching[(page - 1) * per:page * per],
-        total=len(matching), all=len(rows), page=page, pages=pages, per=per,
-        first=(page - 1) * per + 1, columns=shown, facets=facet_views, facet_shown=FACET_SHOWN,
-        sort=sort, order=order,
-        sort_href=lambda key: _href(kind, chosen, key, "desc" if key == sort and order == "asc"
-                                    else "asc" if key == sort else
-                                    ("desc" if _is_numeric(columns, key) else "asc")),
-        page_href=lambda n: _href(kind, chosen, sort, order, page=n, per=per),
-        format_href=lambda f: _href(kind, chosen, sort, order, format=f),
-        clear_all=_href(kind, {}, sort, order) if chosen else None,
-        value_href=_value_href, record_href=_record_href, pasteable=pasteable,
-    ), mimetype="text/html"), etag)
+                        "href": _href(kind, _toggle(chosen, c.key, v.key), sort, order),
+                    }
+                    for v, n in counts
+                ],
+                "clear": _href(kind, _toggle(chosen, c.key, None), sort, order)
+                if c.key in chosen
+                else None,
+            }
+        )
+    return _finish(
+        Response(
+            render_template(
+                "listing.html",
+                kind=spec,
+                rows=matching[(page - 1) * per : page * per],
+                total=len(matching),
+                all=len(rows),
+                page=page,
+                pages=pages,
+                per=per,
+                first=(page - 1) * per + 1,
+                columns=shown,
+                facets=facet_views,
+                facet_shown=FACET_SHOWN,
+                sort=sort,
+                order=order,
+                sort_href=lambda key: _href(
+                    kind,
+                    chosen,
+                    key,
+                    "desc"
+                    if key == sort and order == "asc"
+                    else "asc"
+                    if key == sort
+                    else ("desc" if _is_numeric(columns, key) else "asc"),
+                ),
+                page_href=lambda n: _href(kind, chosen, sort, order, page=n, per=per),
+                format_href=lambda f: _href(kind, chosen, sort, order, format=f),
+                clear_all=_href(kind, {}, sort, order) if chosen else None,
+                value_href=_value_href,
+                record_href=_record_href,
+                pasteable=pasteable,
+            ),
+            mimetype="text/html",
+        ),
+        etag,
+    )
 
 
 @bp.route("/search")
@@ -139,24 +225,56 @@ def search() -> Response:
     cat = site().catalogue()
     limit = _int_arg("limit", PAGE, 1, MAX_PAGE)
     found = cat.index.search(q, limit=None) if q.strip() else []
-    hits = [{"kind": _kind_of(row), "id": row.id, "iri": row.iri, "label": row.label,
-             "href": _record_href(row), "matched": why, "score": round(score, 2),
-             "aliases": row.aliases, "facts": _facts(row, cat)}
-            for score, row, why in found[:limit]]
+    hits = [
+        {
+            "kind": _kind_of(row),
+            "id": row.id,
+            "iri": row.iri,
+            "label": row.label,
+            "href": _record_href(row),
+            "matched": why,
+            "score": round(score, 2),
+            "aliases": row.aliases,
+            "facts": _facts(row, cat),
+        }
+        for score, row, why in found[:limit]
+    ]
     if fmt == "json":
-        return _finish(Response(json.dumps({"q": q, "total": len(found), "results": hits},
-                                           indent=1, ensure_ascii=False),
-                                mimetype="application/json"), etag)
+        return _finish(
+            Response(
+                json.dumps(
+                    {"q": q, "total": len(found), "results": hits}, indent=1, ensure_ascii=False
+                ),
+                mimetype="application/json",
+            ),
+            etag,
+        )
     if fmt == "csv":
-        return _finish(_csv(["kind", "id", "iri", "label", "matched"],
-                            [[h["kind"], h["id"], h["iri"], h["label"], h["matched"]]
-                             for h in hits], "search"), etag)
-    return _finish(Response(render_template(
-        "search.html", q=q, hits=hits, total=len(found), limit=limit,
-        more=url_for("browse.search", q=q, limit=min(MAX_PAGE, limit * 4))
-        if len(found) > limit else None,
-        format_href=lambda f: url_for("browse.search", q=q, format=f)),
-        mimetype="text/html"), etag)
+        return _finish(
+            _csv(
+                ["kind", "id", "iri", "label", "matched"],
+                [[h["kind"], h["id"], h["iri"], h["label"], h["matched"]] for h in hits],
+                "search",
+            ),
+            etag,
+        )
+    return _finish(
+        Response(
+            render_template(
+                "search.html",
+                q=q,
+                hits=hits,
+                total=len(found),
+                limit=limit,
+                more=url_for("browse.search", q=q, limit=min(MAX_PAGE, limit * 4))
+                if len(found) > limit
+                else None,
+                format_href=lambda f: url_for("browse.search", q=q, format=f),
+            ),
+            mimetype="text/html",
+        ),
+        etag,
+    )
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -166,12 +284,12 @@ def _columns(spec: Kind) -> list[Column]:
 
 def _keeps(row: Row, chosen: dict[str, list[str]]) -> bool:
     """Whether a row has, for every facet filtered on, one of the values chosen."""
-    return all(any(v.key in keys for v in row.values.get(key, []))
-               for key, keys in chosen.items())
+    return all(any(v.key in keys for v in row.values.get(key, [])) for key, keys in chosen.items())
 
 
-def _facet(rows: list[Row], chosen: dict[str, list[str]], column: Column
-           ) -> list[tuple[Value, int]]:
+def _facet(
+    rows: list[Row], chosen: dict[str, list[str]], column: Column
+) -> list[tuple[Value, int]]:
     """Each value of a facet with how many rows have it, among the rows the other facets'
     filters keep (so a facet's own values stay choosable), most first."""
     others = {k: v for k, v in chosen.items() if k != column.key}
@@ -183,8 +301,10 @@ def _facet(rows: list[Row], chosen: dict[str, list[str]], column: Column
         for v in row.values.get(column.key, []):
             counts[v.key] += 1
             seen.setdefault(v.key, v)
-    return [(seen[k], n) for k, n in sorted(counts.items(),
-                                           key=lambda kv: (-kv[1], seen[kv[0]].label.casefold()))]
+    return [
+        (seen[k], n)
+        for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], seen[kv[0]].label.casefold()))
+    ]
 
 
 def _sorted(rows: list[Row], key: str, reverse: bool, columns: list[Column]) -> list[Row]:
@@ -203,8 +323,7 @@ def _sorted(rows: list[Row], key: str, reverse: bool, columns: list[Column]) -> 
 
     having = [r for r in rows if r.values.get(key)]
     lacking = [r for r in rows if not r.values.get(key)]
-    return sorted(having, key=lambda r: (value(r), r.label.casefold()),
-                  reverse=reverse) + lacking
+    return sorted(having, key=lambda r: (value(r), r.label.casefold()), reverse=reverse) + lacking
 
 
 def _is_numeric(columns: list[Column], key: str) -> bool:
@@ -280,8 +399,7 @@ def _json_row(row: Row, columns: list[Column]) -> dict:
         if c.numeric:
             out[c.key] = values[0].number if values else None
         else:
-            out[c.key] = [({"label": v.label, "iri": v.iri} if v.iri else v.label)
-                          for v in values]
+            out[c.key] = [({"label": v.label, "iri": v.iri} if v.iri else v.label) for v in values]
     if row.aliases:
         out["aliases"] = row.aliases
     return out

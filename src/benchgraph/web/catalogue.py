@@ -44,65 +44,105 @@ class Kind:
 
 C = Column
 # What a curator scans a kind for, and filters it by (vendor, fabric, status, source round).
-KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("benchmarks", "runs", "bg:BenchmarkRun", (
-        C("value", "value", "bg:value", numeric=True),
-        C("unit", "unit", "bg:unitCode", facet=True),
-        C("metric", "metric", "bg:metric", facet=True),
-        C("accelerator", "accelerator", "bg:accelerator", facet=True),
-        C("count", "count", "bg:acceleratorCount", numeric=True),
-        C("system", "system", "bg:system"),
-        C("vendor", "vendor", "bg:accelerator/(bg:madeBy|bg:vendor)", facet=True),
-        C("fabric", "fabric status", "bg:fabricStatus", facet=True),
-        C("status", "status", "bg:status", facet=True),
-        C("round", "source round", "dct:source/bg:round", facet=True),
-        C("model", "model", "bg:model", facet=True),
-        C("engine", "engine", "bg:engine", facet=True),
-        C("division", "division", "bg:division", facet=True),
-        C("scenario", "scenario", "bg:scenario", facet=True),
-        C("confidence", "confidence", "bg:confidence", numeric=True),
-    )),
-    Kind("accelerators", "accelerators", "bg:Accelerator", (
-        C("vendor", "vendor", "bg:madeBy|bg:vendor", facet=True),
-        C("architecture", "architecture", "bg:architecture", facet=True),
-        C("memory", "memory (GB)", "bg:memoryGB", numeric=True),
-        C("memoryType", "memory type", "bg:memoryType", facet=True),
-        C("formFactor", "form factor", "bg:formFactor", facet=True),
-        C("fabric", "fabric", "bg:peerFabric", facet=True),
-        C("fabricInterconnect", "fabric interconnect", "bg:fabricInterconnect", facet=True),
-        C("hostInterface", "host interface", "bg:hostInterface", facet=True),
-        C("tdp", "TDP (W)", "bg:tdpW", numeric=True),
-        C("round", "source round", "dct:source/bg:round", facet=True),
-    ), uses="accelerator"),
-    Kind("systems", "systems", "bg:System", (
-        C("submitter", "submitter", "bg:submitter", facet=True),
-        C("accelerator", "accelerators", "bg:accelerator", facet=True),
-        C("nodes", "nodes", "bg:nodes", numeric=True),
-        C("systemType", "system type", "bg:systemType", facet=True),
-        C("fabricPublished", "fabric published", "bg:fabricPublished", facet=True),
-        C("interconnect", "interconnects", "bg:interconnect", facet=True),
-        C("round", "source round", "dct:source/bg:round", facet=True),
-    ), uses="system"),
-    Kind("interconnects", "interconnects", "bg:Interconnect", (
-        C("role", "role", "bg:role", facet=True),
-        C("vendor", "vendor", "bg:madeBy|bg:vendor", facet=True),
-        C("generation", "generation", "bg:generation"),
-        C("bandwidth", "bandwidth (GB/s)", "bg:bandwidthGBps", numeric=True),
-    )),
-    Kind("engines", "engines", "bg:Engine", (
-        C("vendor", "vendor", "bg:madeBy|bg:vendor", facet=True),
-    ), uses="engine"),
-    Kind("models", "models", "bg:Model", (
-        C("vendor", "vendor", "bg:madeBy|bg:vendor", facet=True),
-        C("parameters", "parameters (billions)", "bg:parametersBillions", numeric=True),
-    ), uses="model"),
-    Kind("metrics", "metrics", "bg:Metric", (
-        C("unit", "unit", "bg:unitCode", facet=True),
-        C("scope", "scope", "bg:scope", facet=True),
-        C("direction", "direction", "bg:direction", facet=True),
-    )),
-    Kind("vendors", "vendors", "bg:Organisation", ()),
-)}
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind(
+            "benchmarks",
+            "runs",
+            "bg:BenchmarkRun",
+            (
+                C("value", "value", "bg:value", numeric=True),
+                C("unit", "unit", "bg:unitCode", facet=True),
+                C("metric", "metric", "bg:metric", facet=True),
+                C("accelerator", "accelerator", "bg:accelerator", facet=True),
+                C("count", "count", "bg:acceleratorCount", numeric=True),
+                C("system", "system", "bg:system"),
+                C("vendor", "vendor", "bg:accelerator/(bg:madeBy|bg:vendor)", facet=True),
+                C("fabric", "fabric status", "bg:fabricStatus", facet=True),
+                C("status", "status", "bg:status", facet=True),
+                C("round", "source round", "dct:source/bg:round", facet=True),
+                C("model", "model", "bg:model", facet=True),
+                C("engine", "engine", "bg:engine", facet=True),
+                C("division", "division", "bg:division", facet=True),
+                C("scenario", "scenario", "bg:scenario", facet=True),
+                C("confidence", "confidence", "bg:confidence", numeric=True),
+            ),
+        ),
+        Kind(
+            "accelerators",
+            "accelerators",
+            "bg:Accelerator",
+            (
+                C("vendor", "vendor", "bg:madeBy|bg:vendor", facet=True),
+                C("architecture", "architecture", "bg:architecture", facet=True),
+                C("memory", "memory (GB)", "bg:memoryGB", numeric=True),
+                C("memoryType", "memory type", "bg:memoryType", facet=True),
+                C("formFactor", "form factor", "bg:formFactor", facet=True),
+                C("fabric", "fabric", "bg:peerFabric", facet=True),
+                C("fabricInterconnect", "fabric interconnect", "bg:fabricInterconnect", facet=True),
+                C("hostInterface", "host interface", "bg:hostInterface", facet=True),
+                C("tdp", "TDP (W)", "bg:tdpW", numeric=True),
+                C("round", "source round", "dct:source/bg:round", facet=True),
+            ),
+            uses="accelerator",
+        ),
+        Kind(
+            "systems",
+            "systems",
+            "bg:System",
+            (
+                C("submitter", "submitter", "bg:submitter", facet=True),
+                C("accelerator", "accelerators", "bg:accelerator", facet=True),
+                C("nodes", "nodes", "bg:nodes", numeric=True),
+                C("systemType", "system type", "bg:systemType", facet=True),
+                C("fabricPublished", "fabric published", "bg:fabricPublished", facet=True),
+                C("interconnect", "interconnects", "bg:interconnect", facet=True),
+                C("round", "source round", "dct:source/bg:round", facet=True),
+            ),
+            uses="system",
+        ),
+        Kind(
+            "interconnects",
+            "interconnects",
+            "bg:Interconnect",
+            (
+                C("role", "role", "bg:role", facet=True),
+                C("vendor", "vendor", "bg:madeBy|bg:vendor", facet=True),
+                C("generation", "generation", "bg:generation"),
+                C("bandwidth", "bandwidth (GB/s)", "bg:bandwidthGBps", numeric=True),
+            ),
+        ),
+        Kind(
+            "engines",
+            "engines",
+            "bg:Engine",
+            (C("vendor", "vendor", "bg:madeBy|bg:vendor", facet=True),),
+            uses="engine",
+        ),
+        Kind(
+            "models",
+            "models",
+            "bg:Model",
+            (
+                C("vendor", "vendor", "bg:madeBy|bg:vendor", facet=True),
+                C("parameters", "parameters (billions)", "bg:parametersBillions", numeric=True),
+            ),
+            uses="model",
+        ),
+        Kind(
+            "metrics",
+            "metrics",
+            "bg:Metric",
+            (
+                C("unit", "unit", "bg:unitCode", facet=True),
+                C("scope", "scope", "bg:scope", facet=True),
+                C("direction", "direction", "bg:direction", facet=True),
+            ),
+        ),
+        Kind("vendors", "vendors", "bg:Organisation", ()),
+    )
+}
 RUNS_COLUMN = Column("runs", "runs", "", numeric=True)  # counted from the runs' columns
 
 
@@ -154,7 +194,7 @@ def build_catalogue(store) -> Catalogue:
             if iri.startswith(f"{ID}{kind.name}/") and iri not in found:
                 found[iri] = Row(iri, r[1].value, labels.get(iri, r[1].value))
         for column in kind.columns:
-            query = (f"SELECT ?r ?v WHERE {{ ?r a {kind.cls} . ?r {column.path} ?v }}")
+            query = f"SELECT ?r ?v WHERE {{ ?r a {kind.cls} . ?r {column.path} ?v }}"
             for r in _select(store, query):
                 row = found.get(r[0].value)
                 if row is None:
@@ -192,8 +232,9 @@ def _count_runs(rows: dict[str, list[Row]]) -> None:
 
 
 def _select(store, text: str) -> list[tuple]:
-    return [tuple(sol) for sol in store.query(text, use_default_graph_as_union=True,
-                                              prefixes=PREFIXES)]
+    return [
+        tuple(sol) for sol in store.query(text, use_default_graph_as_union=True, prefixes=PREFIXES)
+    ]
 
 
 def _value(term: object, labels: dict[str, str]) -> Value:
@@ -221,8 +262,16 @@ def local_key(iri: str) -> str:
 # --- search --------------------------------------------------------------------------------
 WORD = re.compile(r"[0-9a-z]+")
 # Records a person looks up by name (a part, a model) before the runs named after them.
-KIND_WEIGHT = {"accelerators": 3.0, "models": 3.0, "engines": 3.0, "interconnects": 2.5,
-               "vendors": 2.5, "metrics": 2.0, "systems": 1.0, "benchmarks": 0.0}
+KIND_WEIGHT = {
+    "accelerators": 3.0,
+    "models": 3.0,
+    "engines": 3.0,
+    "interconnects": 2.5,
+    "vendors": 2.5,
+    "metrics": 2.0,
+    "systems": 1.0,
+    "benchmarks": 0.0,
+}
 
 
 def fold(text: str) -> str:
@@ -258,11 +307,14 @@ class SearchIndex:
         postings: dict[str, dict[int, float]] = defaultdict(dict)
         is_word: dict[str, bool] = {}
         for row in rows:
-            kind = row.iri[len(str(ID)):].partition("/")[0]
+            kind = row.iri[len(str(ID)) :].partition("/")[0]
             n = len(self.entries)
             squashed = []
-            for what, text in [("label", row.label), ("id", row.id),
-                               *(("alias", a) for a in row.aliases)]:
+            for what, text in [
+                ("label", row.label),
+                ("id", row.id),
+                *(("alias", a) for a in row.aliases),
+            ]:
                 weight = self.WEIGHTS[what]
                 words = WORD.findall(fold(text))
                 joined = "".join(words)
@@ -271,14 +323,21 @@ class SearchIndex:
                     if postings[item].get(n, 0.0) < weight:
                         postings[item][n] = weight
                     is_word[item] = is_word.get(item, False) or word
-            self.entries.append(_Entry(row, kind, squashed,
-                                       KIND_WEIGHT.get(kind, 0.0) - len(row.label) / 200,
-                                       (row.label.casefold(), row.iri)))
+            self.entries.append(
+                _Entry(
+                    row,
+                    kind,
+                    squashed,
+                    KIND_WEIGHT.get(kind, 0.0) - len(row.label) / 200,
+                    (row.label.casefold(), row.iri),
+                )
+            )
         self.items = list(postings)
         self.is_word = [is_word[item] for item in self.items]
         # each item's records and weights, as two tuples: zip() over them costs least
-        self.postings = [(tuple(postings[item]), tuple(postings[item].values()))
-                         for item in self.items]
+        self.postings = [
+            (tuple(postings[item]), tuple(postings[item].values())) for item in self.items
+        ]
         self.vocabulary = "\n".join(self.items)
         self.starts, at = [], 0
         self.short: dict[str, list[int]] = defaultdict(list)  # items by their first 1-2 chars
@@ -295,8 +354,12 @@ class SearchIndex:
         if len(word) <= 2:  # a letter or two: the start of a word only, else it is in all
             return [(i, 2.0 if self.items[i] == word else 1.5) for i in self.short.get(word, ())]
         out = []
-        starts, items, vocabulary, last = self.starts, self.items, self.vocabulary, \
-            len(self.starts) - 1
+        starts, items, vocabulary, last = (
+            self.starts,
+            self.items,
+            self.vocabulary,
+            len(self.starts) - 1,
+        )
         at = vocabulary.find(word)
         while at >= 0:
             i = bisect.bisect_right(starts, at) - 1
@@ -331,8 +394,9 @@ class SearchIndex:
         total: dict[int, float] = {}
         for k, word in enumerate(sorted(set(words), key=len, reverse=True)):
             scores = self._scores(word)
-            total = scores if k == 0 else {n: t + scores[n] for n, t in total.items()
-                                           if n in scores}
+            total = (
+                scores if k == 0 else {n: t + scores[n] for n, t in total.items() if n in scores}
+            )
             if not total:
                 return []
         ranked = []
@@ -346,8 +410,9 @@ class SearchIndex:
                     score += 2 * weight
             ranked.append((-(score + e.bonus), e.order, n))
         ranked = heapq.nsmallest(limit, ranked) if limit is not None else sorted(ranked)
-        return [(-score, entries[n].row, self._why(entries[n], words))
-                for score, _order, n in ranked]
+        return [
+            (-score, entries[n].row, self._why(entries[n], words)) for score, _order, n in ranked
+        ]
 
     @staticmethod
     def _why(e: _Entry, words: list[str]) -> str:

@@ -28,12 +28,22 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 bp = Blueprint("dumps", __name__)
 
-MEDIA_TYPES = {"trig": "application/trig", "nq": "application/n-quads", "ttl": "text/turtle",
-               "nt": "application/n-triples", "jsonld": "application/ld+json",
-               "rdf": "application/rdf+xml"}
-LABELS = {"trig": "TriG (named graphs)", "nq": "N-Quads (named graphs)",
-          "jsonld": "JSON-LD (named graphs)", "ttl": "Turtle (union of all graphs)",
-          "nt": "N-Triples (union of all graphs)", "rdf": "RDF/XML (union of all graphs)"}
+MEDIA_TYPES = {
+    "trig": "application/trig",
+    "nq": "application/n-quads",
+    "ttl": "text/turtle",
+    "nt": "application/n-triples",
+    "jsonld": "application/ld+json",
+    "rdf": "application/rdf+xml",
+}
+LABELS = {
+    "trig": "TriG (named graphs)",
+    "nq": "N-Quads (named graphs)",
+    "jsonld": "JSON-LD (named graphs)",
+    "ttl": "Turtle (union of all graphs)",
+    "nt": "N-Triples (union of all graphs)",
+    "rdf": "RDF/XML (union of all graphs)",
+}
 DUMP_TIMEOUT = 600.0  # seconds a dump may take to write
 # What a writer leaves while it works: `<file>.<pid>.part` (queryworker.write_dump) and the
 # sorting runs' folder (export.SCRATCH).
@@ -57,19 +67,29 @@ def dump(ext: str) -> Response:
         body = s.remember(("sssom",), lambda: sssom.dump(s.store()))
         response = Response(body, mimetype=sssom.MEDIA_TYPE)
         response.headers["Content-Disposition"] = (
-            f"attachment; filename=benchgraph-{s.key[:12]}.sssom.tsv")
+            f"attachment; filename=benchgraph-{s.key[:12]}.sssom.tsv"
+        )
         response.set_etag(etag)
         return response
     if ext not in MEDIA_TYPES or ext not in export.FORMATS:
-        abort(404, f"no dump in format {shorten(ext)!r}; formats: "
-                   + ", ".join(e for e, _ in dump_formats()) + ", sssom.tsv (the links)")
+        abort(
+            404,
+            f"no dump in format {shorten(ext)!r}; formats: "
+            + ", ".join(e for e, _ in dump_formats())
+            + ", sssom.tsv (the links)",
+        )
     s = current_app.extensions["benchgraph"]
     path = _written(s, ext)
     gz = path.with_name(path.name + ".gz")
     zipped = request.accept_encodings["gzip"] > 0
-    response = send_file(gz if zipped else path, mimetype=MEDIA_TYPES[ext], as_attachment=True,
-                         download_name=f"benchgraph-{s.key[:12]}.{ext}", conditional=True,
-                         etag=s.etag("dump", ext, "gzip" if zipped else ""))
+    response = send_file(
+        gz if zipped else path,
+        mimetype=MEDIA_TYPES[ext],
+        as_attachment=True,
+        download_name=f"benchgraph-{s.key[:12]}.{ext}",
+        conditional=True,
+        etag=s.etag("dump", ext, "gzip" if zipped else ""),
+    )
     if zipped:
         response.headers["Content-Encoding"] = "gzip"
     response.vary.add("Accept-Encoding")
@@ -88,8 +108,9 @@ def _written(s: Site | Snapshot, ext: str) -> Path:
     with open(path.with_name(path.name + ".lock"), "a+b") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         if not path.exists():
-            header, _body = s.pool.run({"op": "dump", "format": ext, "path": str(path)},
-                                       timeout=DUMP_TIMEOUT)
+            header, _body = s.pool.run(
+                {"op": "dump", "format": ext, "path": str(path)}, timeout=DUMP_TIMEOUT
+            )
             if header["status"] != 200:
                 abort(500, f"the {ext} dump could not be written: {header.get('detail')}")
             sweep(s.dump_dir, s.key)

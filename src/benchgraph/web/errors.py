@@ -20,8 +20,12 @@ JSON_ERROR = Format("json", "application/json", "json", "", (), "JSON")
 # error's, the worker's), else by its status, else its title made a label ("bad graph IRI"
 # -> "bad-graph-iri"). A code, not the title: a title is written for a person and may change.
 REASON_BY_STATUS = {
-    404: "not-found", 405: "method-not-allowed", 406: "not-acceptable",
-    413: "payload-too-large", 414: "uri-too-long", 415: "unsupported-media-type",
+    404: "not-found",
+    405: "method-not-allowed",
+    406: "not-acceptable",
+    413: "payload-too-large",
+    414: "uri-too-long",
+    415: "unsupported-media-type",
     431: "headers-too-large",
 }
 
@@ -31,9 +35,15 @@ def error_body(status: int, title: str, detail: str, **extra: object) -> dict:
     return {"ok": False, "status": status, "title": title, "error": detail, **extra}
 
 
-def error_response(status: int, title: str, detail: str,
-                   headers: dict[str, str] | None = None, *, code: str | None = None,
-                   **extra: object) -> Response:
+def error_response(
+    status: int,
+    title: str,
+    detail: str,
+    headers: dict[str, str] | None = None,
+    *,
+    code: str | None = None,
+    **extra: object,
+) -> Response:
     """An error as JSON, or as an HTML page for a client that prefers HTML."""
     body = error_body(status, title, detail, **extra)
     try:
@@ -41,8 +51,9 @@ def error_response(status: int, title: str, detail: str,
     except NotAcceptable:
         wants_html = False
     if wants_html:
-        response = Response(render_template("error.html", error=body), status=status,
-                            mimetype="text/html")
+        response = Response(
+            render_template("error.html", error=body), status=status, mimetype="text/html"
+        )
     else:
         response = jsonify(body)
         response.status_code = status
@@ -76,10 +87,12 @@ def register(app: Flask) -> None:
         if exc.code == 405 and exc.valid_methods:
             headers["Allow"] = ", ".join(exc.valid_methods)
         if isinstance(exc, SecurityError):  # Flask's TRUSTED_HOSTS check (publicbase.py)
-            return error_response(400, "host not allowed",
-                                  refusal_detail(request.environ, current_app.config))
-        return error_response(exc.code or 500, (exc.name or "error").lower(),
-                              exc.description or "", headers)
+            return error_response(
+                400, "host not allowed", refusal_detail(request.environ, current_app.config)
+            )
+        return error_response(
+            exc.code or 500, (exc.name or "error").lower(), exc.description or "", headers
+        )
 
 
 ECHO = 120  # characters of a refused or unknown name an error message repeats
@@ -96,6 +109,8 @@ def refusal_detail(environ: dict, config: Any) -> str:
     """What a client sending a Host not allowed is told."""
     host = environ.get("HTTP_HOST", "")
     names = ", ".join(config["TRUSTED_HOSTS"])
-    return (f"this server answers as {config['PUBLIC_BASE']} (and {names}), not as "
-            f"{shorten(host)!r}. The operator can add a name with `serve --allowed-host` "
-            "(BENCHGRAPH_ALLOWED_HOSTS) or set `serve --public-base`")
+    return (
+        f"this server answers as {config['PUBLIC_BASE']} (and {names}), not as "
+        f"{shorten(host)!r}. The operator can add a name with `serve --allowed-host` "
+        "(BENCHGRAPH_ALLOWED_HOSTS) or set `serve --public-base`"
+    )

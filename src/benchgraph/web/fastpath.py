@@ -44,8 +44,14 @@ if TYPE_CHECKING:
 PATHS = ("/sparql", "/sparql/")
 # Request headers that ask for more than a plain answer; Flask's view (and werkzeug's
 # make_conditional) handles them.
-CONDITIONAL = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MATCH", "HTTP_IF_MODIFIED_SINCE",
-               "HTTP_IF_UNMODIFIED_SINCE", "HTTP_RANGE", "HTTP_IF_RANGE")
+CONDITIONAL = (
+    "HTTP_IF_NONE_MATCH",
+    "HTTP_IF_MATCH",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_UNMODIFIED_SINCE",
+    "HTTP_RANGE",
+    "HTTP_IF_RANGE",
+)
 # Parameters whose handling stays in Flask's view: an update is refused there, `download`
 # adds a header.
 TO_FLASK = ("update", "download")
@@ -87,13 +93,17 @@ class FastSparql:
         snapshot = site.enter_current()
         try:
             start = time.perf_counter()
-            query = {"query": text, "base": public_url(config, environ["PATH_INFO"]).rstrip("/"),
-                     "formats": formats_for(accept, tuple(_getlist(params, "format"))),
-                     "default_graphs": _getlist(params, "default-graph-uri"),
-                     "named_graphs": _getlist(params, "named-graph-uri")}
+            query = {
+                "query": text,
+                "base": public_url(config, environ["PATH_INFO"]).rstrip("/"),
+                "formats": formats_for(accept, tuple(_getlist(params, "format"))),
+                "default_graphs": _getlist(params, "default-graph-uri"),
+                "named_graphs": _getlist(params, "named-graph-uri"),
+            }
             try:
-                header, body = snapshot.pool.run(query, config["QUERY_TIMEOUT"],
-                                                 client_gone(environ))
+                header, body = snapshot.pool.run(
+                    query, config["QUERY_TIMEOUT"], client_gone(environ)
+                )
             except PoolError as exc:
                 environ[ANSWERED] = (exc, time.perf_counter() - start)
                 return None
@@ -147,28 +157,49 @@ class FastSparql:
             return None
         return _getlist(params, "query")[0], params, query_string
 
-    def respond(self, start_response: Callable, header: dict, body: bytes, elapsed: float,
-                etag: str | None, environ: dict) -> list[bytes]:
+    def respond(
+        self,
+        start_response: Callable,
+        header: dict,
+        body: bytes,
+        elapsed: float,
+        etag: str | None,
+        environ: dict,
+    ) -> list[bytes]:
         """The 200 as sparql.run_query and the hooks (hooks.py) make it."""
         content_type = header["content_type"]
-        headers = [("Content-Type", content_type),
-                   ("Server-Timing", f"query;dur={elapsed * 1000:.1f}, "
-                                     f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "
-                                     f"slot;dur={header.get('slot_s', 0) * 1000:.1f}"),
-                   ("Vary", "Accept, Accept-Encoding")]
+        headers = [
+            ("Content-Type", content_type),
+            (
+                "Server-Timing",
+                f"query;dur={elapsed * 1000:.1f}, "
+                f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "
+                f"slot;dur={header.get('slot_s', 0) * 1000:.1f}",
+            ),
+            ("Vary", "Accept, Accept-Encoding"),
+        ]
         if etag:
-            headers += [("ETag", quote_etag(etag, weak=True)), ("Cache-Control", "no-cache"),
-                        ("Date", http_date())]
+            headers += [
+                ("ETag", quote_etag(etag, weak=True)),
+                ("Cache-Control", "no-cache"),
+                ("Date", http_date()),
+            ]
         mimetype = content_type.split(";")[0].strip().lower()
         encodings = environ.get("HTTP_ACCEPT_ENCODING")
-        if (len(body) >= MIN_SIZE and encodings and _compressible(mimetype)
-                and parse_accept_header(encodings)["gzip"] > 0):
+        if (
+            len(body) >= MIN_SIZE
+            and encodings
+            and _compressible(mimetype)
+            and parse_accept_header(encodings)["gzip"] > 0
+        ):
             body = gzip.compress(body, compresslevel=6, mtime=0)
             headers.append(("Content-Encoding", "gzip"))
-        headers += [("Content-Length", str(len(body))),
-                    ("Access-Control-Allow-Origin", "*"),
-                    ("Access-Control-Expose-Headers", EXPOSED),
-                    *browser_headers(self.flask_app.config)]
+        headers += [
+            ("Content-Length", str(len(body))),
+            ("Access-Control-Allow-Origin", "*"),
+            ("Access-Control-Expose-Headers", EXPOSED),
+            *browser_headers(self.flask_app.config),
+        ]
         start_response("200 OK", headers)
         return [body]
 

@@ -10,9 +10,16 @@ from flask import Flask, Response, current_app, request
 
 from . import limits
 
-COMPRESSIBLE = ("text/", "application/json", "application/javascript", "application/xml",
-                "application/n-triples", "application/n-quads", "application/trig",
-                "image/svg+xml")
+COMPRESSIBLE = (
+    "text/",
+    "application/json",
+    "application/javascript",
+    "application/xml",
+    "application/n-triples",
+    "application/n-quads",
+    "application/trig",
+    "image/svg+xml",
+)
 COMPRESSIBLE_SUFFIXES = ("+json", "+xml")
 MIN_SIZE = 500
 EXPOSED = "ETag, Content-Disposition, Server-Timing, Retry-After"
@@ -46,7 +53,8 @@ def cors(response: Response) -> Response:
     if request.method == "OPTIONS":
         response.headers["Access-Control-Allow-Methods"] = "GET, HEAD, POST, OPTIONS"
         response.headers["Access-Control-Allow-Headers"] = request.headers.get(
-            "Access-Control-Request-Headers", "Accept, Content-Type")
+            "Access-Control-Request-Headers", "Accept, Content-Type"
+        )
         response.headers["Access-Control-Max-Age"] = "86400"
     return response
 
@@ -72,8 +80,12 @@ def security_headers(response: Response) -> Response:
 
 def conditional(response: Response) -> Response:
     """Turn a 200 whose ETag the client already holds into a 304."""
-    if (request.method in ("GET", "HEAD") and response.status_code == 200
-            and response.get_etag()[0] and not response.direct_passthrough):
+    if (
+        request.method in ("GET", "HEAD")
+        and response.status_code == 200
+        and response.get_etag()[0]
+        and not response.direct_passthrough
+    ):
         response.make_conditional(request)
     return response
 
@@ -82,9 +94,12 @@ def compress(response: Response) -> Response:
     """gzip text-like bodies for clients that accept it; the ETag becomes weak. A HEAD too,
     whose headers (Content-Encoding, Content-Length) are GET's."""
     response.vary.add("Accept-Encoding")
-    if (response.status_code != 200 or "Content-Encoding" in response.headers
-            or not _compressible(response.mimetype or "")
-            or request.accept_encodings["gzip"] <= 0):
+    if (
+        response.status_code != 200
+        or "Content-Encoding" in response.headers
+        or not _compressible(response.mimetype or "")
+        or request.accept_encodings["gzip"] <= 0
+    ):
         return response
     if response.direct_passthrough:  # a static file: compress it once
         etag = response.get_etag()[0] or ""

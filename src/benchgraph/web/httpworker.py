@@ -92,16 +92,20 @@ class LingeringWorker(ThreadWorker):
         self.max_per_client = MAX_CONNECTIONS_PER_CLIENT
         # A TLS connection's head is read after its handshake, on a thread, as gunicorn does.
         self.read_heads = not self.cfg.is_ssl
-        self.max_head = (self.cfg.limit_request_line + 2
-                         + self.cfg.limit_request_fields * (self.cfg.limit_request_field_size + 2)
-                         + 4)
+        self.max_head = (
+            self.cfg.limit_request_line
+            + 2
+            + self.cfg.limit_request_fields * (self.cfg.limit_request_field_size + 2)
+            + 4
+        )
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
         config = getattr(self.wsgi, "config", {})
         self.header_timeout = float(config.get("HEADER_TIMEOUT", HEADER_TIMEOUT))
-        self.max_per_client = int(config.get("MAX_CONNECTIONS_PER_CLIENT",
-                                             MAX_CONNECTIONS_PER_CLIENT))
+        self.max_per_client = int(
+            config.get("MAX_CONNECTIONS_PER_CLIENT", MAX_CONNECTIONS_PER_CLIENT)
+        )
 
     # --- connections per address ------------------------------------------------------
     def accept(self, listener: Any) -> None:
@@ -134,10 +138,14 @@ class LingeringWorker(ThreadWorker):
     def refuse_connection(self, sock: socket.socket, address: str) -> None:
         """Answer 429 before reading anything, then read and drop what the client sends for
         a moment, so that it reads the answer rather than a reset, and close."""
-        self.answer_raw(sock, 429, "too many connections",
-                        f"{address} has {self.per_address[address]} connections open to this "
-                        f"server, its limit (MAX_CONNECTIONS_PER_CLIENT, serve "
-                        "--max-connections-per-client); close one, or reuse it")
+        self.answer_raw(
+            sock,
+            429,
+            "too many connections",
+            f"{address} has {self.per_address[address]} connections open to this "
+            f"server, its limit (MAX_CONNECTIONS_PER_CLIENT, serve "
+            "--max-connections-per-client); close one, or reuse it",
+        )
         try:
             sock.shutdown(socket.SHUT_WR)
             sock.setblocking(False)
@@ -181,8 +189,7 @@ class LingeringWorker(ThreadWorker):
         if self.read_head(conn):
             return
         self.heads[conn] = None
-        self.poller.register(conn.sock, selectors.EVENT_READ,
-                             partial(self.on_head_readable, conn))
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_head_readable, conn))
 
     def on_head_readable(self, conn: HeadConn, _fileobj: Any = None) -> None:
         if self.read_head(conn):
@@ -202,9 +209,12 @@ class LingeringWorker(ThreadWorker):
                 self.enqueue_req(conn)
                 return True
             if len(conn.head) > self.max_head:
-                self.end_head(conn, 431, "request header fields too large",
-                              f"the request head is over {self.max_head:,} bytes, this "
-                              "server's limit")
+                self.end_head(
+                    conn,
+                    431,
+                    "request header fields too large",
+                    f"the request head is over {self.max_head:,} bytes, this server's limit",
+                )
                 return True
             try:
                 data = conn.sock.recv(READ_SIZE)
@@ -243,10 +253,14 @@ class LingeringWorker(ThreadWorker):
             except (OSError, KeyError, ValueError):
                 pass
             if self.alive:
-                self.end_head(conn, 408, "request timeout",
-                              f"the request head was not all sent within "
-                              f"{self.header_timeout:g} s (HEADER_TIMEOUT, serve "
-                              "--header-timeout)")
+                self.end_head(
+                    conn,
+                    408,
+                    "request timeout",
+                    f"the request head was not all sent within "
+                    f"{self.header_timeout:g} s (HEADER_TIMEOUT, serve "
+                    "--header-timeout)",
+                )
             else:
                 self.nr_conns -= 1
                 conn.close()
@@ -274,10 +288,14 @@ class LingeringWorker(ThreadWorker):
             headers = browser_headers(self.wsgi.config)
         except Exception:  # a plain WSGI app without benchgraph's config: the bare answer
             pass
-        head = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}",
-                "Content-Type: application/json", f"Content-Length: {len(body)}",
-                "Connection: close", "Access-Control-Allow-Origin: *",
-                *(f"{name}: {value}" for name, value in headers)]
+        head = [
+            f"HTTP/1.1 {status} {HTTPStatus(status).phrase}",
+            "Content-Type: application/json",
+            f"Content-Length: {len(body)}",
+            "Connection: close",
+            "Access-Control-Allow-Origin: *",
+            *(f"{name}: {value}" for name, value in headers),
+        ]
         try:
             sock.setblocking(False)
             sock.send(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)

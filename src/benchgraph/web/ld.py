@@ -91,9 +91,15 @@ class Incoming:
 
 # Links to a record that say what uses it: counted by kind in its summary ("Runs on it: 380"),
 # each count linking to the query that lists them.
-USED_BY = {str(BG.accelerator): "on it", str(BG.system): "on it", str(BG.model): "of it",
-           str(BG.engine): "on it", str(BG.metric): "measured by it",
-           str(BG.madeBy): "made by it", str(BG.interconnect): "with it"}
+USED_BY = {
+    str(BG.accelerator): "on it",
+    str(BG.system): "on it",
+    str(BG.model): "of it",
+    str(BG.engine): "on it",
+    str(BG.metric): "measured by it",
+    str(BG.madeBy): "made by it",
+    str(BG.interconnect): "with it",
+}
 KIND_WORDS = {"benchmarks": "runs"}
 
 
@@ -108,8 +114,9 @@ def questions(kind: str, iri: str) -> list[tuple[str, str]]:
     for name, query in sorted(site().examples.items()):
         for p in query_params(query):
             if p.type in wanted:
-                out.append((query.title, url_for("ui.index", example=name,
-                                                 **{p.name: pasteable(iri)})))
+                out.append(
+                    (query.title, url_for("ui.index", example=name, **{p.name: pasteable(iri)}))
+                )
                 break
     return out
 
@@ -117,15 +124,20 @@ def questions(kind: str, iri: str) -> list[tuple[str, str]]:
 def incoming_query(predicate: str, iri: str, kind: str | None = None) -> str:
     """The query listing every record (of `kind`) that links to `iri` by `predicate`."""
     typed = f"\n  ?record a {pasteable(str(CLASSES[kind]))} ." if kind in CLASSES else ""
-    return (f"SELECT ?record ?label WHERE {{\n  ?record {pasteable(predicate)} "
-            f"{pasteable(iri)} .{typed}\n  OPTIONAL {{ ?record rdfs:label ?label }}\n}}\n"
-            "ORDER BY ?record\n")
+    return (
+        f"SELECT ?record ?label WHERE {{\n  ?record {pasteable(predicate)} "
+        f"{pasteable(iri)} .{typed}\n  OPTIONAL {{ ?record rdfs:label ?label }}\n}}\n"
+        "ORDER BY ?record\n"
+    )
 
 
 def query_link(query: str, view: str = "table") -> str:
     """The query page opened on `query` (its fragment holds the query and the view)."""
-    return url_for("ui.index") + "#" + urlencode({"query": with_prefixes(query),
-                                                   "view": view}, quote_via=quote)
+    return (
+        url_for("ui.index")
+        + "#"
+        + urlencode({"query": with_prefixes(query), "view": view}, quote_via=quote)
+    )
 
 
 def site() -> Site:
@@ -136,8 +148,11 @@ def site() -> Site:
 def record(kind: str, record_id: str) -> Response:
     """A record: HTML for people, RDF for programs."""
     if kind not in CLASSES:
-        abort(404, f"there is no kind of record called {shorten(kind)!r}; kinds: "
-                   + ", ".join(sorted(CLASSES)))
+        abort(
+            404,
+            f"there is no kind of record called {shorten(kind)!r}; kinds: "
+            + ", ".join(sorted(CLASSES)),
+        )
     answer = _negotiated("ld", request.path)
     if isinstance(answer, Response):
         return answer
@@ -154,20 +169,39 @@ def record(kind: str, record_id: str) -> Response:
     # what reasoning added about its nodes, and its links to outside entities (which live
     # in the link graph, build.LINK_PREDICATES)
     subjects = {q.subject for q in own}
-    derived = [q for subject in subjects for g in (INFERRED, LINKS)
-               for q in store.quads_for_pattern(subject, None, None, g)]
+    derived = [
+        q
+        for subject in subjects
+        for g in (INFERRED, LINKS)
+        for q in store.quads_for_pattern(subject, None, None, g)
+    ]
     # nodes below the record that only the build made (a fabric status's basis, a
     # comparison): shown with what they hold, so a derived fact says what it rests on
-    below = {q.object for q in derived if isinstance(q.object, ox.NamedNode)
-             and q.object not in subjects and _is_own(q.object, iri)}
-    derived += [q for node in sorted(below, key=lambda n: n.value)
-                for q in store.quads_for_pattern(node, None, None, INFERRED)]
+    below = {
+        q.object
+        for q in derived
+        if isinstance(q.object, ox.NamedNode)
+        and q.object not in subjects
+        and _is_own(q.object, iri)
+    }
+    derived += [
+        q
+        for node in sorted(below, key=lambda n: n.value)
+        for q in store.quads_for_pattern(node, None, None, INFERRED)
+    ]
     if fmt is not HTML:
         return _rdf(stated + derived, fmt, etag)
     page = RecordPage(store, iri, graph, site().link_limit)
-    return _html(render_template("record.html", page=page.build(stated, derived, kind),
-                                 kind=kind,
-                                 record_id=record_id, formats=GRAPH_FORMATS), etag)
+    return _html(
+        render_template(
+            "record.html",
+            page=page.build(stated, derived, kind),
+            kind=kind,
+            record_id=record_id,
+            formats=GRAPH_FORMATS,
+        ),
+        etag,
+    )
 
 
 @bp.route("/graph/<kind>/<path:record_id>")
@@ -190,8 +224,10 @@ def void() -> Response:
     if fmt is not HTML:
         return _rdf(quads, fmt, etag)
     turtle = serialize_rdf(quads, TURTLE, VOID_PREFIXES).decode()
-    return _html(render_template("void.html", turtle=turtle, formats=GRAPH_FORMATS,
-                                 dataset=DATASET.value), etag)
+    return _html(
+        render_template("void.html", turtle=turtle, formats=GRAPH_FORMATS, dataset=DATASET.value),
+        etag,
+    )
 
 
 @bp.route("/dataset")
@@ -216,9 +252,16 @@ def ontology() -> Response:
     quads = list(store.quads_for_pattern(None, None, None, ONTOLOGY))
     if fmt is not HTML:
         return _rdf(quads, fmt, etag)
-    return _html(render_template("ontology.html", sections=ontology_sections(store, quads),
-                                 toc=ontology_toc(quads), iri=str(ONTOLOGY_IRI),
-                                 formats=GRAPH_FORMATS), etag)
+    return _html(
+        render_template(
+            "ontology.html",
+            sections=ontology_sections(store, quads),
+            toc=ontology_toc(quads),
+            iri=str(ONTOLOGY_IRI),
+            formats=GRAPH_FORMATS,
+        ),
+        etag,
+    )
 
 
 @bp.route("/ontology/terms.json")
@@ -228,10 +271,19 @@ def ontology_terms() -> Response:
     etag = site().etag("ontology-terms")
     if request.if_none_match.contains_weak(etag):
         return not_modified(etag)
-    body = site().snapshot().made("ontology-terms", lambda: json.dumps(
-        ontology_term_list(list(site().store().quads_for_pattern(None, None, None,
-                                                                 ONTOLOGY))),
-        ensure_ascii=False))
+    body = (
+        site()
+        .snapshot()
+        .made(
+            "ontology-terms",
+            lambda: json.dumps(
+                ontology_term_list(
+                    list(site().store().quads_for_pattern(None, None, None, ONTOLOGY))
+                ),
+                ensure_ascii=False,
+            ),
+        )
+    )
     response = Response(body, mimetype="application/json")
     response.set_etag(etag, weak=True)
     response.headers["Cache-Control"] = "no-cache"
@@ -256,8 +308,9 @@ class RecordPage:
                 continue
             subject = q.subject.value
             node = nodes.setdefault(subject, Node(subject, subject.partition("#")[2]))
-            fact = Fact(self.term(q.predicate), self.term(q.object),
-                        derived=q.graph_name == INFERRED)
+            fact = Fact(
+                self.term(q.predicate), self.term(q.object), derived=q.graph_name == INFERRED
+            )
             (node.types if q.predicate == RDF_TYPE else node.facts).append(fact)
         main = nodes.pop(self.iri, Node(self.iri, ""))
         incoming = self.incoming()
@@ -267,20 +320,31 @@ class RecordPage:
                 continue
             for linking, count in sorted(group.by_kind.items()):
                 query = incoming_query(group.predicate.iri, self.iri, linking)
-                summary.lines.append(Line(
-                    f"{KIND_WORDS.get(linking, linking).capitalize()} "
-                    f"{USED_BY[group.predicate.iri]}", [Term(f"{count}", query_link(query))]))
+                summary.lines.append(
+                    Line(
+                        f"{KIND_WORDS.get(linking, linking).capitalize()} "
+                        f"{USED_BY[group.predicate.iri]}",
+                        [Term(f"{count}", query_link(query))],
+                    )
+                )
         return {
-            "iri": self.iri, "graph": self.graph, "label": self.label(self.iri),
-            "paste": pasteable(self.iri), "questions": questions(kind, self.iri),
+            "iri": self.iri,
+            "graph": self.graph,
+            "label": self.label(self.iri),
+            "paste": pasteable(self.iri),
+            "questions": questions(kind, self.iri),
             "types": [f.value for f in main.types if not f.derived],
             "summary": summary,
-            "main": main, "nodes": sorted(nodes.values(), key=lambda n: n.iri),
-            "provenance": [Fact(self.term(q.predicate), self.term(q.object))
-                           for q in sorted(provenance, key=_order)],
+            "main": main,
+            "nodes": sorted(nodes.values(), key=lambda n: n.iri),
+            "provenance": [
+                Fact(self.term(q.predicate), self.term(q.object))
+                for q in sorted(provenance, key=_order)
+            ],
             "incoming": incoming,
-            "derived_count": sum(f.derived for n in [main, *nodes.values()]
-                                 for f in n.facts + n.types),
+            "derived_count": sum(
+                f.derived for n in [main, *nodes.values()] for f in n.facts + n.types
+            ),
         }
 
     def incoming(self) -> list[Incoming]:
@@ -289,8 +353,11 @@ class RecordPage:
         seen: dict[tuple[str, str], bool] = {}
         target = ox.NamedNode(self.iri)
         for q in self.store.quads_for_pattern(None, None, target, None):
-            if (_is_own(q.subject, self.iri) or q.subject.value == self.graph
-                    or q.graph_name == ONTOLOGY):
+            if (
+                _is_own(q.subject, self.iri)
+                or q.subject.value == self.graph
+                or q.graph_name == ONTOLOGY
+            ):
                 continue  # its own nodes, its provenance, the ontology's mentions
             key = (q.predicate.value, q.subject.value)
             seen[key] = seen.get(key, True) and q.graph_name == INFERRED
@@ -299,30 +366,44 @@ class RecordPage:
             by_predicate[predicate].append((subject, derived))
         out = []
         for predicate, links in sorted(by_predicate.items()):
-            shown = [(self.term(ox.NamedNode(s)), d) for s, d in links[:self.limit]]
+            shown = [(self.term(ox.NamedNode(s)), d) for s, d in links[: self.limit]]
             more = len(links) - len(shown)
             kinds = Counter(_kind_of(s) for s, _ in links)
-            out.append(Incoming(self.term(ox.NamedNode(predicate)), shown, len(links), more,
-                                query_link(incoming_query(predicate, self.iri)),
-                                {k: n for k, n in kinds.items() if k}))
+            out.append(
+                Incoming(
+                    self.term(ox.NamedNode(predicate)),
+                    shown,
+                    len(links),
+                    more,
+                    query_link(incoming_query(predicate, self.iri)),
+                    {k: n for k, n in kinds.items() if k},
+                )
+            )
         return out
 
     def term(self, term: object) -> Term:
         if isinstance(term, ox.NamedNode):
-            return Term(readable(term.value), _local_href(term.value), self.label(term.value),
-                        paste=pasteable(term.value), iri=term.value)
+            return Term(
+                readable(term.value),
+                _local_href(term.value),
+                self.label(term.value),
+                paste=pasteable(term.value),
+                iri=term.value,
+            )
         if isinstance(term, ox.Literal):
             datatype = term.datatype.value if term.datatype else None
             if datatype in (XSD_STRING, RDF_LANG_STRING):
                 datatype = None
-            return Term(term.value, datatype=datatype and readable(datatype),
-                        language=term.language)
+            return Term(
+                term.value, datatype=datatype and readable(datatype), language=term.language
+            )
         return Term(str(term))
 
     def label(self, iri: str) -> str | None:
         if iri not in self._labels:
-            found = next(iter(self.store.quads_for_pattern(ox.NamedNode(iri), RDFS_LABEL, None,
-                                                           None)), None)
+            found = next(
+                iter(self.store.quads_for_pattern(ox.NamedNode(iri), RDFS_LABEL, None, None)), None
+            )
             self._labels[iri] = found.object.value if found else None
         return self._labels[iri]
 
@@ -340,15 +421,15 @@ def ontology_sections(store: ox.Store, quads: list[ox.Quad]) -> list[tuple[str, 
             kinds.setdefault(subject, SECTION_OF.get(q.object.value, "Other terms"))
     groups: dict[str, list[Node]] = defaultdict(list)
     for subject, node in nodes.items():
-        section = "The ontology" if subject == str(ONTOLOGY_IRI) else kinds.get(subject,
-                                                                                "Other terms")
+        section = (
+            "The ontology" if subject == str(ONTOLOGY_IRI) else kinds.get(subject, "Other terms")
+        )
         groups[section].append(node)
     for section in ("Classes", "Properties"):
         for node in groups.get(section, []):
             node.example = _example(store, page, node.iri, section == "Classes")
     order = ["The ontology", "Classes", "Properties", "Concepts", "Units", "Other terms"]
-    return [(name, sorted(groups[name], key=lambda n: n.iri)) for name in order
-            if groups.get(name)]
+    return [(name, sorted(groups[name], key=lambda n: n.iri)) for name in order if groups.get(name)]
 
 
 def ontology_term_list(quads: list[ox.Quad]) -> dict[str, list[dict[str, str]]]:
@@ -367,9 +448,14 @@ def ontology_term_list(quads: list[ox.Quad]) -> dict[str, list[dict[str, str]]]:
                 text.setdefault((s, p), q.object.value)
     out: dict[str, list[dict[str, str]]] = {"classes": [], "properties": []}
     for iri, section in sorted(kinds.items()):
-        out["classes" if section == "Classes" else "properties"].append({
-            "iri": iri, "name": pasteable(iri), "label": text.get((iri, RDFS_LABEL.value), ""),
-            "definition": text.get((iri, SKOS_DEFINITION), "")})
+        out["classes" if section == "Classes" else "properties"].append(
+            {
+                "iri": iri,
+                "name": pasteable(iri),
+                "label": text.get((iri, RDFS_LABEL.value), ""),
+                "definition": text.get((iri, SKOS_DEFINITION), ""),
+            }
+        )
     return out
 
 
@@ -402,11 +488,11 @@ def ontology_toc(quads: list[ox.Quad]) -> list[tuple[str, list[TocEntry]]]:
         return _anchor(iri), labels.get(iri) or _anchor(iri)
 
     def section_of(iri: str) -> str | None:
-        return next((SECTION_OF[t] for t in sorted(types.get(iri, ())) if t in SECTION_OF),
-                    None)
+        return next((SECTION_OF[t] for t in sorted(types.get(iri, ())) if t in SECTION_OF), None)
 
-    classes = sorted((i for i in types if section_of(i) == "Classes"),
-                     key=lambda i: entry(i)[1].casefold())
+    classes = sorted(
+        (i for i in types if section_of(i) == "Classes"), key=lambda i: entry(i)[1].casefold()
+    )
     properties = [i for i in types if section_of(i) == "Properties"]
     by_class: dict[str, list[str]] = defaultdict(list)
     loose = []
@@ -425,11 +511,13 @@ def ontology_toc(quads: list[ox.Quad]) -> list[tuple[str, list[TocEntry]]]:
     toc = [("Classes, with their properties", main)]
     if loose:
         toc.append(("Properties of no one class", [TocEntry(*e) for e in children(loose)]))
-    concept_schemes = [TocEntry(*entry(sch), children(members))
-                       for sch, members in sorted(schemes.items())]
+    concept_schemes = [
+        TocEntry(*entry(sch), children(members)) for sch, members in sorted(schemes.items())
+    ]
     if concept_schemes:
-        toc.append(("Concepts, by scheme", sorted(concept_schemes,
-                                                   key=lambda e: e.label.casefold())))
+        toc.append(
+            ("Concepts, by scheme", sorted(concept_schemes, key=lambda e: e.label.casefold()))
+        )
     units = [i for i in types if section_of(i) == "Units"]
     if units:
         toc.append(("Units", [TocEntry(*e) for e in children(units)]))
@@ -442,14 +530,18 @@ SKOS_IN_SCHEME = "http://www.w3.org/2004/02/skos/core#inScheme"
 SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 
 
-def _example(store: ox.Store, page: RecordPage, iri: str, is_class: bool,
-             tries: int = 50) -> tuple[Term, Term] | None:
+def _example(
+    store: ox.Store, page: RecordPage, iri: str, is_class: bool, tries: int = 50
+) -> tuple[Term, Term] | None:
     """One use of a term in the data (not in the ontology or the description): an instance
     of a class, a subject and value of a property. Looked up on the store's indexes: a
     page of 100+ terms costs milliseconds at 100k records."""
     term = ox.NamedNode(iri)
-    found = (store.quads_for_pattern(None, RDF_TYPE, term, None) if is_class
-             else store.quads_for_pattern(None, term, None, None))
+    found = (
+        store.quads_for_pattern(None, RDF_TYPE, term, None)
+        if is_class
+        else store.quads_for_pattern(None, term, None, None)
+    )
     for i, q in enumerate(found):
         if i >= tries:
             break
@@ -460,8 +552,10 @@ def _example(store: ox.Store, page: RecordPage, iri: str, is_class: bool,
 
 OWL = "http://www.w3.org/2002/07/owl#"
 SECTION_OF = {
-    OWL + "Class": "Classes", "http://www.w3.org/2000/01/rdf-schema#Class": "Classes",
-    OWL + "ObjectProperty": "Properties", OWL + "DatatypeProperty": "Properties",
+    OWL + "Class": "Classes",
+    "http://www.w3.org/2000/01/rdf-schema#Class": "Classes",
+    OWL + "ObjectProperty": "Properties",
+    OWL + "DatatypeProperty": "Properties",
     OWL + "AnnotationProperty": "Properties",
     "http://www.w3.org/1999/02/22-rdf-syntax-ns#Property": "Properties",
     "http://www.w3.org/2004/02/skos/core#Concept": "Concepts",
@@ -518,7 +612,7 @@ def _order(q: ox.Quad) -> tuple:
 
 def _kind_of(iri: str) -> str:
     """The kind of record an IRI names (`benchmarks`), or "" for another IRI."""
-    return iri[len(str(ID)):].partition("/")[0] if iri.startswith(str(ID)) else ""
+    return iri[len(str(ID)) :].partition("/")[0] if iri.startswith(str(ID)) else ""
 
 
 def _anchor(iri: str) -> str:
@@ -529,7 +623,7 @@ def _local_href(iri: str) -> str | None:
     """Where an IRI leads from a page: this server for its own IRIs, else the IRI itself."""
     root = request.script_root
     if iri.startswith((str(ID), str(GRAPH))):
-        return f"{root}/{iri[len(BASE):]}"
+        return f"{root}/{iri[len(BASE) :]}"
     if iri == str(ONTOLOGY_IRI):
         return f"{root}/ontology"
     if iri.startswith((str(BG), str(UNIT))):

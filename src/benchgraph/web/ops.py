@@ -40,9 +40,12 @@ def healthz() -> Response:
         "queries": s.metrics.snapshot(),
     }
     if refused is not None:
-        body["degraded"] = {"reason": "the last rebuild was refused: the records on disk "
-                                      "would leave out records this server serves",
-                            "files": refused["files"], "since": _when(refused["at"])}
+        body["degraded"] = {
+            "reason": "the last rebuild was refused: the records on disk "
+            "would leave out records this server serves",
+            "files": refused["files"],
+            "since": _when(refused["at"]),
+        }
     if s.open_error:  # a newer snapshot this process could not open
         body["snapshot_not_opened"] = s.open_error | {"at": _when(s.open_error["at"])}
     response = jsonify(body)
@@ -55,8 +58,13 @@ def _snapshot(s: Site) -> dict[str, Any]:
     """The served snapshot: its key, when it was built, how old it is."""
     snap = s.snapshot()
     built = snap.built_at if snap.built_at is not None else s.started
-    return {"key": snap.key, "id": snap.id or None, "built_at": _when(built),
-            "age_s": round(time.time() - built, 1), "records": snap.records}
+    return {
+        "key": snap.key,
+        "id": snap.id or None,
+        "built_at": _when(built),
+        "age_s": round(time.time() - built, 1),
+        "records": snap.records,
+    }
 
 
 def _rebuild(last: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -77,8 +85,10 @@ def banner() -> dict[str, Any]:
     refused = s.refused_rebuild()
     if refused is None:
         return {"refused": None}
-    return {"refused": refused | {"since": datetime.fromtimestamp(refused["at"], UTC)
-                                  .strftime("%Y-%m-%d %H:%M:%S UTC")}}
+    return {
+        "refused": refused
+        | {"since": datetime.fromtimestamp(refused["at"], UTC).strftime("%Y-%m-%d %H:%M:%S UTC")}
+    }
 
 
 @bp.route("/metrics")
@@ -86,14 +96,17 @@ def metrics() -> Response:
     """Counters in the Prometheus text format."""
     s: Site = current_app.extensions["benchgraph"]
     workers = s.pool.stats()
-    text = s.metrics.prometheus({
-        "query_workers": workers["workers"], "query_workers_idle": workers["idle"],
-        "query_worker_restarts": workers["restarts"],
-        "invalid_records": len(s.invalid_records),
-        "left_out_records": len(s.left_out),
-        "snapshot_age_seconds": round(time.time() - (s.snapshot().built_at or s.started), 1),
-        "rebuilds": s.reload.get("rebuilds", 0),
-    })
+    text = s.metrics.prometheus(
+        {
+            "query_workers": workers["workers"],
+            "query_workers_idle": workers["idle"],
+            "query_worker_restarts": workers["restarts"],
+            "invalid_records": len(s.invalid_records),
+            "left_out_records": len(s.left_out),
+            "snapshot_age_seconds": round(time.time() - (s.snapshot().built_at or s.started), 1),
+            "rebuilds": s.reload.get("rebuilds", 0),
+        }
+    )
     response = Response(text, mimetype="text/plain")
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -33,12 +33,15 @@ def normalize(base: str) -> str:
     fragment is refused (the server's routes start at the root of its base)."""
     parts = urlsplit(base.strip())
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise BadPublicBase(f"public base {base!r}: give an http(s) URL such as "
-                            "https://benchgraph.example.org")
+        raise BadPublicBase(
+            f"public base {base!r}: give an http(s) URL such as https://benchgraph.example.org"
+        )
     if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
-        raise BadPublicBase(f"public base {base!r}: give the origin only (scheme, host, "
-                            "port), with no path, query or user; the server's paths start "
-                            "at its root")
+        raise BadPublicBase(
+            f"public base {base!r}: give the origin only (scheme, host, "
+            "port), with no path, query or user; the server's paths start "
+            "at its root"
+        )
     try:
         parts.port  # noqa: B018 - raises for a port out of range
     except ValueError as exc:
@@ -93,15 +96,17 @@ def configure(config: dict) -> None:
     under another allowed name (localhost for 127.0.0.1) was blocked by `connect-src 'self'`."""
     bind_host, bind_port = config.get("BIND_HOST"), config.get("BIND_PORT")
     base = config.get("PUBLIC_BASE") or (
-        bound_base(bind_host, int(bind_port)) if bind_host is not None and bind_port
-        else DEFAULT)
+        bound_base(bind_host, int(bind_port)) if bind_host is not None and bind_port else DEFAULT
+    )
     config["PUBLIC_BASE"] = normalize(base)
-    config["TRUSTED_HOSTS"] = allowed_hosts(config["PUBLIC_BASE"],
-                                            _hosts(config.get("ALLOWED_HOSTS")), bind_host)
+    config["TRUSTED_HOSTS"] = allowed_hosts(
+        config["PUBLIC_BASE"], _hosts(config.get("ALLOWED_HOSTS")), bind_host
+    )
     policy = config.get("CONTENT_SECURITY_POLICY") or ""
     if "connect-src 'self'" in policy and config["PUBLIC_BASE"] not in policy:
         config["CONTENT_SECURITY_POLICY"] = policy.replace(
-            "connect-src 'self'", f"connect-src 'self' {config['PUBLIC_BASE']}", 1)
+            "connect-src 'self'", f"connect-src 'self' {config['PUBLIC_BASE']}", 1
+        )
 
 
 def url(config: Any, path: str) -> str:

@@ -170,8 +170,7 @@ class QueryPool:
         # Workers are started from one long-lived thread: Linux kills a worker when the thread
         # that started it ends (PR_SET_PDEATHSIG), and a request thread may end any time.
         self._jobs: queue.Queue = queue.Queue()
-        self._spawner = threading.Thread(target=self._spawn_loop, name="query-spawner",
-                                         daemon=True)
+        self._spawner = threading.Thread(target=self._spawn_loop, name="query-spawner", daemon=True)
         self._spawner.start()
         # The short lane's and the spares only: a query moving to the long lane takes its
         # worker along and a spare takes its place at once while a replacement starts, so
@@ -187,8 +186,9 @@ class QueryPool:
         threading.Thread(target=self._retire_loop, name="query-retirer", daemon=True).start()
 
     # --- running queries --------------------------------------------------------------
-    def run(self, request: dict, timeout: float | None = None,
-            gone: Callable[[], bool] | None = None) -> tuple[dict, bytes]:
+    def run(
+        self, request: dict, timeout: float | None = None, gone: Callable[[], bool] | None = None
+    ) -> tuple[dict, bytes]:
         """Answer one query request: (header, body). Raises a PoolError subclass.
 
         `gone` tells whether the client has left; its query is then stopped."""
@@ -204,8 +204,14 @@ class QueryPool:
             with self._lock:
                 self._active -= 1
 
-    def _run(self, message: bytes, start: float, deadline: float, timeout: float,
-             gone: Callable[[], bool] | None) -> tuple[dict, bytes]:
+    def _run(
+        self,
+        message: bytes,
+        start: float,
+        deadline: float,
+        timeout: float,
+        gone: Callable[[], bool] | None,
+    ) -> tuple[dict, bytes]:
         self._enter_short(deadline, timeout, gone)
         slotted = time.monotonic() - start
         lane = [self._short]  # the lane whose slot this query holds; moves to the long one
@@ -226,17 +232,19 @@ class QueryPool:
         finally:
             lane[0].release()
 
-    def _enter_short(self, deadline: float, timeout: float,
-                     gone: Callable[[], bool] | None) -> None:
+    def _enter_short(
+        self, deadline: float, timeout: float, gone: Callable[[], bool] | None
+    ) -> None:
         while not self._short.acquire(timeout=min(TICK, max(0.0, deadline - time.monotonic()))):
             if time.monotonic() >= deadline:
-                raise PoolBusy(f"all {self.settings.size} query workers stayed busy for "
-                               f"{timeout:g} s; try again later")
+                raise PoolBusy(
+                    f"all {self.settings.size} query workers stayed busy for "
+                    f"{timeout:g} s; try again later"
+                )
             if gone is not None and gone():
                 raise ClientGone("the client closed the connection while its query waited")
 
-    def _borrow(self, deadline: float, timeout: float,
-                gone: Callable[[], bool] | None) -> _Worker:
+    def _borrow(self, deadline: float, timeout: float, gone: Callable[[], bool] | None) -> _Worker:
         while True:  # a slot was free, so a worker is idle or starting
             with self._returned:
                 if not self._idle:
@@ -244,8 +252,7 @@ class QueryPool:
                 if self._idle:
                     return self._idle.pop()
             if time.monotonic() >= deadline:
-                raise PoolBusy(f"no query worker came free within {timeout:g} s; "
-                               "try again later")
+                raise PoolBusy(f"no query worker came free within {timeout:g} s; try again later")
             if gone is not None and gone():
                 raise ClientGone("the client closed the connection while its query waited")
 
@@ -300,9 +307,11 @@ class QueryPool:
     def _top_up(self) -> None:
         """Ask for workers until those outside the long lane reach the target (under _lock);
         a worker starting to replace a stale one does not count, nor does the stale one."""
-        while (not self._closed
-               and len(self._all) + self._starting - self._long_busy - len(self._stale)
-               < self._target()):
+        while (
+            not self._closed
+            and len(self._all) + self._starting - self._long_busy - len(self._stale)
+            < self._target()
+        ):
             self._request_spawn()
 
     def _forget(self, worker: _Worker) -> None:
@@ -321,8 +330,11 @@ class QueryPool:
                     return
                 now = time.monotonic()
                 extra = len(self._all) - self._long_busy - self._target()
-                while (extra > 0 and self._idle
-                       and now - self._idle[0].idle_since >= self.settings.idle_retire):
+                while (
+                    extra > 0
+                    and self._idle
+                    and now - self._idle[0].idle_since >= self.settings.idle_retire
+                ):
                     worker = self._idle.pop(0)
                     self._forget(worker)
                     retired.append(worker)
@@ -330,27 +342,33 @@ class QueryPool:
             for worker in retired:
                 _kill(worker)
 
-    def _receive(self, worker: _Worker, start: float, deadline: float, timeout: float,
-                 gone: Callable[[], bool] | None, lane: list[threading.Semaphore],
-                 ) -> tuple[dict, bytes]:
+    def _receive(
+        self,
+        worker: _Worker,
+        start: float,
+        deadline: float,
+        timeout: float,
+        gone: Callable[[], bool] | None,
+        lane: list[threading.Semaphore],
+    ) -> tuple[dict, bytes]:
         s = self.settings
         try:
             while not worker.recv.poll(min(TICK, max(0.0, deadline - time.monotonic()))):
                 now = time.monotonic()
                 if now >= deadline:
                     self._replace(worker)
-                    raise QueryTimeout(f"the query ran longer than this server's limit of "
-                                       f"{timeout:g} s and was stopped")
+                    raise QueryTimeout(
+                        f"the query ran longer than this server's limit of "
+                        f"{timeout:g} s and was stopped"
+                    )
                 if s.memory_mb and private_rss(worker.proc.pid) > s.memory_mb * MB:
                     worker.over_memory = True
                     self._replace(worker)
                     raise self._out_of_memory()
                 if gone is not None and gone():
                     self._replace(worker)
-                    raise ClientGone("the client closed the connection; its query was "
-                                     "stopped")
-                if (now - start >= s.nice_after and not worker.niced
-                        and self._active > 1):
+                    raise ClientGone("the client closed the connection; its query was stopped")
+                if now - start >= s.nice_after and not worker.niced and self._active > 1:
                     _set_nice(worker, LONG_QUERY_NICE)  # short queries go first now
                 if now - start >= s.long_after and lane[0] is self._short:
                     if self._long.acquire(blocking=False):  # else it stays in the short lane
@@ -367,14 +385,12 @@ class QueryPool:
             self._replace(worker)
             if s.memory_mb and _ran_out_of_memory(worker):
                 raise self._out_of_memory() from None
-            raise WorkerDied("the query worker ended while answering; see the server log"
-                             ) from None
+            raise WorkerDied("the query worker ended while answering; see the server log") from None
         if worker.retire:  # stale, and its replacement has started
             self._stop_retired(worker)
         elif header.get("retire"):  # the worker's own allocator failed: it may be damaged
             self._replace(worker)
-        elif (s.recycle_mb and not worker.stale
-              and private_rss(worker.proc.pid) > s.recycle_mb * MB):
+        elif s.recycle_mb and not worker.stale and private_rss(worker.proc.pid) > s.recycle_mb * MB:
             self._recycle(worker)  # its caches grew: a fresh one holds a fifth of that
         elif worker.niced and not _set_nice(worker, 0):
             self._replace(worker)  # only a privileged process may raise priority again
@@ -450,18 +466,29 @@ class QueryPool:
 
     def _launch(self) -> _Worker:
         s = self.settings
-        settings = json.dumps({"store": s.store, "max_bytes": s.max_bytes,
-                               "allow_service": list(s.allow_service),
-                               "memory_mb": s.memory_mb, "timeout": s.timeout,
-                               **_prefixes()})
+        settings = json.dumps(
+            {
+                "store": s.store,
+                "max_bytes": s.max_bytes,
+                "allow_service": list(s.allow_service),
+                "memory_mb": s.memory_mb,
+                "timeout": s.timeout,
+                **_prefixes(),
+            }
+        )
         proc = subprocess.Popen(
             [sys.executable, "-m", "benchgraph.web.queryworker", settings],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            close_fds=True,
             # a failed allocation aborts the worker; a backtrace would only fill the log
             env=os.environ | {"RUST_BACKTRACE": "0"},
         )
-        worker = _Worker(proc, Connection(os.dup(proc.stdin.fileno()), readable=False),
-                         Connection(os.dup(proc.stdout.fileno()), writable=False))
+        worker = _Worker(
+            proc,
+            Connection(os.dup(proc.stdin.fileno()), readable=False),
+            Connection(os.dup(proc.stdout.fileno()), writable=False),
+        )
         proc.stdin.close()
         proc.stdout.close()
         return worker
@@ -473,16 +500,22 @@ class QueryPool:
                 json.loads(worker.recv.recv_bytes())
                 return None
         except (EOFError, OSError, ValueError):
-            return RuntimeError(f"a query worker could not open the store "
-                                f"{self.settings.store} (its error is in the log above)")
+            return RuntimeError(
+                f"a query worker could not open the store "
+                f"{self.settings.store} (its error is in the log above)"
+            )
         return RuntimeError(f"a query worker did not start within {wait:g} s")
 
     # --- state ------------------------------------------------------------------------
     def stats(self) -> dict[str, int]:
         """Workers alive, idle now, running a long-lane query now, and replaced so far."""
         with self._lock:
-            return {"workers": len(self._all), "idle": len(self._idle),
-                    "long": self._long_busy, "restarts": self.restarts}
+            return {
+                "workers": len(self._all),
+                "idle": len(self._idle),
+                "long": self._long_busy,
+                "restarts": self.restarts,
+            }
 
     def pids(self) -> list[int]:
         """The process ids of the workers alive now."""

@@ -37,8 +37,9 @@ def bounded_request_class() -> type:
     class BoundedRequest(Request):
         """A request whose line may be as long as `limit_request_line`, read in one pass."""
 
-        def read_line(self, unreader: Any, buf: bytearray, limit: int = 0
-                      ) -> tuple[bytes, bytearray]:
+        def read_line(
+            self, unreader: Any, buf: bytearray, limit: int = 0
+        ) -> tuple[bytes, bytearray]:
             # gunicorn passes its own copy of the limit, capped at 8190; the configured one
             # is the one the app's limits were set against.
             limit = self.cfg.limit_request_line
@@ -57,6 +58,6 @@ def bounded_request_class() -> type:
                     raise LimitRequestLine(len(buf), limit)
                 start = max(0, len(buf) - 1)  # a CRLF may be split between two reads
                 self.read_into(unreader, buf)
-            return bytes(buf[:idx]), bytearray(buf[idx + 2:])
+            return bytes(buf[:idx]), bytearray(buf[idx + 2 :])
 
     return BoundedRequest

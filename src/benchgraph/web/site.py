@@ -103,15 +103,15 @@ class Snapshot:
     def graph_counts(self) -> tuple[dict[str, int], int]:
         """Triples per named graph and in their union; counted once, in a query worker."""
         if self._counts is None:
-            per_graph = {row["g"]["value"]: int(row["n"]["value"])
-                         for row in self._select(COUNT_GRAPHS)}
+            per_graph = {
+                row["g"]["value"]: int(row["n"]["value"]) for row in self._select(COUNT_GRAPHS)
+            }
             union = int(self._select(COUNT_UNION)[0]["n"]["value"])
             self._counts = (per_graph, union)
         return self._counts
 
     def _select(self, query: str) -> list[dict]:
-        header, body = self.pool.run({"query": query,
-                                      "formats": formats_for("application/json")})
+        header, body = self.pool.run({"query": query, "formats": formats_for("application/json")})
         if header["status"] != 200:
             raise RuntimeError(f"{query}: {header.get('detail')}")
         return json.loads(body)["results"]["bindings"]
@@ -134,8 +134,9 @@ class Snapshot:
             while self._users > 0 and time.monotonic() < deadline:
                 self._idle.wait(deadline - time.monotonic())
             if self._users > 0:
-                log.warning("snapshot %s closed with %d request(s) still on it", self.id,
-                            self._users)
+                log.warning(
+                    "snapshot %s closed with %d request(s) still on it", self.id, self._users
+                )
         self.pool.close()
         with self._lock:
             self._store = None
@@ -147,10 +148,14 @@ class Snapshot:
 class Site:
     """The served dataset (one Snapshot at a time), its pages' settings and counters."""
 
-    def __init__(self, snapshot: Snapshot, examples: dict[str, SavedQuery],
-                 link_limit: int = 200,
-                 load_examples: Callable[[], dict[str, SavedQuery]] | None = None,
-                 on_open: list[Callable[[Snapshot], None]] | None = None) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        examples: dict[str, SavedQuery],
+        link_limit: int = 200,
+        load_examples: Callable[[], dict[str, SavedQuery]] | None = None,
+        on_open: list[Callable[[Snapshot], None]] | None = None,
+    ) -> None:
         self.examples = examples
         # made for each snapshot as it is opened, in the background (web/dumps.write_ahead)
         self.on_open: list[Callable[[Snapshot], None]] = list(on_open or [])
@@ -235,8 +240,7 @@ class Site:
 
     def etag(self, *parts: str) -> str:
         refused = self.refused_rebuild()  # a page shows the banner: not the cached one
-        return self.snapshot().etag(*parts, *(("refused", str(refused["at"])) if refused
-                                               else ()))
+        return self.snapshot().etag(*parts, *(("refused", str(refused["at"])) if refused else ()))
 
     def refused_rebuild(self) -> dict[str, Any] | None:
         """While the last rebuild was refused: the files it would have left out (each
@@ -247,8 +251,11 @@ class Site:
         leave = last.get("would_leave_out") or {}
         files = [item["file"] for item in leave.get("invalid", [])]
         files += [item["file"] for item in leave.get("linking", [])]
-        return {"files": files, "violations": list(last.get("violations", [])),
-                "at": last.get("at", 0.0)}
+        return {
+            "files": files,
+            "violations": list(last.get("violations", [])),
+            "at": last.get("at", 0.0),
+        }
 
     def catalogue(self) -> Catalogue:
         """The served dataset's records by kind and its search index (catalogue.py)."""
@@ -259,6 +266,7 @@ class Site:
         """Make in the background what a snapshot's first visitors would otherwise wait
         for: the catalogue of the browse and search pages, then what `on_open` holds (the
         dumps, which create_app adds)."""
+
         def make() -> None:
             try:
                 snapshot.made("catalogue", lambda: build_catalogue(snapshot.store()))
@@ -267,8 +275,9 @@ class Site:
             for hook in list(self.on_open):
                 hook(snapshot)
 
-        thread = threading.Thread(target=make, daemon=True,
-                                  name=f"prepare-{snapshot.id or snapshot.key[:8]}")
+        thread = threading.Thread(
+            target=make, daemon=True, name=f"prepare-{snapshot.id or snapshot.key[:8]}"
+        )
         thread.start()
         return thread
 
@@ -286,27 +295,40 @@ class Site:
         self.prepare(new)
         with self._swap:
             old, self._current = self._current, new
-        retire = threading.Thread(target=old.close, args=(drain,), daemon=True,
-                                  name=f"retire-{old.id or old.key[:8]}")
+        retire = threading.Thread(
+            target=old.close, args=(drain,), daemon=True, name=f"retire-{old.id or old.key[:8]}"
+        )
         retire.start()
         self._retiring = [t for t in self._retiring if t.is_alive()] + [retire]
         log.info("serving snapshot %s (%s) in place of %s", new.id, new.key[:12], old.id)
         return old
 
-    def follow(self, pointer: Path, open_snapshot: Callable[[dict[str, Any]], Snapshot],
-               every: float = FOLLOW_EVERY) -> None:
+    def follow(
+        self,
+        pointer: Path,
+        open_snapshot: Callable[[dict[str, Any]], Snapshot],
+        every: float = FOLLOW_EVERY,
+    ) -> None:
         """Watch the pointer file: take in its account of rebuilds, and swap in each new
         snapshot it names."""
         seen = snapshots.stamp(pointer)  # before reading: a change meanwhile is seen again
         if not self._read_pointer(pointer, open_snapshot):
             seen = None
-        self._follower = threading.Thread(target=self._follow, name="snapshot-follower",
-                                          args=(pointer, open_snapshot, every, seen),
-                                          daemon=True)
+        self._follower = threading.Thread(
+            target=self._follow,
+            name="snapshot-follower",
+            args=(pointer, open_snapshot, every, seen),
+            daemon=True,
+        )
         self._follower.start()
 
-    def _follow(self, pointer: Path, open_snapshot: Callable[[dict[str, Any]], Snapshot],
-                every: float, seen: tuple | None) -> None:
+    def _follow(
+        self,
+        pointer: Path,
+        open_snapshot: Callable[[dict[str, Any]], Snapshot],
+        every: float,
+        seen: tuple | None,
+    ) -> None:
         # Polling one stat() ten times a second costs nothing and needs no signal between
         # processes (gunicorn's workers take SIGHUP and the like for themselves).
         while not self._stop.wait(every):
@@ -316,8 +338,9 @@ class Site:
             if self._read_pointer(pointer, open_snapshot):
                 seen = now
 
-    def _read_pointer(self, pointer: Path,
-                      open_snapshot: Callable[[dict[str, Any]], Snapshot]) -> bool:
+    def _read_pointer(
+        self, pointer: Path, open_snapshot: Callable[[dict[str, Any]], Snapshot]
+    ) -> bool:
         """Act on the pointer; False to look again (its snapshot was gone already)."""
         try:
             state = snapshots.read(pointer)
@@ -333,10 +356,13 @@ class Site:
         except snapshots.SnapshotGone:
             return False  # a newer pointer is there or on its way
         except Exception as exc:  # any failure to start it: keep serving the one we have
-            log.exception("snapshot %s not opened; still serving %s", info["id"],
-                          self._current.id)
-            self.open_error = {"snapshot": info["id"], "key": info["key"], "error": str(exc),
-                               "at": time.time()}
+            log.exception("snapshot %s not opened; still serving %s", info["id"], self._current.id)
+            self.open_error = {
+                "snapshot": info["id"],
+                "key": info["key"],
+                "error": str(exc),
+                "at": time.time(),
+            }
             return True
         self.open_error = None
         self.swap(new)

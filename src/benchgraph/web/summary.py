@@ -42,11 +42,21 @@ RDF_TYPE = PREFIXES["rdf"] + "type"
 # the basis; any other fact of a basis node is shown after it.
 BASIS_STRENGTH = str(BG.basisSourceKind)
 BASIS_EVIDENCE = str(BG.basisEvidence)
-BASIS_KNOWN = {str(BG.basisRule), str(BG.basisStatus), str(BG.restsOn),
-               str(BG.basisAccelerator), RDF_TYPE, BASIS_STRENGTH, BASIS_EVIDENCE}
+BASIS_KNOWN = {
+    str(BG.basisRule),
+    str(BG.basisStatus),
+    str(BG.restsOn),
+    str(BG.basisAccelerator),
+    RDF_TYPE,
+    BASIS_STRENGTH,
+    BASIS_EVIDENCE,
+}
 # The facts of a part's spec table, in the order its record lists them.
-SPEC = [str(p) for name, p in FIELD_PROPERTIES.items()
-        if name not in ("name", "interconnect_ids", "accelerators", "system", "family")]
+SPEC = [
+    str(p)
+    for name, p in FIELD_PROPERTIES.items()
+    if name not in ("name", "interconnect_ids", "accelerators", "system", "family")
+]
 SPEC.insert(1, str(BG.vendor))  # a vendor named by no record: its name
 SPEC += [str(BG.interconnect), f"{SKOS}broader"]
 NUMBERED = re.compile(r"-(\d+)(?:-|$)")
@@ -164,9 +174,21 @@ def _run(page: RecordPage, facts: Facts) -> Summary:
         s.lines.append(Line("Metric", [page.term(metric)]))
     bench = [facts.text(iri, str(p)) for p in (BG.benchmarkName, BG.scenario, BG.division)]
     if any(bench):
-        s.lines.append(_text_line(page, "Benchmark", ", ".join(
-            b for b in (bench[0], bench[1] and f"{bench[1]} scenario",
-                        bench[2] and f"{bench[2]} division") if b)))
+        s.lines.append(
+            _text_line(
+                page,
+                "Benchmark",
+                ", ".join(
+                    b
+                    for b in (
+                        bench[0],
+                        bench[1] and f"{bench[1]} scenario",
+                        bench[2] and f"{bench[2]} division",
+                    )
+                    if b
+                ),
+            )
+        )
     _terms_line(page, s, "Model", facts.all(iri, str(BG.model)))
     s.lines.append(Line("Hardware", _hardware(page, facts)))
     system = facts.all(iri, str(BG.system))
@@ -177,36 +199,65 @@ def _run(page: RecordPage, facts: Facts) -> Summary:
     engine = facts.all(iri, str(BG.engine))
     if engine:
         version = facts.text(iri, str(BG.engineVersion))
-        s.lines.append(Line("Engine", [page.term(engine[0])]
-                            + ([_text(page, ","), _text(page, f"version {version}")]
-                               if version else [])))
+        s.lines.append(
+            Line(
+                "Engine",
+                [page.term(engine[0])]
+                + ([_text(page, ","), _text(page, f"version {version}")] if version else []),
+            )
+        )
     status = facts.one(iri, str(BG.status))
     confidence = facts.text(iri, str(BG.confidence))
     if status is not None or confidence:
-        s.lines.append(Line("Status", _listed(
-            [page.term(status)] if status is not None else [],
-            [_text(page, f"confidence {confidence}")] if confidence else [], page=page)))
+        s.lines.append(
+            Line(
+                "Status",
+                _listed(
+                    [page.term(status)] if status is not None else [],
+                    [_text(page, f"confidence {confidence}")] if confidence else [],
+                    page=page,
+                ),
+            )
+        )
     by = facts.one(iri, str(BG.measuredBy))
     submitter = facts.text(iri, str(BG.submitter))
     if by is not None or submitter:
-        s.lines.append(Line("Measured by", _listed(
-            [page.term(by)] if by is not None else [],
-            [_text(page, f"submitted by {submitter}")] if submitter else [], page=page)))
+        s.lines.append(
+            Line(
+                "Measured by",
+                _listed(
+                    [page.term(by)] if by is not None else [],
+                    [_text(page, f"submitted by {submitter}")] if submitter else [],
+                    page=page,
+                ),
+            )
+        )
     date = facts.text(iri, f"{DCT}modified")
-    rounds = sorted({r.value for src in facts.all(iri, f"{DCT}source")
-                     for r in facts.all(src.value, str(BG.round))})
+    rounds = sorted(
+        {
+            r.value
+            for src in facts.all(iri, f"{DCT}source")
+            for r in facts.all(src.value, str(BG.round))
+        }
+    )
     if date or rounds:
-        s.lines.append(_text_line(page, "Date", "; ".join(
-            ([f"updated {date}"] if date else []) + [f"round {r}" for r in rounds])))
+        s.lines.append(
+            _text_line(
+                page,
+                "Date",
+                "; ".join(([f"updated {date}"] if date else []) + [f"round {r}" for r in rounds]),
+            )
+        )
     s.measurements = _measurements(page, facts)
     s.sources = _sources(page, facts)
-    s.notes = _long_texts(facts, iri, [(f"{SKOS}note", "Note"),
-                                       (str(BG.methodology), "Methodology")])
+    s.notes = _long_texts(
+        facts, iri, [(f"{SKOS}note", "Note"), (str(BG.methodology), "Methodology")]
+    )
     return s
 
 
 def _hardware(page: RecordPage, facts: Facts) -> list[Term]:
-    """"8 x NVIDIA RTX PRO 6000", or each kind with its total on a run of several kinds."""
+    """ "8 x NVIDIA RTX PRO 6000", or each kind with its total on a run of several kinds."""
     iri = page.iri
     totals = {}
     for use in facts.all(iri, str(BG.acceleratorUse)):
@@ -234,9 +285,14 @@ def _fabric(page: RecordPage, facts: Facts) -> list[Line]:
     status = facts.one(iri, str(BG.fabricStatus))
     lines = []
     if status is not None:
-        lines.append(Line("Fabric status", [page.term(status)],
-                          hint="the fabric present in the run's hardware, as its records "
-                               "state it; its basis is below"))
+        lines.append(
+            Line(
+                "Fabric status",
+                [page.term(status)],
+                hint="the fabric present in the run's hardware, as its records "
+                "state it; its basis is below",
+            )
+        )
     links = facts.all(iri, str(BG.interconnect))
     if links:
         lines.append(Line("Interconnects", _joined(page, links)))
@@ -252,21 +308,37 @@ def _basis(page: RecordPage, facts: Facts) -> list[Basis]:
             found = facts.one(n, p)
             return page.term(found) if found is not None else None
 
-        more = [(page.term(ox.NamedNode(p)), page.term(v))
-                for p, values in sorted(facts.by.get(n, {}).items()) if p not in BASIS_KNOWN
-                for v in values]
-        out.append(Basis(term(str(BG.basisAccelerator)), term(str(BG.basisRule)),
-                         term(str(BG.basisStatus)),
-                         [page.term(x) for x in facts.all(n, str(BG.restsOn))],
-                         term(BASIS_STRENGTH), term(BASIS_EVIDENCE), more))
+        more = [
+            (page.term(ox.NamedNode(p)), page.term(v))
+            for p, values in sorted(facts.by.get(n, {}).items())
+            if p not in BASIS_KNOWN
+            for v in values
+        ]
+        out.append(
+            Basis(
+                term(str(BG.basisAccelerator)),
+                term(str(BG.basisRule)),
+                term(str(BG.basisStatus)),
+                [page.term(x) for x in facts.all(n, str(BG.restsOn))],
+                term(BASIS_STRENGTH),
+                term(BASIS_EVIDENCE),
+                more,
+            )
+        )
     return out
 
 
 def _parallelism(page: RecordPage, facts: Facts, s: Summary) -> None:
     iri = page.iri
-    sizes = [(name, facts.text(iri, str(p))) for name, p in (
-        ("tensor", BG.tensorParallelSize), ("pipeline", BG.pipelineParallelSize),
-        ("expert", BG.expertParallelSize), ("data", BG.dataParallelSize))]
+    sizes = [
+        (name, facts.text(iri, str(p)))
+        for name, p in (
+            ("tensor", BG.tensorParallelSize),
+            ("pipeline", BG.pipelineParallelSize),
+            ("expert", BG.expertParallelSize),
+            ("data", BG.dataParallelSize),
+        )
+    ]
     said = [f"{name} {size}" for name, size in sizes if size]
     crosses = facts.text(iri, str(BG.crossesDevices))
     if said or crosses:
@@ -287,33 +359,51 @@ def _measurements(page: RecordPage, facts: Facts) -> list[Measurement]:
         baseline = facts.one(c.value, str(BG.baseline))
         change = facts.text(c.value, str(BG.relativeChange))
         if compared is not None and change is not None:
-            against = ", ".join(facts.text(x.value, str(BG.conditionValue)) or ""
-                                for x in facts.all(baseline.value, str(BG.condition))
-                                ) if baseline is not None else ""
+            against = (
+                ", ".join(
+                    facts.text(x.value, str(BG.conditionValue)) or ""
+                    for x in facts.all(baseline.value, str(BG.condition))
+                )
+                if baseline is not None
+                else ""
+            )
             changes[compared.value] = (_percent(change), against)
     rows = []
     for m in sorted(facts.all(iri, str(BG.measurement)), key=lambda n: _number(n.value)):
         n = m.value
         value = facts.text(n, str(BG.value))
         low, high = facts.text(n, str(BG.minValue)), facts.text(n, str(BG.maxValue))
-        shown = value if value is not None else (f"{low}\u2013{high}" if low and high
-                                                 else low or high or "")
+        shown = (
+            value
+            if value is not None
+            else (f"{low}\u2013{high}" if low and high else low or high or "")
+        )
         out_of = facts.text(n, str(BG.outOf))
         if out_of:
             shown = f"{shown} of {out_of}"
         conditions = []
         for c in facts.all(n, str(BG.condition)):
-            name, v = facts.text(c.value, str(BG.conditionName)), facts.text(
-                c.value, str(BG.conditionValue))
+            name, v = (
+                facts.text(c.value, str(BG.conditionName)),
+                facts.text(c.value, str(BG.conditionValue)),
+            )
             if name is not None:
                 conditions.append((name, v or ""))
         metric = facts.one(n, str(BG.metric))
         change, base = changes.get(n, (None, None))
-        rows.append(Measurement(
-            shown, facts.text(n, str(BG.unitCode)) or "", page.term(metric) if metric else None,
-            sorted(conditions), change, base or None,
-            facts.text(n, str(BG.derived)) == "true", facts.text(n, f"{RDFS}comment"),
-            _anchor(n)))
+        rows.append(
+            Measurement(
+                shown,
+                facts.text(n, str(BG.unitCode)) or "",
+                page.term(metric) if metric else None,
+                sorted(conditions),
+                change,
+                base or None,
+                facts.text(n, str(BG.derived)) == "true",
+                facts.text(n, f"{RDFS}comment"),
+                _anchor(n),
+            )
+        )
     return rows
 
 
@@ -333,8 +423,11 @@ def _part(page: RecordPage, facts: Facts) -> Summary:
         values = facts.all(iri, p)
         if not values or (p == str(BG.vendor) and facts.all(iri, str(BG.madeBy))):
             continue  # the vendor's name beside its record says nothing more
-        line = Line(page.label(p) or page.term(ox.NamedNode(p)).text, _joined(page, values),
-                    notes=stated.get(p, []))
+        line = Line(
+            page.label(p) or page.term(ox.NamedNode(p)).text,
+            _joined(page, values),
+            notes=stated.get(p, []),
+        )
         line.derived_from = derived.get(p, [])
         if not line.notes and not line.derived_from and p != f"{SKOS}broader":
             line.hint = "no source of this record states it"
@@ -346,22 +439,33 @@ def _part(page: RecordPage, facts: Facts) -> Summary:
 def _sources(page: RecordPage, facts: Facts) -> list[Source]:
     out = []
     nodes = sorted(facts.all(page.iri, f"{DCT}source"), key=lambda n: _number(n.value))
-    extra_fields = ((str(BG.repository), "repository"), (str(BG.commit), "commit"),
-                    (str(BG.sourcePath), "path"), (str(BG.sourceRow), "row"),
-                    (str(BG.round), "round"))
+    extra_fields = (
+        (str(BG.repository), "repository"),
+        (str(BG.commit), "commit"),
+        (str(BG.sourcePath), "path"),
+        (str(BG.sourceRow), "row"),
+        (str(BG.round), "round"),
+    )
     for i, node in enumerate(nodes, 1):
         n = node.value
         url = facts.one(n, f"{SCHEMA}url")
-        out.append(Source(
-            i, _anchor(n), facts.text(n, f"{DCT}publisher"), facts.text(n, f"{DCT}title"),
-            url.value if url is not None else None,
-            facts.text(n, str(BG.secondarySource)) == "true",
-            page.term(facts.one(n, str(BG.sourceKind)))
-            if facts.one(n, str(BG.sourceKind)) is not None else None,
-            facts.text(n, f"{RDFS}comment"),
-            [page.term(t) for t in facts.all(n, str(BG.states))],
-            [page.term(t) for t in facts.all(n, str(BG.derives))],
-            [(label, facts.text(n, p)) for p, label in extra_fields if facts.text(n, p)]))
+        out.append(
+            Source(
+                i,
+                _anchor(n),
+                facts.text(n, f"{DCT}publisher"),
+                facts.text(n, f"{DCT}title"),
+                url.value if url is not None else None,
+                facts.text(n, str(BG.secondarySource)) == "true",
+                page.term(facts.one(n, str(BG.sourceKind)))
+                if facts.one(n, str(BG.sourceKind)) is not None
+                else None,
+                facts.text(n, f"{RDFS}comment"),
+                [page.term(t) for t in facts.all(n, str(BG.states))],
+                [page.term(t) for t in facts.all(n, str(BG.derives))],
+                [(label, facts.text(n, p)) for p, label in extra_fields if facts.text(n, p)],
+            )
+        )
     return out
 
 
@@ -393,16 +497,28 @@ def _system(page: RecordPage, facts: Facts) -> Summary:
         s.lines.append(Line("Fabric and host links", _joined(page, links)))
     published = facts.text(iri, str(BG.fabricPublished))
     if published:
-        s.lines.append(_text_line(page, "Fabric published", "yes" if published == "true"
-                                  else "no: the source leaves the fabric blank (N/A, TBD)"))
+        s.lines.append(
+            _text_line(
+                page,
+                "Fabric published",
+                "yes"
+                if published == "true"
+                else "no: the source leaves the fabric blank (N/A, TBD)",
+            )
+        )
     for raw in sorted(facts.all(iri, str(BG.interconnectRaw)), key=lambda n: n.value):
         name = facts.text(raw.value, str(BG.sourceField))
         value = facts.text(raw.value, str(BG.rawValue))
         if name:
-            s.lines.append(_text_line(page, f"As the source wrote it: {name}",
-                                      value if value else "(blank)"))
-    for p, label in ((BG.submitter, "Submitter"), (BG.systemType, "System type"),
-                     (BG.software, "Software"), (BG.availability, "Availability")):
+            s.lines.append(
+                _text_line(page, f"As the source wrote it: {name}", value if value else "(blank)")
+            )
+    for p, label in (
+        (BG.submitter, "Submitter"),
+        (BG.systemType, "System type"),
+        (BG.software, "Software"),
+        (BG.availability, "Availability"),
+    ):
         text = facts.text(iri, str(p))
         if text:
             s.lines.append(_text_line(page, label, text))
@@ -416,16 +532,26 @@ def _other(page: RecordPage, facts: Facts) -> Summary:
     """Engines, models, metrics, interconnects, vendors: their own facts, long text apart."""
     iri = page.iri
     s = Summary("")
-    skip = {RDF_TYPE, f"{RDFS}label", str(BG.recordId), f"{DCT}source", f"{SKOS}note",
-            f"{DCT}description", f"{DCT}title", str(BG.revision), str(BG.mapping)}
+    skip = {
+        RDF_TYPE,
+        f"{RDFS}label",
+        str(BG.recordId),
+        f"{DCT}source",
+        f"{SKOS}note",
+        f"{DCT}description",
+        f"{DCT}title",
+        str(BG.revision),
+        str(BG.mapping),
+    }
     for p, values in sorted(facts.by.get(iri, {}).items(), key=lambda kv: kv[0]):
         if p in skip or not values:
             continue
         label = page.label(p) or page.term(ox.NamedNode(p)).text
         s.lines.append(Line(label, _joined(page, values)))
     s.sources = _sources(page, facts)
-    s.notes = _long_texts(facts, iri, [(f"{DCT}description", "Description"),
-                                       (f"{SKOS}note", "Note")])
+    s.notes = _long_texts(
+        facts, iri, [(f"{DCT}description", "Description"), (f"{SKOS}note", "Note")]
+    )
     return s
 
 
@@ -447,8 +573,10 @@ def _terms_line(page: RecordPage, s: Summary, label: str, values: list[object]) 
 
 def _joined(page: RecordPage, values: list[object]) -> list[Term]:
     out: list[Term] = []
-    for v in sorted(values, key=lambda v: (page.label(v.value) or v.value)
-                    if isinstance(v, ox.NamedNode) else v.value):
+    for v in sorted(
+        values,
+        key=lambda v: (page.label(v.value) or v.value) if isinstance(v, ox.NamedNode) else v.value,
+    ):
         if out:
             out.append(_text(page, ","))
         out.append(page.term(v))
