@@ -34,6 +34,7 @@ test-fast: install-test
 
 lint: install-test
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 
 bench: install-test
 	$(BIN)/python benchmarks/build_bench.py
