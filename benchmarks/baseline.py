@@ -41,8 +41,11 @@ class Baseline:
 
 def resolve(rev: str) -> str:
     """The commit `rev` names in this repository."""
-    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode:
         raise SystemExit(f"--baseline {rev}: not a commit of {ROOT} ({done.stderr.strip()})")
     return done.stdout.strip()
@@ -57,26 +60,40 @@ def prepare(rev: str, home: Path = HOME) -> Baseline:
     ready = where / "ready"
     if not ready.exists():
         _fresh(where)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", sha],
-                                 capture_output=True, check=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "--format=tar", sha],
+            capture_output=True,
+            check=True,
+        ).stdout
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(tree, filter="data")  # its own links (resources/) stay inside
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-        site = Path(subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True, text=True, check=True).stdout.strip())
+        site = Path(
+            subprocess.run(
+                [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        )
         ours = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
         # the tree's src first: it is the benchgraph imported; this environment's packages
         # after it (a path line adds the folder only: its own path files, among them today's
         # editable benchgraph, are not read)
         (site / "benchgraph-baseline.pth").write_text(
-            "\n".join([str(tree / "src"), *ours]) + "\n", encoding="utf-8")
+            "\n".join([str(tree / "src"), *ours]) + "\n", encoding="utf-8"
+        )
         ready.write_text(sha + "\n", encoding="utf-8")
-    found = subprocess.run([str(python), "-c", "import benchgraph; print(benchgraph.__file__)"],
-                           capture_output=True, text=True)
+    found = subprocess.run(
+        [str(python), "-c", "import benchgraph; print(benchgraph.__file__)"],
+        capture_output=True,
+        text=True,
+    )
     if found.returncode or not found.stdout.strip().startswith(str(tree)):
-        raise SystemExit(f"{python}: does not import the benchgraph of {tree / 'src'}: "
-                         f"{found.stdout.strip()} {found.stderr.strip()[-500:]}")
+        raise SystemExit(
+            f"{python}: does not import the benchgraph of {tree / 'src'}: "
+            f"{found.stdout.strip()} {found.stderr.strip()[-500:]}"
+        )
     return Baseline(rev, sha, tree, python)
 
 

@@ -63,15 +63,14 @@ def disk_load(nq: bytes, root: Path) -> tuple[float, float]:
     path = root / "disk-peer"
     shutil.rmtree(path, ignore_errors=True)
     cpu = cpu_seconds()
-    wall, _ = timed(lambda: ox.Store(str(path)).bulk_load(nq, ox.RdfFormat.N_QUADS,
-                                                          lenient=True))
+    wall, _ = timed(lambda: ox.Store(str(path)).bulk_load(nq, ox.RdfFormat.N_QUADS, lenient=True))
     cpu = cpu_seconds() - cpu
     shutil.rmtree(path, ignore_errors=True)
     return wall, cpu
 
 
 def measure(size: int, root: Path, shipped: bool) -> dict:
-    from benchgraph.build import build
+    from benchgraph.pipeline.steps import build
     from benchgraph.store.export import dumps
 
     data = root / f"data-{size}"
@@ -101,36 +100,62 @@ def measure(size: int, root: Path, shipped: bool) -> dict:
     nq = dumps(result.open(), "nq")
     peer, _ = timed(lambda: ox.Store().bulk_load(nq, ox.RdfFormat.N_QUADS))
     disk, disk_cpu = disk_load(nq, root)
-    return {"size": size, "records": result.records, "quads": nq.count(b"\n"),
-            "generate": gen, "full": full, "cpu": cpu, "rss": rss, "phases": phases, "noop": noop,
-            "edit_run": edit_run, "edit_accelerator": edit_acc, "edit_links": edit_links,
-            "edit_fabric": edit_fabric,
-            "runs_on_it": runs_on_it, "peer": peer, "disk": disk, "disk_cpu": disk_cpu,
-            "edit_phases": {"edit one run": run_phases, "edit an accelerator's note": acc_phases,
-                            "edit an accelerator's links": links_phases,
-                            "edit an accelerator's fabric": fabric_phases}}
+    return {
+        "size": size,
+        "records": result.records,
+        "quads": nq.count(b"\n"),
+        "generate": gen,
+        "full": full,
+        "cpu": cpu,
+        "rss": rss,
+        "phases": phases,
+        "noop": noop,
+        "edit_run": edit_run,
+        "edit_accelerator": edit_acc,
+        "edit_links": edit_links,
+        "edit_fabric": edit_fabric,
+        "runs_on_it": runs_on_it,
+        "peer": peer,
+        "disk": disk,
+        "disk_cpu": disk_cpu,
+        "edit_phases": {
+            "edit one run": run_phases,
+            "edit an accelerator's note": acc_phases,
+            "edit an accelerator's links": links_phases,
+            "edit an accelerator's fabric": fabric_phases,
+        },
+    }
 
 
 def report(rows: list[dict], shipped: bool) -> str:
     lines = [
-        "# Build benchmark" + (": the shipped records" if shipped else ""), "",
+        "# Build benchmark" + (": the shipped records" if shipped else ""),
+        "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, pyoxigraph {ox.__version__}.", "",
-        ("Records: the shipped data/, its runs copied under new ids to each size "
-         "(`synth.replicate`; most are imported MLPerf runs)." if shipped else
-         "Records: synthetic, shaped like the seed run (`synth.generate`)."), "",
+        f"{platform.python_version()}, pyoxigraph {ox.__version__}.",
+        "",
+        (
+            "Records: the shipped data/, its runs copied under new ids to each size "
+            "(`synth.replicate`; most are imported MLPerf runs)."
+            if shipped
+            else "Records: synthetic, shaped like the seed run (`synth.generate`)."
+        ),
+        "",
         "Peer: loading the same N-Quads into a fresh in-memory pyoxigraph store, in the same "
         "run. On-disk load: the same N-Quads in one bulk load into a fresh on-disk store, the "
         "kind the build writes: the floor of the build's own load. CPU: user and system time "
         "of the build and its worker processes, or of the load (on a machine shared with other "
-        "work, the steadier figure).", "",
+        "work, the steadier figure).",
+        "",
         "The edits: one run's confidence; the note, then the links, then the fabric (built in "
         "or optional) of the accelerator most runs link to. A note is read by no other record, "
         "so only the accelerator is checked and derived again; its links and its fabric are "
         "read by every run on it (the last column counts them), which are checked and derived "
-        "again.", "",
+        "again.",
+        "",
         "Peak memory: the largest resident size of the build process so far (the workers "
-        "are not counted).", "",
+        "are not counted).",
+        "",
         "| runs | records | quads | full build s | x peer | full build CPU s | peak memory MB "
         "| no-op rebuild s "
         "| edit one run s | edit an accelerator's note s | edit an accelerator's links s "
@@ -144,22 +169,35 @@ def report(rows: list[dict], shipped: bool) -> str:
             f"{r['full'] / r['peer']:.1f} | {r['cpu']:.1f} | {r['rss']:,.0f} | {r['noop']:.2f} | "
             f"{r['edit_run']:.2f} | {r['edit_accelerator']:.2f} | {r['edit_links']:.2f} | "
             f"{r['edit_fabric']:.2f} | "
-            f"{r['peer']:.2f} | {r['disk']:.2f} | {r['disk_cpu']:.1f} | {r['runs_on_it']:,} |")
-    lines += ["", "Phases of the full build (s). `convert` holds the store's bulk loads too: they "
-              "read the workers' batches as they come (load.py); `load` is what is left at "
-              "the end.", "",
-              "| runs | " + " | ".join(rows[0]["phases"]) + " |",
-              "|---:|" + "---:|" * len(rows[0]["phases"])]
+            f"{r['peer']:.2f} | {r['disk']:.2f} | {r['disk_cpu']:.1f} | {r['runs_on_it']:,} |"
+        )
+    lines += [
+        "",
+        "Phases of the full build (s). `convert` holds the store's bulk loads too: they "
+        "read the workers' batches as they come (load.py); `load` is what is left at "
+        "the end.",
+        "",
+        "| runs | " + " | ".join(rows[0]["phases"]) + " |",
+        "|---:|" + "---:|" * len(rows[0]["phases"]),
+    ]
     for r in rows:
-        lines.append(f"| {r['size']:,} | " + " | ".join(f"{v:.1f}" for v in r["phases"].values())
-                     + " |")
-    lines += ["", "Phases of the edits (s):", "",
-              "| runs | edit | " + " | ".join(rows[0]["phases"]) + " |",
-              "|---:|---|" + "---:|" * len(rows[0]["phases"])]
+        lines.append(
+            f"| {r['size']:,} | " + " | ".join(f"{v:.1f}" for v in r["phases"].values()) + " |"
+        )
+    lines += [
+        "",
+        "Phases of the edits (s):",
+        "",
+        "| runs | edit | " + " | ".join(rows[0]["phases"]) + " |",
+        "|---:|---|" + "---:|" * len(rows[0]["phases"]),
+    ]
     for r in rows:
         for name, phases in r["edit_phases"].items():
-            lines.append(f"| {r['size']:,} | {name} | "
-                         + " | ".join(f"{phases.get(k, 0):.2f}" for k in rows[0]["phases"]) + " |")
+            lines.append(
+                f"| {r['size']:,} | {name} | "
+                + " | ".join(f"{phases.get(k, 0):.2f}" for k in rows[0]["phases"])
+                + " |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -169,12 +207,16 @@ SHAPE_TEXT = {
     "synthetic": "synthetic runs in the record format (synth.generate)",
     "shipped": "shipped-shaped: the shipped data/ with its runs copied (synth.replicate)",
     "huge": "one huge record: the reasoning fixtures and one run of that many measurements "
-            "(comparisons_bench.py)",
+    "(comparisons_bench.py)",
 }
-STEPS = (("full", "cold build"), ("noop", "no-op rebuild"), ("edit_run", "edit one run"),
-         ("edit_accelerator", "edit an accelerator's note"),
-         ("edit_links", "edit an accelerator's links"),
-         ("edit_fabric", "edit an accelerator's fabric"))
+STEPS = (
+    ("full", "cold build"),
+    ("noop", "no-op rebuild"),
+    ("edit_run", "edit one run"),
+    ("edit_accelerator", "edit an accelerator's note"),
+    ("edit_links", "edit an accelerator's links"),
+    ("edit_fabric", "edit an accelerator's fabric"),
+)
 
 
 def write_records(shape: str, size: int, out: Path, tree: Path) -> None:
@@ -187,8 +229,9 @@ def write_records(shape: str, size: int, out: Path, tree: Path) -> None:
         from comparisons_bench import run_record, sweep
 
         shutil.copytree(tree / "tests" / "data" / "reasoning" / "data", out)
-        text = yaml.dump(run_record("sweep-000000", sweep(size)), Dumper=yaml.CSafeDumper,
-                         sort_keys=False)
+        text = yaml.dump(
+            run_record("sweep-000000", sweep(size)), Dumper=yaml.CSafeDumper, sort_keys=False
+        )
         (out / "benchmarks" / "sweep-000000.yaml").write_text(text, encoding="utf-8")
 
 
@@ -203,8 +246,9 @@ def one_build(python: Path, source: Path, root: Path, edits: bool) -> dict:
     # a run of 100k measurements is a 13 MB file, over the default record size limit
     env["BENCHGRAPH_MAX_RECORD_BYTES"] = "64MiB"
     argv = [str(python), str(HERE / "build_once.py"), str(data), str(cache)]
-    done = subprocess.run(argv + ([] if edits else ["--no-edits"]), capture_output=True,
-                          text=True, env=env, cwd=root)
+    done = subprocess.run(
+        argv + ([] if edits else ["--no-edits"]), capture_output=True, text=True, env=env, cwd=root
+    )
     for path in (data, cache):
         shutil.rmtree(path, ignore_errors=True)
     if done.returncode:
@@ -212,8 +256,9 @@ def one_build(python: Path, source: Path, root: Path, edits: bool) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def compare(base, shapes: list[str], sizes: list[int], repeat: int, records: str,
-            edits: bool) -> list[dict]:
+def compare(
+    base, shapes: list[str], sizes: list[int], repeat: int, records: str, edits: bool
+) -> list[dict]:
     """Each shape and size built by the baseline's code and today's, alternating."""
     sides = {"baseline": base.python, "today": Path(sys.executable)}
     tree = base.tree if records == "baseline" else HERE.parent
@@ -232,16 +277,21 @@ def compare(base, shapes: list[str], sizes: list[int], repeat: int, records: str
                         got = one_build(sides[side], source, root, edits)
                         got["load"] = round(load, 1)
                         builds[side].append(got)
-                        print(f"{shape} {size:,} {side}: {got['full']['seconds']:.1f} s "
-                              f"(load {load:.1f})", file=sys.stderr, flush=True)
+                        print(
+                            f"{shape} {size:,} {side}: {got['full']['seconds']:.1f} s "
+                            f"(load {load:.1f})",
+                            file=sys.stderr,
+                            flush=True,
+                        )
                 rows.append({"shape": shape, "size": size, "builds": builds})
                 shutil.rmtree(source)
     return rows
 
 
 def _median(builds: list[dict], step: str, what: str = "seconds") -> float | None:
-    values = [b[step][what] for b in builds if step in b and what in b[step]
-              and "refused" not in b[step]]
+    values = [
+        b[step][what] for b in builds if step in b and what in b[step] and "refused" not in b[step]
+    ]
     return statistics.median(values) if values else None
 
 
@@ -262,36 +312,52 @@ def _cell(row: dict, side: str, step: str) -> str:
         elif "refused" in b[step]:
             values.append("refused")
         else:
-            values.append(f"{b[step]['seconds']:.2f}" if b[step]["seconds"] < 10
-                          else f"{b[step]['seconds']:.1f}")
+            values.append(
+                f"{b[step]['seconds']:.2f}"
+                if b[step]["seconds"] < 10
+                else f"{b[step]['seconds']:.1f}"
+            )
     return ", ".join(values)
 
 
 def baseline_report(base, rows: list[dict], command: str, records: str, loads: tuple) -> str:
-    subject = subprocess.run(["git", "-C", str(HERE.parent), "log", "-1", "--format=%s",
-                              base.sha], capture_output=True, text=True).stdout.strip()
-    today = subprocess.run(["git", "-C", str(HERE.parent), "describe", "--always", "--dirty"],
-                           capture_output=True, text=True).stdout.strip()
+    subject = subprocess.run(
+        ["git", "-C", str(HERE.parent), "log", "-1", "--format=%s", base.sha],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    today = subprocess.run(
+        ["git", "-C", str(HERE.parent), "describe", "--always", "--dirty"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     import rdflib
 
     lines = [
-        f"# Build: today's code against {base.rev} ({base.label})", "",
+        f"# Build: today's code against {base.rev} ({base.label})",
+        "",
         f"`{command}` on {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, pyoxigraph {ox.__version__}, rdflib {rdflib.__version__} "
         f"for both (benchmarks/baseline.py); load average {loads[0]:.1f} at the start, "
-        f"{loads[1]:.1f} at the end. Baseline: {base.sha[:10]} \"{subject[:100]}\"; today: "
-        f"{today}.", "",
+        f'{loads[1]:.1f} at the end. Baseline: {base.sha[:10]} "{subject[:100]}"; today: '
+        f"{today}.",
+        "",
         "Each build is a process of its own from an empty cache on a fresh copy of the same "
         "records; the two codes alternate (baseline, today, today, baseline, ...). "
         "`x base` is today's median over the baseline's (above 1: today is slower); "
         "`pairs` is the same ratio for each pair built one after the other, the steadier "
         "figure on a machine shared with other work. CPU: the build's process and its "
         "workers. Peak: the build process's largest resident size, and its largest worker's.",
-        "", "Records: " + "; ".join(f"*{s}*: {SHAPE_TEXT[s]}" for s in dict.fromkeys(
-            r["shape"] for r in rows)) + ("; from the baseline's own data/ and fixtures "
-                                          "(the records both versions read)." if records ==
-                                          "baseline" else "; from today's data/ and fixtures."),
-        "", "| records | size | quads base / today | cold build base s | today s | x base "
+        "",
+        "Records: "
+        + "; ".join(f"*{s}*: {SHAPE_TEXT[s]}" for s in dict.fromkeys(r["shape"] for r in rows))
+        + (
+            "; from the baseline's own data/ and fixtures (the records both versions read)."
+            if records == "baseline"
+            else "; from today's data/ and fixtures."
+        ),
+        "",
+        "| records | size | quads base / today | cold build base s | today s | x base "
         "| pairs | CPU base s | today s | x base | peak MB base / today |",
         "|---|---:|---|---|---|---:|---|---:|---:|---:|---|",
     ]
@@ -302,53 +368,79 @@ def baseline_report(base, rows: list[dict], command: str, records: str, loads: t
         quads = " / ".join(f"{x[0].get('quads', 0):,}" if x else "-" for x in (b, t))
         peak = " / ".join(
             f"{max(x['rss_mb'] for x in side):,.0f} + {max(x['workers_rss_mb'] for x in side):,.0f}"
-            for side in (b, t))
+            for side in (b, t)
+        )
         lines.append(
             f"| {r['shape']} | {r['size']:,} | {quads} | {_cell(r, 'baseline', 'full')} "
             f"| {_cell(r, 'today', 'full')} | {_ratio(mt, mb)} "
             f"| {', '.join(f'{x:.2f}' for x in _pairs(r, 'full'))} "
-            f"| {_num(cb)} | {_num(ct)} | {_ratio(ct, cb)} | {peak} |")
+            f"| {_num(cb)} | {_num(ct)} | {_ratio(ct, cb)} | {peak} |"
+        )
     if any("noop" in b for r in rows for b in r["builds"]["today"]):
-        lines += ["", "Rebuilds after the cold one, in this order (refused: that code does not "
-                  "read what the edit wrote, e.g. a field it does not know):", "",
-                  "| records | size | step | base s | today s | x base | pairs |",
-                  "|---|---:|---|---|---|---:|---|"]
+        lines += [
+            "",
+            "Rebuilds after the cold one, in this order (refused: that code does not "
+            "read what the edit wrote, e.g. a field it does not know):",
+            "",
+            "| records | size | step | base s | today s | x base | pairs |",
+            "|---|---:|---|---|---|---:|---|",
+        ]
         for r in rows:
             for step, name in STEPS[1:]:
                 if not any(step in x for x in r["builds"]["today"]):
                     continue
-                mb, mt = _median(r["builds"]["baseline"], step), _median(r["builds"]["today"],
-                                                                         step)
-                lines.append(f"| {r['shape']} | {r['size']:,} | {name} "
-                             f"| {_cell(r, 'baseline', step)} | {_cell(r, 'today', step)} "
-                             f"| {_ratio(mt, mb)} "
-                             f"| {', '.join(f'{x:.2f}' for x in _pairs(r, step))} |")
-    lines += ["", "Phases of the cold builds, medians (s):", "",
-              "| records | size | code | " + " | ".join(PHASES) + " |",
-              "|---|---:|---|" + "---:|" * len(PHASES)]
+                mb, mt = _median(r["builds"]["baseline"], step), _median(r["builds"]["today"], step)
+                lines.append(
+                    f"| {r['shape']} | {r['size']:,} | {name} "
+                    f"| {_cell(r, 'baseline', step)} | {_cell(r, 'today', step)} "
+                    f"| {_ratio(mt, mb)} "
+                    f"| {', '.join(f'{x:.2f}' for x in _pairs(r, step))} |"
+                )
+    lines += [
+        "",
+        "Phases of the cold builds, medians (s):",
+        "",
+        "| records | size | code | " + " | ".join(PHASES) + " |",
+        "|---|---:|---|" + "---:|" * len(PHASES),
+    ]
     for r in rows:
         for side in ("baseline", "today"):
             got = [b["full"]["phases"] for b in r["builds"][side] if "phases" in b["full"]]
             if got:
-                lines.append(f"| {r['shape']} | {r['size']:,} | {side} | " + " | ".join(
-                    f"{statistics.median(p.get(k, 0) for p in got):.2f}" for k in PHASES) + " |")
+                lines.append(
+                    f"| {r['shape']} | {r['size']:,} | {side} | "
+                    + " | ".join(
+                        f"{statistics.median(p.get(k, 0) for p in got):.2f}" for k in PHASES
+                    )
+                    + " |"
+                )
     cpu_rows = []
     for r in rows:
         for side in ("baseline", "today"):
             got = [b["full"] for b in r["builds"][side] if "phase_cpu" in b["full"]]
             if got:
-                cpu_rows.append(f"| {r['shape']} | {r['size']:,} | {side} | " + " | ".join(
-                    f"{statistics.median(g['phase_cpu'].get(k, [0, 0])[0] for g in got):.2f}"
-                    f" / {statistics.median(g['phase_cpu'].get(k, [0, 0])[1] for g in got):.2f}"
-                    for k in PHASES) + " |")
+                cpu_rows.append(
+                    f"| {r['shape']} | {r['size']:,} | {side} | "
+                    + " | ".join(
+                        f"{statistics.median(g['phase_cpu'].get(k, [0, 0])[0] for g in got):.2f}"
+                        f" / {statistics.median(g['phase_cpu'].get(k, [0, 0])[1] for g in got):.2f}"
+                        for k in PHASES
+                    )
+                    + " |"
+                )
     if cpu_rows:
-        lines += ["", "CPU of the cold builds by phase, medians (s): the build's own thread / "
-                  "its whole process (with the store's threads; the workers' CPU is the rest of "
-                  "the CPU column). The check and derive phases run on the build's thread "
-                  "alone, after the load: on two quiet cores they are the part of the build "
-                  "that nothing overlaps.", "",
-                  "| records | size | code | " + " | ".join(PHASES) + " |",
-                  "|---|---:|---|" + "---|" * len(PHASES), *cpu_rows]
+        lines += [
+            "",
+            "CPU of the cold builds by phase, medians (s): the build's own thread / "
+            "its whole process (with the store's threads; the workers' CPU is the rest of "
+            "the CPU column). The check and derive phases run on the build's thread "
+            "alone, after the load: on two quiet cores they are the part of the build "
+            "that nothing overlaps.",
+            "",
+            "| records | size | code | " + " | ".join(PHASES) + " |",
+            "|---|---:|---|" + "---|" * len(PHASES),
+            *cpu_rows,
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -364,29 +456,57 @@ def _num(x: float | None) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
-    parser.add_argument("--shipped", action="store_true",
-                        help="the shipped records, runs copied to each size (synth.replicate)")
-    parser.add_argument("--baseline", metavar="REV",
-                        help="build the same records with this commit's code too, alternately")
-    parser.add_argument("--baseline-dir", type=Path, metavar="DIR",
-                        help="where the baseline's environment is made and kept (default: "
-                             ".benchgraph/ of this checkout)")
-    parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES),
-                        help="with --baseline: the shapes of records (default: all)")
-    parser.add_argument("--repeat", type=int, default=2,
-                        help="with --baseline: builds of each code per shape and size")
-    parser.add_argument("--records", choices=("baseline", "today"), default="baseline",
-                        help="with --baseline: whose data/ and fixtures the shipped-shaped and "
-                             "huge records come from (default: the baseline's, which the "
-                             "later code reads too)")
-    parser.add_argument("--no-edits", action="store_true",
-                        help="with --baseline: the cold builds only")
-    parser.add_argument("--report", type=Path,
-                        help="default: reports/build.md, reports/build-shipped.md, or with "
-                             "--baseline reports/build-baseline.md")
+    parser.add_argument(
+        "--shipped",
+        action="store_true",
+        help="the shipped records, runs copied to each size (synth.replicate)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="build the same records with this commit's code too, alternately",
+    )
+    parser.add_argument(
+        "--baseline-dir",
+        type=Path,
+        metavar="DIR",
+        help="where the baseline's environment is made and kept (default: "
+        ".benchgraph/ of this checkout)",
+    )
+    parser.add_argument(
+        "--shapes",
+        nargs="+",
+        choices=SHAPES,
+        default=list(SHAPES),
+        help="with --baseline: the shapes of records (default: all)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=2,
+        help="with --baseline: builds of each code per shape and size",
+    )
+    parser.add_argument(
+        "--records",
+        choices=("baseline", "today"),
+        default="baseline",
+        help="with --baseline: whose data/ and fixtures the shipped-shaped and "
+        "huge records come from (default: the baseline's, which the "
+        "later code reads too)",
+    )
+    parser.add_argument(
+        "--no-edits", action="store_true", help="with --baseline: the cold builds only"
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        help="default: reports/build.md, reports/build-shipped.md, or with "
+        "--baseline reports/build-baseline.md",
+    )
     args = parser.parse_args()
     if args.baseline:
         import baseline
@@ -394,19 +514,20 @@ def main() -> None:
         base = baseline.prepare(args.baseline, args.baseline_dir or baseline.HOME)
         report_path = args.report or HERE / "reports" / "build-baseline.md"
         loads = [os.getloadavg()[0]]
-        rows = compare(base, args.shapes, args.sizes, args.repeat, args.records,
-                       not args.no_edits)
+        rows = compare(base, args.shapes, args.sizes, args.repeat, args.records, not args.no_edits)
         loads.append(os.getloadavg()[0])
         command = "python benchmarks/build_bench.py " + " ".join(sys.argv[1:])
         report_path.parent.mkdir(parents=True, exist_ok=True)
         text = baseline_report(base, rows, command, args.records, tuple(loads))
         report_path.write_text(text, encoding="utf-8")
-        report_path.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n",
-                                                    encoding="utf-8")
+        report_path.with_suffix(".json").write_text(
+            json.dumps(rows, indent=1) + "\n", encoding="utf-8"
+        )
         print(text)
         return
     report_path = args.report or Path(__file__).parent / "reports" / (
-        "build-shipped.md" if args.shipped else "build.md")
+        "build-shipped.md" if args.shipped else "build.md"
+    )
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:

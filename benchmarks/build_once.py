@@ -59,8 +59,9 @@ def add_note(record: dict) -> None:
 def toggle_pcie(record: dict) -> None:
     """Add pcie-gen5 to the record's links, or take it out if there."""
     links = record.get("interconnect_ids") or []
-    record["interconnect_ids"] = ([i for i in links if i != "pcie-gen5"] if "pcie-gen5" in links
-                                  else [*links, "pcie-gen5"])
+    record["interconnect_ids"] = (
+        [i for i in links if i != "pcie-gen5"] if "pcie-gen5" in links else [*links, "pcie-gen5"]
+    )
 
 
 def toggle_fabric(record: dict) -> None:
@@ -72,8 +73,7 @@ def toggle_fabric(record: dict) -> None:
 def edit(path: Path, change) -> None:
     record = yaml.safe_load(path.read_text(encoding="utf-8"))
     change(record)
-    path.write_text(yaml.safe_dump(record, sort_keys=False, allow_unicode=True),
-                    encoding="utf-8")
+    path.write_text(yaml.safe_dump(record, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
 def build_function():
@@ -126,11 +126,19 @@ def timed_build(data: Path) -> dict:
     try:
         result = build(data)
     except RecordsInvalid as exc:
-        return {"seconds": time.perf_counter() - start, "cpu": cpu_seconds() - cpu,
-                "refused": str(exc).splitlines()[:3]}
-    return {"seconds": time.perf_counter() - start, "cpu": cpu_seconds() - cpu,
-            "phases": dict(result.timings), "records": result.records, "result": result,
-            "phase_cpu": {k: [round(x, 3) for x in v] for k, v in PHASE_CPU.items()}}
+        return {
+            "seconds": time.perf_counter() - start,
+            "cpu": cpu_seconds() - cpu,
+            "refused": str(exc).splitlines()[:3],
+        }
+    return {
+        "seconds": time.perf_counter() - start,
+        "cpu": cpu_seconds() - cpu,
+        "phases": dict(result.timings),
+        "records": result.records,
+        "result": result,
+        "phase_cpu": {k: [round(x, 3) for x in v] for k, v in PHASE_CPU.items()},
+    }
 
 
 def sequence(data: Path, edits: bool = True) -> dict:
@@ -153,8 +161,11 @@ def sequence(data: Path, edits: bool = True) -> dict:
     busiest = busiest_accelerator(data)
     if busiest is not None:
         acc, out["runs_on_it"] = busiest
-        for name, change in (("edit_accelerator", add_note), ("edit_links", toggle_pcie),
-                             ("edit_fabric", toggle_fabric)):
+        for name, change in (
+            ("edit_accelerator", add_note),
+            ("edit_links", toggle_pcie),
+            ("edit_fabric", toggle_fabric),
+        ):
             edit(acc, change)
             out[name] = timed_build(data)
     return out

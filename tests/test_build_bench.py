@@ -17,8 +17,9 @@ BENCH = ROOT / "benchmarks" / "build_bench.py"
 
 
 def run(*argv: str) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, str(BENCH), *argv], capture_output=True, text=True,
-                          timeout=1200)
+    done = subprocess.run(
+        [sys.executable, str(BENCH), *argv], capture_output=True, text=True, timeout=1200
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -28,7 +29,7 @@ def table(text: str, header: str) -> list[list[str]]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(header))
     out = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         out.append([c.strip() for c in line.strip("|").split("|")])
@@ -48,8 +49,18 @@ def test_the_build_benchmark_reports_every_step(tmp_path):
 @pytest.mark.slow
 def test_the_build_benchmark_compares_with_another_commit_on_every_shape(tmp_path):
     out = tmp_path / "baseline.md"
-    run("--baseline", "HEAD", "--baseline-dir", str(tmp_path / "envs"), "--sizes", "40",
-        "--repeat", "1", "--report", str(out))
+    run(
+        "--baseline",
+        "HEAD",
+        "--baseline-dir",
+        str(tmp_path / "envs"),
+        "--sizes",
+        "40",
+        "--repeat",
+        "1",
+        "--report",
+        str(out),
+    )
     text = out.read_text(encoding="utf-8")
     rows = table(text, "| records | size |")
     assert [r[0] for r in rows] == ["synthetic", "shipped", "huge"]
