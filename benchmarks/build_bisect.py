@@ -65,13 +65,19 @@ def measure(env: baseline.Baseline, source: Path, root: Path, step_runs: int) ->
     for path in (data, cache):
         shutil.rmtree(path, ignore_errors=True)
     shutil.copytree(source, data)
-    done = subprocess.run([str(env.python), str(HERE / "build_once.py"), str(data), str(cache),
-                           "--no-edits"], capture_output=True, text=True)
+    done = subprocess.run(
+        [str(env.python), str(HERE / "build_once.py"), str(data), str(cache), "--no-edits"],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode:
         raise SystemExit(f"{env.rev}: the build failed:\n{done.stderr[-3000:]}")
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    step = subprocess.run([str(env.python), "-c", WORKER_STEP, str(data), str(step_runs)],
-                          capture_output=True, text=True)
+    step = subprocess.run(
+        [str(env.python), "-c", WORKER_STEP, str(data), str(step_runs)],
+        capture_output=True,
+        text=True,
+    )
     if step.returncode:
         raise SystemExit(f"{env.rev}: the worker step failed:\n{step.stderr[-3000:]}")
     out["step"] = json.loads(step.stdout.strip().splitlines()[-1])
@@ -93,10 +99,12 @@ def table(commits: list[str], got: dict[str, list[dict]]) -> str:
     def workers(b: dict) -> float:
         return b["full"]["cpu"] - sum(v[1] for v in b["full"]["phase_cpu"].values())
 
-    lines = ["| commit | builds | CPU s | workers CPU s | build's thread s "
-             "| check: thread / process s | derive: thread / process s "
-             "| worker ms a record | closure s |",
-             "|---|---:|---:|---:|---:|---|---|---:|---:|"]
+    lines = [
+        "| commit | builds | CPU s | workers CPU s | build's thread s "
+        "| check: thread / process s | derive: thread / process s "
+        "| worker ms a record | closure s |",
+        "|---|---:|---:|---:|---:|---|---|---:|---:|",
+    ]
     for rev in commits:
         lines.append(
             f"| {rev} | {len(got[rev])} | {med(rev, lambda b: b['full']['cpu']):.1f} "
@@ -105,17 +113,20 @@ def table(commits: list[str], got: dict[str, list[dict]]) -> str:
             f"| {med(rev, phase('check', 0)):.2f} / {med(rev, phase('check', 1)):.2f} "
             f"| {med(rev, phase('derive', 0)):.2f} / {med(rev, phase('derive', 1)):.2f} "
             f"| {med(rev, lambda b: b['step']['ms_per_record']):.3f} "
-            f"| {med(rev, lambda b: b['step']['closure_s']):.2f} |")
+            f"| {med(rev, lambda b: b['step']['closure_s']):.2f} |"
+        )
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("commits", nargs="+")
     parser.add_argument("--runs", type=int, default=15000, help="synthetic runs to build")
-    parser.add_argument("--step-runs", type=int, default=2000,
-                        help="runs the worker step is timed on")
+    parser.add_argument(
+        "--step-runs", type=int, default=2000, help="runs the worker step is timed on"
+    )
     parser.add_argument("--passes", type=int, default=2)
     parser.add_argument("--baseline-dir", type=Path, default=baseline.HOME)
     parser.add_argument("--json", type=Path, help="every build's figures")
@@ -129,8 +140,9 @@ def main() -> None:
         for i in range(args.passes):
             for rev in args.commits if i % 2 == 0 else args.commits[::-1]:
                 got[rev].append(measure(envs[rev], source, root, args.step_runs))
-                print(f"{rev}: {got[rev][-1]['full']['cpu']:.1f} CPU s", file=sys.stderr,
-                      flush=True)
+                print(
+                    f"{rev}: {got[rev][-1]['full']['cpu']:.1f} CPU s", file=sys.stderr, flush=True
+                )
     if args.json:
         args.json.write_text(json.dumps(got, indent=1) + "\n", encoding="utf-8")
     print(table(args.commits, got))
