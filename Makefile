@@ -8,7 +8,7 @@ PORT   ?= 5000
 HOST   ?= 127.0.0.1
 BIN     = $(VENV)/bin
 
-.PHONY: run test install install-test lint bench clean
+.PHONY: run test test-fast install install-test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,14 +21,20 @@ install-test: $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 
 run: install
-	$(BIN)/benchgraph query --data data --example no-gpu-fabric
+	$(BIN)/benchgraph query --data data --example no-gpu-fabric --limit 10
 	$(BIN)/benchgraph serve --data data --host $(HOST) --port $(PORT)
 
 test: install-test
 	$(BIN)/python -m pytest -q
 
+# The suite without the tests marked slow (real servers under load, big builds, browsers,
+# fuzzing at length): for the edit-test loop. `make test` stays the whole suite, as CI runs.
+test-fast: install-test
+	$(BIN)/python -m pytest -q -m "not slow"
+
 lint: install-test
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 
 bench: install-test
 	$(BIN)/python benchmarks/build_bench.py

@@ -24,7 +24,7 @@ import pyoxigraph as ox
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import replicate  # noqa: E402
 
-from benchgraph.build import build  # noqa: E402
+from benchgraph.pipeline.steps import build  # noqa: E402
 from benchgraph.store.export import FORMATS  # noqa: E402
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data"
@@ -47,8 +47,9 @@ print(next(line.split()[1] for line in open("/proc/self/status") if line.startsw
 def in_child(store: Path, fmt: str, out: Path) -> dict:
     """Wall and CPU seconds, peak resident MB and output MB of one dump in its own process."""
     start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(store), fmt, str(out)],
-                             stdout=subprocess.PIPE)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(store), fmt, str(out)], stdout=subprocess.PIPE
+    )
     peak_kb = child.stdout.read()
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -57,8 +58,12 @@ def in_child(store: Path, fmt: str, out: Path) -> dict:
     wall = time.perf_counter() - start
     size = out.stat().st_size / 1e6
     out.unlink()
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-            "rss": int(peak_kb) / 1024, "mb": size}
+    return {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss": int(peak_kb) / 1024,
+        "mb": size,
+    }
 
 
 def measure(size: int, root: Path) -> dict:
@@ -76,33 +81,41 @@ def measure(size: int, root: Path) -> dict:
 
 def report(sizes: list[dict]) -> str:
     lines = [
-        "# Export benchmark", "",
+        "# Export benchmark",
+        "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, pyoxigraph {ox.__version__}.", "",
+        f"{platform.python_version()}, pyoxigraph {ox.__version__}.",
+        "",
         "Records: the shipped data/, its runs copied under new ids to each size "
         "(`synth.replicate`). Each dump is written by `benchgraph.export.dump` in a process of "
-        "its own, to a file.", "",
+        "its own, to a file.",
+        "",
         f"Peer: {PEER}, of the same store in the same run: reading every quad "
         "from the store, which every dump does once. CPU: user and system time of the "
-        "process. Peak memory: its largest resident size.", "",
+        "process. Peak memory: its largest resident size.",
+        "",
         "| runs | quads | format | s | x peer | CPU s | peak memory MB | output MB |",
         "|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for s in sizes:
         peer = s["rows"]["peer"]["wall"]
         for fmt, r in s["rows"].items():
-            lines.append(f"| {s['size']:,} | {s['quads']:,} | {PEER if fmt == 'peer' else fmt} "
-                         f"| {r['wall']:.1f} | {r['wall'] / peer:.2f} | {r['cpu']:.1f} "
-                         f"| {r['rss']:,.0f} | {r['mb']:,.0f} |")
+            lines.append(
+                f"| {s['size']:,} | {s['quads']:,} | {PEER if fmt == 'peer' else fmt} "
+                f"| {r['wall']:.1f} | {r['wall'] / peer:.2f} | {r['cpu']:.1f} "
+                f"| {r['rss']:,.0f} | {r['mb']:,.0f} |"
+            )
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000])
-    parser.add_argument("--report", type=Path,
-                        default=Path(__file__).parent / "reports" / "export.md")
+    parser.add_argument(
+        "--report", type=Path, default=Path(__file__).parent / "reports" / "export.md"
+    )
     args = parser.parse_args()
     sizes = []
     with tempfile.TemporaryDirectory() as tmp:

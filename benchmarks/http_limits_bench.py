@@ -38,9 +38,23 @@ def start(data: Path, tmp: Path) -> tuple[subprocess.Popen, int]:
         port = s.getsockname()[1]
     log = (tmp / "server.log").open("wb")
     env = os.environ | {"BENCHGRAPH_CACHE": str(tmp / "cache")}
-    proc = subprocess.Popen([sys.executable, "-m", "benchgraph", "serve", "--data", str(data),
-                             "--port", str(port), "--query-workers", "1"],
-                            stdout=log, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchgraph",
+            "serve",
+            "--data",
+            str(data),
+            "--port",
+            str(port),
+            "--query-workers",
+            "1",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -56,8 +70,11 @@ def start(data: Path, tmp: Path) -> tuple[subprocess.Popen, int]:
 
 def answer_time(port: int, path_bytes: int, timeout: float = 300) -> tuple[float, str]:
     """Seconds from the first byte sent to the status line (or the connection's end)."""
-    request = (b"GET /" + b"a" * (path_bytes - 1)
-               + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    request = (
+        b"GET /"
+        + b"a" * (path_bytes - 1)
+        + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
     sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
 
     def send() -> None:
@@ -104,15 +121,27 @@ def main(argv: list[str] | None = None) -> int:
                     elapsed, status = answer_time(port, int(mb * 2**20))
                     times.append(elapsed)
                     statuses.add(status)
-                rows.append((f"{mb:g} MB", "GET of a long path", statistics.median(times),
-                             " / ".join(sorted(statuses))))
+                rows.append(
+                    (
+                        f"{mb:g} MB",
+                        "GET of a long path",
+                        statistics.median(times),
+                        " / ".join(sorted(statuses)),
+                    )
+                )
         finally:
             proc.terminate()
             proc.wait(30)
-    lines = [f"## {args.label}", "",
-             "| path | request | s (median) | x peer | answer |", "|---:|---|---:|---:|---|"]
-    lines += [f"| {size} | {what} | {t:.3f} | {t / peer:,.0f} | {status} |"
-              for size, what, t, status in rows]
+    lines = [
+        f"## {args.label}",
+        "",
+        "| path | request | s (median) | x peer | answer |",
+        "|---:|---|---:|---:|---|",
+    ]
+    lines += [
+        f"| {size} | {what} | {t:.3f} | {t / peer:,.0f} | {status} |"
+        for size, what, t, status in rows
+    ]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.report:
@@ -124,7 +153,9 @@ def main(argv: list[str] | None = None) -> int:
                 " --label NAME --report benchmarks/reports/http-limits.md` (for an older tree, "
                 "with PYTHONPATH at its src/). Records: tests/web/data/records. Time: from the "
                 "first byte of the request sent to the status line read, the client sending on "
-                f"meanwhile. Peer: {PEER}, in the same run.\n\n", encoding="utf-8")
+                f"meanwhile. Peer: {PEER}, in the same run.\n\n",
+                encoding="utf-8",
+            )
         with args.report.open("a", encoding="utf-8") as out:
             out.write(text + "\n")
     return 0

@@ -30,9 +30,12 @@ sys.path.insert(0, str(HERE))
 
 import synth  # noqa: E402
 
-from benchgraph import build as build_module  # noqa: E402
 from benchgraph.namespaces import INFERRED_GRAPH  # noqa: E402
-from benchgraph.queries import run, saved_queries  # noqa: E402
+from benchgraph.pipeline import steps as build_module  # noqa: E402
+from benchgraph.pipeline import workers  # noqa: E402
+from benchgraph.query.render import run  # noqa: E402
+from benchgraph.query.saved import saved_queries  # noqa: E402
+from benchgraph.reasoning import ontology  # noqa: E402
 
 STRATEGY = """
 ## The strategy these figures chose
@@ -78,8 +81,14 @@ def generate(out: Path, n: int) -> None:
 
 def _dates(value):
     if isinstance(value, dict):
-        return {k: (dt.date.fromisoformat(v) if k in ("updated", "date") and isinstance(v, str)
-                    else _dates(v)) for k, v in value.items()}
+        return {
+            k: (
+                dt.date.fromisoformat(v)
+                if k in ("updated", "date") and isinstance(v, str)
+                else _dates(v)
+            )
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_dates(v) for v in value]
     return value
@@ -98,8 +107,8 @@ class _NoReasoner:
 
 
 def _without_inference() -> None:
-    none = _NoReasoner(build_module.ontology_graph())
-    build_module.reasoner = lambda saved=None: none
+    none = _NoReasoner(ontology.ontology_graph())
+    build_module.reasoner = workers.reasoner = lambda saved=None: none
     build_module.ontology_closure = lambda: ""
     build_module.derive = lambda store, runs=None, judged=None: None
 
@@ -116,14 +125,15 @@ def _count(store: ox.Store) -> tuple[int, int]:
     inferred = ox.NamedNode(str(INFERRED_GRAPH))
     rows = store.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
     total = int(next(iter(rows))["n"].value)
-    rows = store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{inferred.value}> "
-                       "{ ?s ?p ?o } }")
+    rows = store.query(
+        f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{inferred.value}> {{ ?s ?p ?o }} }}"
+    )
     return total, int(next(iter(rows))["n"].value)
 
 
 def _fresh_build(data: Path, cache: Path) -> float:
     """A rebuild as `benchgraph build` runs it: a new process (imports included)."""
-    code = "import sys; from benchgraph.build import build; build(sys.argv[1])"
+    code = "import sys; from benchgraph.pipeline.steps import build; build(sys.argv[1])"
     env = {**os.environ, "BENCHGRAPH_CACHE": str(cache)}
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code, str(data)], env=env, check=True)
@@ -139,12 +149,12 @@ def _edit(path: Path, pattern: str, replacement: str) -> str:
     return old
 
 
-def _mode(data: Path, cache: Path, inference: bool, edits: bool,
-          with_queries: bool = False) -> dict:
+def _mode(
+    data: Path, cache: Path, inference: bool, edits: bool, with_queries: bool = False
+) -> dict:
     """One build of data in its own process (so the no-inference patch stays there)."""
     queue: mp.Queue = mp.Queue()
-    proc = mp.Process(target=_mode_child,
-                      args=(data, cache, inference, edits, with_queries, queue))
+    proc = mp.Process(target=_mode_child, args=(data, cache, inference, edits, with_queries, queue))
     proc.start()
     return _result(proc, queue)
 
@@ -166,8 +176,9 @@ def _result(proc: mp.Process, queue: mp.Queue, timeout: float | None = None):
                 return None
 
 
-def _mode_child(data: Path, cache: Path, inference: bool, edits: bool, with_queries: bool,
-                queue) -> None:
+def _mode_child(
+    data: Path, cache: Path, inference: bool, edits: bool, with_queries: bool, queue
+) -> None:
     if not inference:
         _without_inference()
     shutil.rmtree(cache, ignore_errors=True)
@@ -211,7 +222,7 @@ def _owlrl_child(data: Path, cache: Path, queue) -> None:
     """A full owlrl closure of everything a no-inference build states, ontology included."""
     from rdflib import Graph
 
-    from benchgraph.infer import owlrl_closure
+    from benchgraph.reasoning.infer import owlrl_closure
 
     _without_inference()
     _, result = _build(data, cache)
@@ -244,11 +255,16 @@ def _owlrl(data: Path, cache: Path) -> tuple[float, int, int] | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
-    parser.add_argument("--out", type=Path, default=HERE / "out",
-                        help="where synthetic data and caches go (git-ignored)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=HERE / "out",
+        help="where synthetic data and caches go (git-ignored)",
+    )
     parser.add_argument("--report", type=Path, default=HERE / "reports" / "infer.md")
     args = parser.parse_args()
     rows, owl, queries = [], [], {}
@@ -266,8 +282,11 @@ def main() -> None:
             raise SystemExit(f"{n}: the build with inference failed")
         rows.append((n, records, none, infer))
         queries.update(infer.get("queries", {}))
-        print(f"{n}: {none['build']:.1f} s without, {infer['build']:.1f} s with inference; "
-              f"edit {infer['edit_run']:.2f} s / {infer['edit_accelerator']:.2f} s", flush=True)
+        print(
+            f"{n}: {none['build']:.1f} s without, {infer['build']:.1f} s with inference; "
+            f"edit {infer['edit_run']:.2f} s / {infer['edit_accelerator']:.2f} s",
+            flush=True,
+        )
         if owlrl_skip is None:
             found = _owlrl(data, args.out / f"cache-owl-{n}")
             if found is None or found[0] > OWLRL_LIMIT:
@@ -286,17 +305,21 @@ def _report(rows, owl, owlrl_skip, queries) -> str:
     lines = [
         "# Inference: what it costs",
         "",
-        ("Measured by `python benchmarks/infer_bench.py` on synthetic records "
-        "(benchmarks/synth.py), on "
-        f"{platform.machine()} with {os.cpu_count()} CPUs, Python "
-        f"{platform.python_version()}. "
-        "Each build starts from an empty cache. *Without* inference replaces the reasoner "
-        "by one that adds nothing and skips the cross-record rules; *with* is the shipped "
-        "build. The edit rows rebuild after changing one record of a built folder: a run "
-        "(re-derives that run only) and an accelerator's memory (re-derives the runs on it)."),
+        (
+            "Measured by `python benchmarks/infer_bench.py` on synthetic records "
+            "(benchmarks/synth.py), on "
+            f"{platform.machine()} with {os.cpu_count()} CPUs, Python "
+            f"{platform.python_version()}. "
+            "Each build starts from an empty cache. *Without* inference replaces the reasoner "
+            "by one that adds nothing and skips the cross-record rules; *with* is the shipped "
+            "build. The edit rows rebuild after changing one record of a built folder: a run "
+            "(re-derives that run only) and an accelerator's memory (re-derives the runs on it)."
+        ),
         "",
-        ("| runs | records | build without (s) | build with (s) | ratio | quads with "
-        "| of which inferred | no change (s) | edit one run (s) | edit one accelerator (s) |"),
+        (
+            "| runs | records | build without (s) | build with (s) | ratio | quads with "
+            "| of which inferred | no change (s) | edit one run (s) | edit one accelerator (s) |"
+        ),
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for n, records, none, infer in rows:
@@ -304,22 +327,32 @@ def _report(rows, owl, owlrl_skip, queries) -> str:
             f"| {n:,} | {records:,} | {none['build']:.1f} | {infer['build']:.1f} | "
             f"{infer['build'] / none['build']:.2f} | {infer['quads']:,} | {infer['inferred']:,} "
             f"| {infer['no_change']:.2f} | {infer['edit_run']:.2f} "
-            f"| {infer['edit_accelerator']:.2f} |")
+            f"| {infer['edit_accelerator']:.2f} |"
+        )
     lines += ["", "Build phases (s), without / with inference:", ""]
     phases = sorted({k for _, _, a, b in rows for k in (*a["timings"], *b["timings"])})
     if phases:
         lines.append("| runs | " + " | ".join(phases) + " |")
         lines.append("| ---: |" + " ---: |" * len(phases))
         for n, _, none, infer in rows:
-            cells = [f"{none['timings'].get(k, 0):.1f} / {infer['timings'].get(k, 0):.1f}"
-                     for k in phases]
+            cells = [
+                f"{none['timings'].get(k, 0):.1f} / {infer['timings'].get(k, 0):.1f}"
+                for k in phases
+            ]
             lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
-    lines += ["", "## The reference: a full owlrl closure of the data", "",
-              ("owlrl's OWLRL_Semantics over everything the no-inference build states "
-              "(ontology included), counting only the useful triples it adds "
-              "(`infer.useful`)."), "",
-              "| runs | seconds | input triples | useful triples added |",
-              "| ---: | ---: | ---: | ---: |"]
+    lines += [
+        "",
+        "## The reference: a full owlrl closure of the data",
+        "",
+        (
+            "owlrl's OWLRL_Semantics over everything the no-inference build states "
+            "(ontology included), counting only the useful triples it adds "
+            "(`infer.useful`)."
+        ),
+        "",
+        "| runs | seconds | input triples | useful triples added |",
+        "| ---: | ---: | ---: | ---: |",
+    ]
     for n, found in owl:
         if found is None:
             lines.append(f"| {n:,} | over {OWLRL_LIMIT:.0f} (stopped) | | |")
@@ -330,9 +363,15 @@ def _report(rows, owl, owlrl_skip, queries) -> str:
         lines.append("Not run at larger sizes: at least linear, so over 10 minutes there.")
     lines += ["", STRATEGY.strip()]
     if queries:
-        lines += ["", f"## Saved queries on the inferred store, {QUERY_SIZE:,} runs", "",
-                  "Best of three runs through `benchgraph.queries.run` (pyoxigraph).", "",
-                  "| query | seconds | rows |", "| --- | ---: | ---: |"]
+        lines += [
+            "",
+            f"## Saved queries on the inferred store, {QUERY_SIZE:,} runs",
+            "",
+            "Best of three runs through `benchgraph.query.render.run` (pyoxigraph).",
+            "",
+            "| query | seconds | rows |",
+            "| --- | ---: | ---: |",
+        ]
         for name, (seconds, count) in sorted(queries.items()):
             lines.append(f"| {name} | {seconds:.3f} | {count:,} |")
         lines.append(f"\nMedian {statistics.median(s for s, _ in queries.values()):.3f} s.")

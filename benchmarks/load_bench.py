@@ -2,14 +2,20 @@
 
     python benchmarks/load_bench.py [--duration 60] [--clients 8] [--report FILE]
     python benchmarks/load_bench.py --short      # about 10 s of load, fewer idle samples
+    python benchmarks/load_bench.py --slowloris 50 --slowloris-duration 30
 
 Builds the shipped data/ (in a private cache), starts `benchgraph serve` on 127.0.0.1 with its
 defaults, and measures each class of query alone (idle), then under load: `--clients` clients
 each sending cheap and heavy queries in a seeded random mix, back to back, plus one runaway
 client whose query runs to the server's time limit, again and again, for `--duration`
-seconds. Reports requests served, errors, p50/p95/max per class, and the server's memory
-(PSS and RSS summed over its processes) before and after. Machines are noisy, so each class's
-latency under load is also given as a ratio to its own idle latency, measured in the same run.
+seconds. Then, with `--slowloris` connections each sending one byte of an endless request head
+a second (from 127.0.0.2 and up, SLOW_PER_ADDRESS to an address, so that the per-address cap
+leaves them all open; one closed by the server is opened again), one client sends cheap
+queries one after another, each on a new connection, as a new visitor would. Reports
+requests served, errors, p50/p95/max per class, the server's memory (PSS and RSS summed over
+its processes) before and after, and the machine's load average in each phase. Machines are
+noisy, so each class's latency under load is also given as a ratio to its own idle latency,
+measured in the same run.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import os
 import platform
 import random
 import re
+import selectors
 import signal
 import socket
 import statistics
@@ -39,16 +46,20 @@ SHIPPED = ROOT / "data"
 REPORTS = ROOT / "benchmarks" / "reports"
 HOST = "127.0.0.1"
 # A point lookup: everything said of one accelerator.
-CHEAP = ("SELECT ?p ?o WHERE { <https://w3id.org/benchgraph/id/accelerators/nvidia-h100-sxm> "
-         "?p ?o }")
+CHEAP = "SELECT ?p ?o WHERE { <https://w3id.org/benchgraph/id/accelerators/nvidia-h100-sxm> ?p ?o }"
 HEAVY_EXAMPLES = ("best-per-model", "fabric-status")
 # Every pair of quads, counted: 1.5e11 pairs run to any time limit in flat memory (a 4-way
 # join would grow past the memory limit first and be stopped for that).
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . FILTER(?c != ?f) }"
 HEAVY_SHARE = 0.5  # of a mixed client's queries
+SLOW_BYTE = 1.0  # seconds between two bytes of a slow client, as in issue 24
+SLOW_PER_ADDRESS = 25  # slow connections from one source address (the server's cap: 32)
 # The figures of the run before lanes, memory limits and disconnect checks (issue 15).
-EARLIER = {"idle": {"cheap": (3, 17), "heavy": (309, 321)},
-           "load": {"cheap": (228, 577), "heavy": (615, 1127)}, "errors": 0}
+EARLIER = {
+    "idle": {"cheap": (3, 17), "heavy": (309, 321)},
+    "load": {"cheap": (228, 577), "heavy": (615, 1127)},
+    "errors": 0,
+}
 
 
 class Client:
@@ -67,14 +78,21 @@ class Client:
         try:
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
-            self.conn.request("POST", "/sparql", body, {
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Accept": "application/sparql-results+json"})
+            self.conn.request(
+                "POST",
+                "/sparql",
+                body,
+                {
+                    "Content-Type": "application/x-www-form-urlencoded",
+                    "Accept": "application/sparql-results+json",
+                },
+            )
             response = self.conn.getresponse()
             response.read()
             status = response.status
-            self.timing = dict(re.findall(r"(\w+);dur=([\d.]+)",
-                                          response.getheader("Server-Timing") or ""))
+            self.timing = dict(
+                re.findall(r"(\w+);dur=([\d.]+)", response.getheader("Server-Timing") or "")
+            )
         except (OSError, http.client.HTTPException):
             self.close()
             status = 0
@@ -100,9 +118,24 @@ def start_server(cache: Path, port: int, log: Path, extra: list[str]) -> subproc
     """`benchgraph serve` on the shipped data; returns once /healthz answers."""
     env = os.environ | {"BENCHGRAPH_CACHE": str(cache)}
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "benchgraph", "serve", "--data",
-                                 str(SHIPPED), "--host", HOST, "--port", str(port), *extra],
-                                stdout=out, stderr=subprocess.STDOUT, env=env)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "benchgraph",
+                "serve",
+                "--data",
+                str(SHIPPED),
+                "--host",
+                HOST,
+                "--port",
+                str(port),
+                *extra,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
     deadline = time.monotonic() + 600  # the first build of data/ takes a while
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -143,14 +176,57 @@ def server_memory(proc: subprocess.Popen) -> dict[str, float]:
     return {"pss_mb": round(pss / 2**20, 1), "rss_mb": round(rss / 2**20, 1), "processes": count}
 
 
+def cpu_seconds(proc: subprocess.Popen) -> dict[str, float]:
+    """CPU seconds so far: the whole machine's busy time, the server's (its processes, and the
+    query workers they have stopped), and this script's."""
+    busy = psutil.cpu_times()
+    server = 0.0
+    for p in [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+        except psutil.Error:
+            continue
+        server += t.user + t.system + t.children_user + t.children_system
+    mine = os.times()
+    return {
+        "machine": busy.user
+        + busy.nice
+        + busy.system
+        + busy.irq
+        + busy.softirq
+        + getattr(busy, "steal", 0.0),
+        "server": server,
+        "client": mine.user + mine.system,
+    }
+
+
+def cpu_share(before: dict[str, float], after: dict[str, float], seconds: float) -> dict:
+    """Of the machine's CPU in a phase, what the server, this script and other work used."""
+    spent = {k: after[k] - before[k] for k in before}
+    other = max(0.0, spent["machine"] - spent["server"] - spent["client"])
+    cores = os.cpu_count() or 1
+    return {
+        "seconds": round(seconds, 1),
+        "cores": cores,
+        "server_cpu_s": round(spent["server"], 1),
+        "client_cpu_s": round(spent["client"], 1),
+        "other_cpu_s": round(other, 1),
+        "idle_cpu_s": round(max(0.0, cores * seconds - spent["machine"]), 1),
+    }
+
+
 def summary(latencies: list[float]) -> dict[str, float]:
     """Count, p50, p95, max in milliseconds."""
     if not latencies:
         return {"n": 0, "p50_ms": None, "p95_ms": None, "max_ms": None}
     ordered = sorted(latencies)
     p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-    return {"n": len(ordered), "p50_ms": round(statistics.median(ordered) * 1000, 1),
-            "p95_ms": round(p95 * 1000, 1), "max_ms": round(ordered[-1] * 1000, 1)}
+    return {
+        "n": len(ordered),
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p95_ms": round(p95 * 1000, 1),
+        "max_ms": round(ordered[-1] * 1000, 1),
+    }
 
 
 def idle(port: int, queries: dict[str, list[str]], samples: dict[str, int]) -> dict:
@@ -170,12 +246,14 @@ def idle(port: int, queries: dict[str, list[str]], samples: dict[str, int]) -> d
     return out
 
 
-def under_load(port: int, queries: dict[str, list[str]], clients: int, duration: float,
-               timeout: float) -> dict:
+def under_load(
+    port: int, queries: dict[str, list[str]], clients: int, duration: float, timeout: float
+) -> dict:
     """`clients` mixed clients and one runaway client for `duration` seconds."""
     stop = time.monotonic() + duration
     results: dict[str, list[float]] = {"cheap": [], "heavy": [], "runaway": []}
     waits: dict[str, list[float]] = {name: [] for name in results}
+    slots: dict[str, list[float]] = {name: [] for name in results}
     statuses: dict[str, dict[int, int]] = {name: {} for name in results}
     lock = threading.Lock()
 
@@ -184,6 +262,8 @@ def under_load(port: int, queries: dict[str, list[str]], clients: int, duration:
             results[name].append(seconds)
             if "wait" in timing:
                 waits[name].append(float(timing["wait"]) / 1000)
+            if "slot" in timing:
+                slots[name].append(float(timing["slot"]) / 1000)
             statuses[name][status] = statuses[name].get(status, 0) + 1
 
     def mixed(seed: int) -> None:
@@ -219,9 +299,119 @@ def under_load(port: int, queries: dict[str, list[str]], clients: int, duration:
         # the runaway's answer is its time-limit error, 503: expected, not an error
         expected = 503 if name == "runaway" else 200
         errors = sum(n for status, n in statuses[name].items() if status != expected)
-        out[name] = summary(latencies) | {"errors": errors, "statuses": statuses[name],
-                                          "queued": summary(waits[name])}
+        out[name] = summary(latencies) | {
+            "errors": errors,
+            "statuses": statuses[name],
+            "queued": summary(waits[name]),
+            "for_slot": summary(slots[name]),
+        }
     return out
+
+
+class SlowLoris:
+    """`n` connections, each sending one byte of an endless request head every SLOW_BYTE
+    seconds; one the server answers or closes is opened again. Counts what the server said."""
+
+    HEAD = (
+        b"GET /sparql?query=ASK%20%7B%7D HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 1_000_000
+    )
+
+    def __init__(self, port: int, n: int):
+        self.port, self.n = port, n
+        self.conns: dict[socket.socket, int] = {}  # -> bytes sent
+        self.sources: dict[socket.socket, int] = {}  # -> its place, which names its address
+        self.answers: dict[str, int] = {}  # the server's status line's code, or "closed"
+        self.opened = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def open(self, i: int) -> None:
+        source = f"127.0.0.{2 + i // SLOW_PER_ADDRESS}"
+        try:
+            sock = socket.create_connection(
+                (HOST, self.port), timeout=5, source_address=(source, 0)
+            )
+        except OSError:
+            self.answers["connect-failed"] = self.answers.get("connect-failed", 0) + 1
+            return
+        sock.setblocking(False)
+        self.conns[sock] = 0
+        self.sources[sock] = i
+        self.opened += 1
+
+    def start(self) -> None:
+        for i in range(self.n):
+            self.open(i)
+        self.thread.start()
+
+    def run(self) -> None:
+        while not self.stop.wait(SLOW_BYTE):
+            with selectors.DefaultSelector() as sel:
+                for sock in self.conns:
+                    sel.register(sock, selectors.EVENT_READ)
+                readable = {key.fileobj for key, _ in sel.select(0)}
+            for sock in list(self.conns):
+                ended = sock in readable
+                if not ended:
+                    try:
+                        sock.send(self.HEAD[self.conns[sock] : self.conns[sock] + 1])
+                        self.conns[sock] += 1
+                    except OSError:
+                        ended = True
+                if ended:
+                    self.ended(sock)
+            taken = set(self.sources.values())
+            for i in range(self.n):  # opened again from the same address
+                if i not in taken and not self.stop.is_set():
+                    self.open(i)
+
+    def ended(self, sock: socket.socket) -> None:
+        try:
+            first = sock.recv(64)
+        except OSError:
+            first = b""
+        code = first.split(b" ")[1].decode() if first.startswith(b"HTTP/") else "closed"
+        self.answers[code] = self.answers.get(code, 0) + 1
+        del self.conns[sock]
+        del self.sources[sock]
+        sock.close()
+
+    def close(self) -> dict:
+        self.stop.set()
+        self.thread.join(30)
+        still = len(self.conns)
+        for sock in self.conns:
+            sock.close()
+        return {
+            "connections": self.n,
+            "opened": self.opened,
+            "open_at_end": still,
+            "answers": self.answers,
+        }
+
+
+def slowloris(port: int, query: str, n: int, duration: float) -> dict:
+    """Cheap queries, each on a new connection, while `n` slow clients trickle heads."""
+    slow = SlowLoris(port, n)
+    slow.start()
+    time.sleep(min(3.0, duration / 4))  # every slow connection has sent a few bytes
+    load_avg = [round(os.getloadavg()[0], 1)]
+    stop = time.monotonic() + duration
+    latencies, statuses = [], {}
+    while time.monotonic() < stop:
+        client = Client(port, duration)  # a query unanswered by then counts as an error
+        status, seconds = client.query(query)
+        client.close()
+        latencies.append(seconds)
+        statuses[status] = statuses.get(status, 0) + 1
+    load_avg.append(round(os.getloadavg()[0], 1))
+    errors = sum(count for status, count in statuses.items() if status != 200)
+    return {
+        "cheap": summary(latencies) | {"errors": errors, "statuses": statuses},
+        "slow": slow.close(),
+        "seconds": duration,
+        "load_average": load_avg,
+    }
 
 
 def fmt(value: float | None) -> str:
@@ -260,12 +450,14 @@ def report(result: dict) -> str:
             f"| {name} | {fmt(a['p50_ms'])} / {fmt(a['p95_ms'])} / {fmt(a['max_ms'])} "
             f"| {b['n']:,} | {fmt(b['p50_ms'])} / {fmt(b['p95_ms'])} / {fmt(b['max_ms'])} "
             f"| {'-' if ratio is None else f'{ratio:.1f}x'} | {a['errors'] + b['errors']} "
-            f"| {e_idle[0]:,} / {e_idle[1]:,} | {e_load[0]:,} / {e_load[1]:,} |")
+            f"| {e_idle[0]:,} / {e_idle[1]:,} | {e_load[0]:,} / {e_load[1]:,} |"
+        )
     r = load["runaway"]
     cheap_idle_p95 = i["cheap"]["p95_ms"]
     target = max(5 * cheap_idle_p95, 50.0)
     cheap_p95 = load["cheap"]["p95_ms"]
     queued = {n: load[n]["queued"] for n in ("cheap", "heavy")}
+    cpu = load.get("cpu")
     lines += [
         f"| runaway | - | {r['n']} | {fmt(r['p50_ms'])} / - / {fmt(r['max_ms'])} | - | "
         f"{r['errors']} | - | - |",
@@ -276,12 +468,33 @@ def report(result: dict) -> str:
         f"limit is its expected answer; its statuses: {r['statuses']}).",
         "",
         "Of that, time queued for a lane's slot and worker (the server's Server-Timing "
-        "`wait`): " + "; ".join(f"{n} p50 / p95 / max {fmt(q['p50_ms'])} / {fmt(q['p95_ms'])} / "
-                                f"{fmt(q['max_ms'])} ms" for n, q in queued.items()) + ".",
+        "`wait`): "
+        + "; ".join(
+            f"{n} p50 / p95 / max {fmt(q['p50_ms'])} / {fmt(q['p95_ms'])} / {fmt(q['max_ms'])} ms"
+            for n, q in queued.items()
+        )
+        + ". Of which for a slot alone (`slot`; the rest is for an idle worker): "
+        + "; ".join(
+            f"{n} p95 / max {fmt(load[n]['for_slot']['p95_ms'])} / "
+            f"{fmt(load[n]['for_slot']['max_ms'])} ms"
+            for n in ("cheap", "heavy")
+            if "for_slot" in load[n]
+        )
+        + ".",
         "",
         f"Target (issue 15): cheap p95 under load within 5x idle or 50 ms, whichever is larger: "
         f"{target:.0f} ms here; measured {fmt(cheap_p95)} ms: "
         f"{'met' if cheap_p95 is not None and cheap_p95 <= target else 'NOT met'}.",
+        "",
+        "CPU under load, of the machine's "
+        + (
+            f"{cpu['cores'] * cpu['seconds']:.0f} core-seconds ({cpu['cores']} cores x "
+            f"{cpu['seconds']:g} s): the server {cpu['server_cpu_s']:g}, this script "
+            f"{cpu['client_cpu_s']:g}, other work on the machine {cpu['other_cpu_s']:g}, idle "
+            f"{cpu['idle_cpu_s']:g}."
+            if cpu
+            else "-"
+        ),
         "",
         "Server memory, summed over its processes (gunicorn and query workers):",
         "",
@@ -290,12 +503,39 @@ def report(result: dict) -> str:
     ]
     for when in ("before", "after"):
         m = result["memory"][when]
-        lines.append(f"| {when} load | {m['pss_mb']:,.0f} | {m['rss_mb']:,.0f} "
-                     f"| {m['processes']} |")
-    lines += ["", f"Server /metrics refusals after the run: {result['refusals'] or 'none'}.",
-              "", f"The machine's 1-minute load average at the start and the end: "
-              f"{result['load_average'][0]:g} and {result['load_average'][1]:g} (other work "
-              "shares its cores).", ""]
+        lines.append(
+            f"| {when} load | {m['pss_mb']:,.0f} | {m['rss_mb']:,.0f} | {m['processes']} |"
+        )
+    w = result.get("slowloris")
+    if w:
+        c, sl = w["cheap"], w["slow"]
+        ratio = c["p95_ms"] / i["cheap"]["p95_ms"] if c["p95_ms"] and i["cheap"]["p95_ms"] else None
+        lines += [
+            "",
+            f"Slow clients: {sl['connections']} connections, each sending one byte of an "
+            f"endless request head every {SLOW_BYTE:g} s (from {SLOW_PER_ADDRESS} to a source "
+            "address, 127.0.0.2 and up; one the server ends is opened again), while one client "
+            f"sends the cheap query, each time on a new connection, for {w['seconds']:g} s:",
+            "",
+            "| class | n | p50 / p95 / max ms | p95 / idle p95 | errors |",
+            "|---|---|---|---|---|",
+            f"| cheap, new connection each | {c['n']:,} | {fmt(c['p50_ms'])} / "
+            f"{fmt(c['p95_ms'])} / {fmt(c['max_ms'])} | "
+            f"{'-' if ratio is None else f'{ratio:.1f}x'} | {c['errors']} |",
+            "",
+            f"Slow connections opened: {sl['opened']} ({sl['open_at_end']} open at the end); "
+            f"how the server ended the others: {sl['answers'] or 'none'}. Load average at the "
+            f"phase's start and end: {w['load_average'][0]:g} and {w['load_average'][1]:g}.",
+        ]
+    lines += [
+        "",
+        f"Server /metrics refusals after the run: {result['refusals'] or 'none'}.",
+        "",
+        f"The machine's 1-minute load average at the start and at the end of the "
+        f"load: {result['load_average'][0]:g} and {result['load_average'][1]:g} (other "
+        "work shares its cores).",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -316,15 +556,39 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
     parser.add_argument("--clients", type=int, default=8, help="mixed clients")
-    parser.add_argument("--short", action="store_true",
-                        help="10 s of load and fewer idle samples, for CI")
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="build cache (default: a fresh temporary one)")
-    parser.add_argument("--report", type=Path, default=None,
-                        help="Markdown report (default: benchmarks/reports/load.md, or "
-                             "load-short.md with --short); the JSON goes beside it")
-    parser.add_argument("--serve-arg", action="append", default=[],
-                        help="an extra `benchgraph serve` argument (repeatable)")
+    parser.add_argument(
+        "--short", action="store_true", help="10 s of load and fewer idle samples, for CI"
+    )
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="build cache (default: a fresh temporary one)"
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        help="Markdown report (default: benchmarks/reports/load.md, or "
+        "load-short.md with --short); the JSON goes beside it",
+    )
+    parser.add_argument(
+        "--slowloris",
+        type=int,
+        default=50,
+        metavar="N",
+        help="slow connections of the last phase; 0 for none (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--slowloris-duration",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds of the slow clients' phase (default: 30, 10 with --short)",
+    )
+    parser.add_argument(
+        "--serve-arg",
+        action="append",
+        default=[],
+        help="an extra `benchgraph serve` argument (repeatable)",
+    )
     args = parser.parse_args(argv)
     duration = 10.0 if args.short and args.duration == 60.0 else args.duration
     samples = {"cheap": 60, "heavy": 10} if args.short else {"cheap": 300, "heavy": 30}
@@ -339,8 +603,7 @@ def main(argv: list[str] | None = None) -> int:
         cache = args.cache or Path(tmp) / "cache"
         port = free_port()
         log = Path(tmp) / "server.log"
-        print(f"building {SHIPPED} and starting the server on {HOST}:{port} ...",
-              file=sys.stderr)
+        print(f"building {SHIPPED} and starting the server on {HOST}:{port} ...", file=sys.stderr)
         proc = start_server(cache, port, log, args.serve_arg)
         try:
             conn = http.client.HTTPConnection(HOST, port, timeout=30)
@@ -353,42 +616,67 @@ def main(argv: list[str] | None = None) -> int:
             idle_result = idle(port, queries, samples)
             before = server_memory(proc)
             print(f"under load for {duration:g} s ...", file=sys.stderr)
+            cpu_before, started = cpu_seconds(proc), time.monotonic()
             load_result = under_load(port, queries, args.clients, duration, timeout)
+            load_result["cpu"] = cpu_share(
+                cpu_before, cpu_seconds(proc), time.monotonic() - started
+            )
             time.sleep(1.0)
             after = server_memory(proc)
-            refused = refusal_counts(port)
             load_avg.append(round(os.getloadavg()[0], 1))
+            slow_result = None
+            if args.slowloris:
+                slow_for = args.slowloris_duration or (10.0 if args.short else 30.0)
+                print(f"{args.slowloris} slow clients for {slow_for:g} s ...", file=sys.stderr)
+                slow_result = slowloris(port, CHEAP, args.slowloris, slow_for)
+            refused = refusal_counts(port)
         finally:
             stop_server(proc)
     result = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                   f"{psutil.virtual_memory().total / 2**30:.0f} GiB, "
-                   f"Python {platform.python_version()}",
-        "settings": {"argv": " ".join(argv if argv is not None else sys.argv[1:]),
-                     "clients": args.clients, "duration": duration, "timeout": timeout,
-                     "query_workers": max(4, os.cpu_count() or 1),
-                     "heavy_share": HEAVY_SHARE, "samples": samples,
-                     "serve_args": args.serve_arg},
-        "quads": count, "health": health, "idle": idle_result, "load": load_result,
-        "memory": {"before": before, "after": after}, "refusals": refused,
+        f"{psutil.virtual_memory().total / 2**30:.0f} GiB, "
+        f"Python {platform.python_version()}",
+        "settings": {
+            "argv": " ".join(argv if argv is not None else sys.argv[1:]),
+            "clients": args.clients,
+            "duration": duration,
+            "timeout": timeout,
+            "query_workers": max(4, os.cpu_count() or 1),
+            "heavy_share": HEAVY_SHARE,
+            "samples": samples,
+            "serve_args": args.serve_arg,
+        },
+        "quads": count,
+        "health": health,
+        "idle": idle_result,
+        "load": load_result,
+        "memory": {"before": before, "after": after},
+        "refusals": refused,
         "load_average": load_avg,
+        "slowloris": slow_result,
         "earlier": EARLIER,
     }
     text = report(result)
     report_path.parent.mkdir(parents=True, exist_ok=True)
     report_path.write_text(text, encoding="utf-8")
-    report_path.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n",
-                                                encoding="utf-8")
+    report_path.with_suffix(".json").write_text(
+        json.dumps(result, indent=2) + "\n", encoding="utf-8"
+    )
     print(text)
     return 0
 
 
 def _count_quads(port: int) -> int:
     conn = http.client.HTTPConnection(HOST, port, timeout=60)
-    conn.request("POST", "/sparql", urlencode({"query": "SELECT (COUNT(*) AS ?n) "
-                                               "{ GRAPH ?g { ?s ?p ?o } }"}),
-                 {"Content-Type": "application/x-www-form-urlencoded",
-                  "Accept": "application/sparql-results+json"})
+    conn.request(
+        "POST",
+        "/sparql",
+        urlencode({"query": "SELECT (COUNT(*) AS ?n) { GRAPH ?g { ?s ?p ?o } }"}),
+        {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Accept": "application/sparql-results+json",
+        },
+    )
     body = json.loads(conn.getresponse().read())
     conn.close()
     return int(body["results"]["bindings"][0]["n"]["value"])

@@ -25,13 +25,14 @@ from synth import replicate  # noqa: E402
 
 
 def old_text(commit: str, name: str) -> str | None:
-    found = subprocess.run(["git", "show", f"{commit}:queries/{name}.rq"], cwd=ROOT,
-                           capture_output=True, text=True)
+    found = subprocess.run(
+        ["git", "show", f"{commit}:queries/{name}.rq"], cwd=ROOT, capture_output=True, text=True
+    )
     return found.stdout if found.returncode == 0 else None
 
 
 def timed(store, text: str) -> tuple[float, int]:
-    from benchgraph.queries import run
+    from benchgraph.query.render import run
 
     start = time.perf_counter()
     rows = sum(1 for _ in run(store, text))
@@ -46,15 +47,17 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["BENCHGRAPH_CACHE"] = str(Path(tmp) / "cache")
-        from benchgraph.build import build
-        from benchgraph.queries import saved_queries
+        from benchgraph.pipeline.steps import build
+        from benchgraph.query.saved import saved_queries
 
         data = Path(tmp) / "data"
         replicate(ROOT / "data", data, args.runs)
         start = time.perf_counter()
         store = build(data, skip_invalid=True).open()
-        print(f"{args.runs:,} runs built in {time.perf_counter() - start:.1f} s; best of "
-              f"{args.rounds} rounds, pyoxigraph; old = queries/ as of {args.against}\n")
+        print(
+            f"{args.runs:,} runs built in {time.perf_counter() - start:.1f} s; best of "
+            f"{args.rounds} rounds, pyoxigraph; old = queries/ as of {args.against}\n"
+        )
         print("| query | old s | old rows | new s | new rows |")
         print("|---|---:|---:|---:|---:|")
         for name, query in saved_queries().items():
@@ -65,8 +68,7 @@ def main() -> int:
                     if text is not None:
                         took = timed(store, text)
                         best[label] = min(best[label], took)
-            old = (f"{best['old'][0]:.3f} | {best['old'][1]:,}" if before is not None
-                   else "- | -")
+            old = f"{best['old'][0]:.3f} | {best['old'][1]:,}" if before is not None else "- | -"
             print(f"| {name} | {old} | {best['new'][0]:.3f} | {best['new'][1]:,} |")
     return 0
 

@@ -39,8 +39,7 @@ def main() -> int:
             best[name] = min(best[name], per_record(module, files, args.data))
     print(f"{len(files)} record files, best of {args.rounds} rounds")
     print(f"records.py as of {args.against}: {best['old'] * 1e6:.1f} us a record")
-    print(f"this checkout:  {best['new'] * 1e6:.1f} us a record "
-          f"({best['new'] / best['old']:.2f}x)")
+    print(f"this checkout:  {best['new'] * 1e6:.1f} us a record ({best['new'] / best['old']:.2f}x)")
     return 0
 
 

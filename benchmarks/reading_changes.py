@@ -16,20 +16,32 @@ import importlib.util
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from benchgraph import records as new_records  # noqa: E402
+from benchgraph.records import files, reader  # noqa: E402
+
+# the record reader as one object, as records.py was before it was split (read_bench.py
+# reads an old records.py and this side by side)
+new_records = types.SimpleNamespace(
+    find_record_files=files.find_record_files, load_record=reader.load_record
+)
 
 
 def old_module(commit: str) -> Any:
     """records.py as of `commit`, imported as benchgraph._records_then (its package's other
     modules, errors.py, are the working tree's: they say nothing of reading)."""
-    text = subprocess.run(["git", "show", f"{commit}:src/benchgraph/records.py"], cwd=ROOT,
-                          check=True, capture_output=True, text=True).stdout
+    text = subprocess.run(
+        ["git", "show", f"{commit}:src/benchgraph/records.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     folder = Path(tempfile.mkdtemp(prefix="records-then-"))
     path = folder / "_records_then.py"
     path.write_text(text, encoding="utf-8")
@@ -62,9 +74,9 @@ def same(a: Any, b: Any) -> bool:
 def changes(data: Path, old: Any) -> list[tuple[str, str, Any, Any]]:
     """(file, field, old value, new value) of every difference, problems as field '!'."""
     out = []
-    for path in new_records.find_record_files(data):
+    for path in files.find_record_files(data):
         then, then_problems = old.load_record(path, data)
-        now, now_problems = new_records.load_record(path, data)
+        now, now_problems = reader.load_record(path, data)
         shown = str(path.relative_to(data))
         a = flatten(then.fields) if then else {}
         b = flatten(now.fields) if now else {}
@@ -86,14 +98,14 @@ def main() -> int:
     args = parser.parse_args()
     found = changes(args.data, old_module(args.against))
     files = {f for f, *_ in found}
-    total = len(new_records.find_record_files(args.data))
+    total = len(files.find_record_files(args.data))
     print(f"{total} record files read; {len(files)} read differently, {len(found)} field(s)")
     by_field: dict[str, list] = collections.defaultdict(list)
     for f, key, a, b in found:
         by_field[key.split(".")[0] if key[0] != "!" else key].append((f, key, a, b))
     for field, rows in sorted(by_field.items()):
         print(f"\n{field}: {len(rows)} change(s)")
-        for f, key, a, b in rows[:args.limit]:
+        for f, key, a, b in rows[: args.limit]:
             print(f"  {f}: {key}: {a!r} -> {b!r}")
     return 0
 

@@ -47,9 +47,15 @@ def free_port() -> int:
 def ask(port: int, query: str, timeout: float = 10) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        conn.request("POST", "/sparql", urlencode({"query": query}).encode(),
-                     {"Content-Type": "application/x-www-form-urlencoded",
-                      "Accept": "application/sparql-results+json"})
+        conn.request(
+            "POST",
+            "/sparql",
+            urlencode({"query": query}).encode(),
+            {
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/sparql-results+json",
+            },
+        )
         r = conn.getresponse()
         return r.status, r.read()
     finally:
@@ -83,9 +89,23 @@ class Server:
         env = os.environ | {"BENCHGRAPH_CACHE": str(cache)}
         with log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "benchgraph", "serve", "--data", str(data),
-                 "--port", str(self.port), "--query-workers", "2", *args],
-                stdout=out, stderr=subprocess.STDOUT, env=env)
+                [
+                    sys.executable,
+                    "-m",
+                    "benchgraph",
+                    "serve",
+                    "--data",
+                    str(data),
+                    "--port",
+                    str(self.port),
+                    "--query-workers",
+                    "2",
+                    *args,
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
 
     def wait_up(self, timeout: float = 600) -> None:
         deadline = time.monotonic() + timeout
@@ -148,8 +168,10 @@ class Prober:
 
 def set_memory(data: Path, gb: int) -> None:
     file = data / ACCELERATOR
-    lines = [f"memory_gb: {gb}" if line.startswith("memory_gb:") else line
-             for line in file.read_text().splitlines()]
+    lines = [
+        f"memory_gb: {gb}" if line.startswith("memory_gb:") else line
+        for line in file.read_text().splitlines()
+    ]
     file.write_text("\n".join(lines) + "\n")
 
 
@@ -178,9 +200,14 @@ def swaps(data: Path, cache: Path, log: Path, rounds: int, hup: bool) -> dict:
                 rebuilds.append(health(server.port)["last_rebuild"]["seconds"])
                 time.sleep(1)
         linking = json.loads(ask(server.port, LINKING)[1])["results"]["bindings"][0]["n"]
-        return {"times": times, "rebuild_s": rebuilds, "ok": probe.ok,
-                "refused": len(probe.refused), "errors": probe.errors,
-                "linking": int(linking["value"])}
+        return {
+            "times": times,
+            "rebuild_s": rebuilds,
+            "ok": probe.ok,
+            "refused": len(probe.refused),
+            "errors": probe.errors,
+            "linking": int(linking["value"]),
+        }
     finally:
         server.stop()
 
@@ -203,8 +230,7 @@ def restarts(data: Path, cache: Path, log: Path, rounds: int) -> dict:
                 gaps.append(probe.refused[-1] - probe.refused[0] if probe.refused else 0.0)
                 probe.refused.clear()
                 time.sleep(1)
-        return {"times": times, "refused_window_s": gaps, "ok": probe.ok,
-                "errors": probe.errors}
+        return {"times": times, "refused_window_s": gaps, "ok": probe.ok, "errors": probe.errors}
     finally:
         server.stop()
 
@@ -213,7 +239,7 @@ def watcher_costs(data: Path) -> dict:
     """One poll of every record file vs the watcher's idle CPU and event latency."""
     import watchfiles
 
-    from benchgraph.records import scan_record_files
+    from benchgraph.records.files import scan_record_files
 
     start, cpu = time.perf_counter(), time.process_time()
     for _ in range(10):
@@ -258,14 +284,23 @@ def watcher_costs(data: Path) -> dict:
     time.sleep(2)
     burst = [(round((t - t0) * 1000), n) for t, n in got]
     stop.set()
-    return {"files": len(files), "poll_cpu_ms": poll_ms, "poll_wall_ms": poll_wall,
-            "files_100k": n100k, "poll_100k_cpu_ms": poll_100k_ms,
-            "watch_idle_cpu_ms_3s": idle_ms, "one_write": one, "burst_50": burst}
+    return {
+        "files": len(files),
+        "poll_cpu_ms": poll_ms,
+        "poll_wall_ms": poll_wall,
+        "files_100k": n100k,
+        "poll_100k_cpu_ms": poll_100k_ms,
+        "watch_idle_cpu_ms_3s": idle_ms,
+        "one_write": one,
+        "burst_50": burst,
+    }
 
 
 def fmt(xs: list[float]) -> str:
-    return (f"median {statistics.median(xs):.2f} s, min {min(xs):.2f}, max {max(xs):.2f} "
-            f"({len(xs)} rounds)")
+    return (
+        f"median {statistics.median(xs):.2f} s, min {min(xs):.2f}, max {max(xs):.2f} "
+        f"({len(xs)} rounds)"
+    )
 
 
 def main() -> int:

@@ -11,7 +11,7 @@ bisection between 1 and the most benchgraph's text limits let through (256 level
 operators, a 4 MiB body): the first n the server does not survive, or where it survives
 all, the first it refuses. The parts are cheap to evaluate (empty groups, constants), so that
 what is measured is the server's stack, not its optimizer; each answer's time is given too,
-and the parts of each query as benchgraph counts them (web/querycheck.py), to compare with
+and the parts of each query as benchgraph counts them (query/gate.py), to compare with
 the budget. A server that dies is started again; one
 still busy at the time limit is stopped and started again (its query would go on).
 """
@@ -37,17 +37,21 @@ from stores import servers  # noqa: E402 - the tests' servers, as the store test
 # One query of n parts of a kind: each a part Oxigraph's algebra nests one level deeper for.
 KINDS: dict[str, Callable[[int], str]] = {
     "OPTIONAL {}": lambda n: "SELECT * WHERE { " + "OPTIONAL { } " * n + "}",
-    "OPTIONAL with a pattern": lambda n: "SELECT * WHERE { " + "".join(
-        f"OPTIONAL {{ <urn:s> <urn:p> ?o{i} }} " for i in range(n)) + "}",
+    "OPTIONAL with a pattern": lambda n: (
+        "SELECT * WHERE { "
+        + "".join(f"OPTIONAL {{ <urn:s> <urn:p> ?o{i} }} " for i in range(n))
+        + "}"
+    ),
     "UNION": lambda n: "SELECT * WHERE { " + " UNION ".join(["{ }"] * n) + " }",
     "MINUS {}": lambda n: "SELECT * WHERE { " + "MINUS { } " * n + "}",
-    "triple patterns": lambda n: "SELECT * WHERE { " + " ".join(
-        f"<urn:s{i}> <urn:p> ?o ." for i in range(n)) + " }",
+    "triple patterns": lambda n: (
+        "SELECT * WHERE { " + " ".join(f"<urn:s{i}> <urn:p> ?o ." for i in range(n)) + " }"
+    ),
     "FILTER": lambda n: "SELECT * WHERE { " + "FILTER(true) " * n + "}",
-    "BIND": lambda n: "SELECT * WHERE { " + "".join(
-        f"BIND({i} AS ?b{i}) " for i in range(n)) + "}",
-    "GRAPH": lambda n: "SELECT * WHERE { " + "".join(
-        f"GRAPH <urn:g{i}> {{ }} " for i in range(n)) + "}",
+    "BIND": lambda n: "SELECT * WHERE { " + "".join(f"BIND({i} AS ?b{i}) " for i in range(n)) + "}",
+    "GRAPH": lambda n: (
+        "SELECT * WHERE { " + "".join(f"GRAPH <urn:g{i}> {{ }} " for i in range(n)) + "}"
+    ),
     "subqueries": lambda n: "SELECT * WHERE { " + "{ SELECT * WHERE { } } " * n + "}",
     "FILTER EXISTS": lambda n: "SELECT * WHERE { " + "FILTER EXISTS { } " * n + "}",
     "|| chain": lambda n: "SELECT * WHERE { FILTER(" + " || ".join(["false"] * n) + ") }",
@@ -55,27 +59,32 @@ KINDS: dict[str, Callable[[int], str]] = {
     "+ chain": lambda n: "SELECT * WHERE { BIND(" + " + ".join(["1"] * n) + " AS ?x) }",
     "! chain": lambda n: "SELECT * WHERE { FILTER(" + "!" * n + "true) }",
     "unary - chain": lambda n: "SELECT * WHERE { BIND(" + "- " * n + "1 AS ?x) }",
-    "IN list": lambda n: "SELECT * WHERE { FILTER(1 IN (" + ", ".join(
-        str(i) for i in range(n)) + ")) }",
-    "function arguments": lambda n: "SELECT * WHERE { BIND(CONCAT(" + ", ".join(
-        ['"a"'] * n) + ") AS ?x) }",
-    "path sequence": lambda n: "SELECT * WHERE { <urn:s> " + "/".join(["<urn:p>"] * n)
-                               + " ?o }",
-    "path alternative": lambda n: "SELECT * WHERE { <urn:s> " + "|".join(
-        f"<urn:p{i}>" for i in range(n)) + " ?o }",
-    "objects (,)": lambda n: "SELECT * WHERE { <urn:s> <urn:p> " + ", ".join(
-        f"<urn:o{i}>" for i in range(n)) + " }",
-    "collection": lambda n: "SELECT * WHERE { <urn:s> <urn:p> (" + " ".join(
-        str(i) for i in range(n)) + ") }",
-    "VALUES rows": lambda n: "SELECT * WHERE { VALUES ?x { " + " ".join(
-        str(i) for i in range(n)) + " } }",
+    "IN list": lambda n: (
+        "SELECT * WHERE { FILTER(1 IN (" + ", ".join(str(i) for i in range(n)) + ")) }"
+    ),
+    "function arguments": lambda n: (
+        "SELECT * WHERE { BIND(CONCAT(" + ", ".join(['"a"'] * n) + ") AS ?x) }"
+    ),
+    "path sequence": lambda n: "SELECT * WHERE { <urn:s> " + "/".join(["<urn:p>"] * n) + " ?o }",
+    "path alternative": lambda n: (
+        "SELECT * WHERE { <urn:s> " + "|".join(f"<urn:p{i}>" for i in range(n)) + " ?o }"
+    ),
+    "objects (,)": lambda n: (
+        "SELECT * WHERE { <urn:s> <urn:p> " + ", ".join(f"<urn:o{i}>" for i in range(n)) + " }"
+    ),
+    "collection": lambda n: (
+        "SELECT * WHERE { <urn:s> <urn:p> (" + " ".join(str(i) for i in range(n)) + ") }"
+    ),
+    "VALUES rows": lambda n: (
+        "SELECT * WHERE { VALUES ?x { " + " ".join(str(i) for i in range(n)) + " } }"
+    ),
 }
 
 
 def text_cap(build: Callable[[int], str]) -> int:
     """The most parts benchgraph's text limits (depth, operators, a 4 MiB body) let
     through."""
-    from benchgraph.querytext import QueryTextError, check_text
+    from benchgraph.query.text import QueryTextError, check_text
 
     def passes(n: int) -> bool:
         text = build(n)
@@ -101,7 +110,7 @@ def counted(text: str) -> int | str:
     """The query's parts as benchgraph counts them ("-": not in this tree)."""
     from dataclasses import fields
 
-    from benchgraph.web.queryinfo import QueryInfo, inspect_query
+    from benchgraph.query.inspect import QueryInfo, inspect_query
 
     if "shape" not in {f.name for f in fields(QueryInfo)}:
         return "-"
@@ -124,8 +133,9 @@ class Engine:
     def ensure(self) -> servers.Server:
         if self.server is None or self.server.proc.poll() is not None:
             self.starts += 1
-            start = {"oxigraph": servers.start_oxigraph,
-                     "virtuoso": servers.start_virtuoso}[self.name]
+            start = {"oxigraph": servers.start_oxigraph, "virtuoso": servers.start_virtuoso}[
+                self.name
+            ]
             self.server = start(self.root / f"{self.name}-{self.starts}")
         return self.server
 
@@ -143,8 +153,9 @@ class Engine:
         if self.name == "virtuoso":
             params["timeout"] = str(int(self.timeout * 1000))
         data = urllib.parse.urlencode(params).encode()
-        request = urllib.request.Request(server.query, data=data, headers={
-            "Accept": "application/sparql-results+json"})
+        request = urllib.request.Request(
+            server.query, data=data, headers={"Accept": "application/sparql-results+json"}
+        )
         start = time.monotonic()
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as r:
@@ -163,8 +174,11 @@ class Engine:
                 time.sleep(0.1)
         if server.proc.poll() is not None:
             log = server.log.read_text(errors="replace")
-            why = "stack overflow" if "overflowed its stack" in log else \
-                f"exit {server.proc.returncode}"
+            why = (
+                "stack overflow"
+                if "overflowed its stack" in log
+                else f"exit {server.proc.returncode}"
+            )
             self.server = None
             return "died", seconds, why
         if outcome == "slow":
@@ -218,8 +232,9 @@ def summary(probes: list[tuple]) -> tuple:
     """(dies at, the largest n probed below it and its probe, refuses from)."""
     died = min((n for n, outcome, _s, _d in probes if outcome == "died"), default=None)
     below = [p for p in probes if p[1] != "died" and (died is None or p[0] < died)]
-    refused = min((n for n, outcome, _s, _d in probes if outcome in ("refused", "slow")),
-                  default=None)
+    refused = min(
+        (n for n, outcome, _s, _d in probes if outcome in ("refused", "slow")), default=None
+    )
     return died, max(below, default=None), refused
 
 
@@ -237,8 +252,10 @@ def survival(engine: Engine, kinds: list[str], parts: int, repeat: int) -> list[
     """Each kind's largest query within `parts`, sent `repeat` times, each to a server
     started afresh: where the Oxigraph server dies varies from one process to the next
     (BIND: 800 in one run, 2,600 in another), so one probe of a size says little."""
-    lines = ["| engine | part | n (parts) | answers | died | slowest s |",
-             "|---|---|---:|---|---:|---:|"]
+    lines = [
+        "| engine | part | n (parts) | answers | died | slowest s |",
+        "|---|---|---:|---|---:|---:|",
+    ]
     for kind in kinds:
         build = KINDS[kind]
         n = at_most(build, parts, text_cap(build))
@@ -251,8 +268,10 @@ def survival(engine: Engine, kinds: list[str], parts: int, repeat: int) -> list[
             outcomes.append(outcome)
             slowest = max(slowest, seconds)
         counts = ", ".join(f"{o} {outcomes.count(o)}" for o in sorted(set(outcomes)))
-        line = (f"| {engine.name} | {kind} | {n:,} ({counted(build(n))}) | {counts} | "
-                f"{outcomes.count('died')} | {slowest:.1f} |")
+        line = (
+            f"| {engine.name} | {kind} | {n:,} ({counted(build(n))}) | {counts} | "
+            f"{outcomes.count('died')} | {slowest:.1f} |"
+        )
         print(line, flush=True)
         lines.append(line)
     return lines
@@ -262,12 +281,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engines", nargs="+", default=["oxigraph", "virtuoso"])
     parser.add_argument("--kinds", nargs="+", default=list(KINDS))
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds one query may take before the server is restarted")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds one query may take before the server is restarted",
+    )
     parser.add_argument("--report", type=Path)
-    parser.add_argument("--survive", type=int, metavar="PARTS",
-                        help="instead: send each kind's largest query within PARTS parts "
-                             "--repeat times, each to a fresh server, and count deaths")
+    parser.add_argument(
+        "--survive",
+        type=int,
+        metavar="PARTS",
+        help="instead: send each kind's largest query within PARTS parts "
+        "--repeat times, each to a fresh server, and count deaths",
+    )
     parser.add_argument("--repeat", type=int, default=10)
     args = parser.parse_args()
     if args.survive:
@@ -277,7 +304,8 @@ def main() -> int:
                 engine = Engine(name, Path(tmp), args.timeout)
                 try:
                     lines += survival(engine, args.kinds, args.survive, args.repeat)[
-                        (2 if lines else 0):]
+                        (2 if lines else 0) :
+                    ]
                 finally:
                     engine.stop()
         table = "\n".join(lines)
@@ -300,21 +328,30 @@ def main() -> int:
                     rows.append((name, kind, cap, died, best, refused, why, build))
             finally:
                 engine.stop()
-    lines = ["| engine | part | text limits let through | dies at (its parts) | largest that "
-             "lives: answer, s (its parts) | refuses or slow from | how it dies |",
-             "|---|---|---:|---:|---|---:|---|"]
+    lines = [
+        "| engine | part | text limits let through | dies at (its parts) | largest that "
+        "lives: answer, s (its parts) | refuses or slow from | how it dies |",
+        "|---|---|---:|---:|---|---:|---|",
+    ]
     for name, kind, cap, died, best, refused, why, build in rows:
         died_text = f"{died:,} ({counted(build(died))})" if died else "never"
-        best_text = (f"{best[0]:,}: {best[1]} {best[3][:60]}, {best[2]:.1f} s "
-                     f"({counted(build(best[0]))})" if best else "-")
-        lines.append(f"| {name} | {kind} | {cap:,} | {died_text} | {best_text} | "
-                     f"{f'{refused:,}' if refused else '-'} | {why} |")
+        best_text = (
+            f"{best[0]:,}: {best[1]} {best[3][:60]}, {best[2]:.1f} s ({counted(build(best[0]))})"
+            if best
+            else "-"
+        )
+        lines.append(
+            f"| {name} | {kind} | {cap:,} | {died_text} | {best_text} | "
+            f"{f'{refused:,}' if refused else '-'} | {why} |"
+        )
     table = "\n".join(lines)
     print(table)
     if args.report:
-        head = (f"# Store servers against a query's size\n\nMachine: {platform.machine()}, "
-                f"Python {platform.python_version()}. Command: `python "
-                f"benchmarks/store_algebra_bench.py --report {args.report}`.\n\n")
+        head = (
+            f"# Store servers against a query's size\n\nMachine: {platform.machine()}, "
+            f"Python {platform.python_version()}. Command: `python "
+            f"benchmarks/store_algebra_bench.py --report {args.report}`.\n\n"
+        )
         args.report.write_text(head + table + "\n", encoding="utf-8")
     return 0
 

@@ -9,7 +9,7 @@ given a mistake so that results are produced and compared):
 - pySHACL, whole graph: one pySHACL run over the stated triples of every record.
 - pySHACL, per record: one run per record over its triples plus those of the records it links
   to, two links deep (a run's accelerators' interconnects), results of the record only.
-- fast path (the build's): validate.check_record on each record, then validate.check_dataset
+- fast path (the build's): record.check_record on each record, then incremental.check_dataset
   over the build cache's entries: on a first build, and on rebuilds after editing one run,
   one accelerator, one metric, or nothing.
 A strategy that passes the time budget (10 minutes) at one size is stopped, reported as such
@@ -38,16 +38,28 @@ from rdflib import Graph
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import generate  # noqa: E402
 
-from benchgraph import validate  # noqa: E402
-from benchgraph.convert import record_triples  # noqa: E402
 from benchgraph.namespaces import graph_iri, record_iri  # noqa: E402
-from benchgraph.rdfio import nquads  # noqa: E402
-from benchgraph.records import Record, find_record_files, load_record  # noqa: E402
+from benchgraph.rdf.convert import record_triples  # noqa: E402
+from benchgraph.rdf.nquads import nquads  # noqa: E402
+from benchgraph.records.files import find_record_files  # noqa: E402
+from benchgraph.records.reader import load_record  # noqa: E402
+from benchgraph.records.schema import Record  # noqa: E402
 from benchgraph.store.cache import Cache, Entry  # noqa: E402
+from benchgraph.validation.across import across_checks, across_results  # noqa: E402
+from benchgraph.validation.facts import RecordFacts, facts_from_nquads  # noqa: E402
+from benchgraph.validation.incremental import check_dataset  # noqa: E402
+from benchgraph.validation.record import check_record, local_shapes  # noqa: E402
+from benchgraph.validation.reference import reference_results  # noqa: E402
+from benchgraph.validation.shacl import Index  # noqa: E402
+from benchgraph.validation.shapes import shapes_graph  # noqa: E402
 
 MISTAKES = [  # (field, value): one per 50 runs, in turn
-    ("confidence", 1.4), ("parallelism", {"tensor": 64}), ("unit", "W"),
-    ("interconnect_ids", ["nvlink-5"]), ("accelerator_count", 0), ("status", "final"),
+    ("confidence", 1.4),
+    ("parallelism", {"tensor": 64}),
+    ("unit", "W"),
+    ("interconnect_ids", ["nvlink-5"]),
+    ("accelerator_count", 0),
+    ("status", "final"),
 ]
 
 
@@ -104,7 +116,7 @@ def pyshacl_whole(converted, budget: float) -> Row:
             for t in triples:
                 g.add(t)
         start = time.process_time()
-        keys = {r.key() for r in validate.reference_results(g)}
+        keys = {r.key() for r in reference_results(g)}
         send.send((time.process_time() - start, keys))
 
     process = multiprocessing.get_context("fork").Process(target=child)
@@ -124,7 +136,7 @@ def pyshacl_whole(converted, budget: float) -> Row:
 def pyshacl_per_record(converted, budget: float) -> Row:
     by_iri = {str(record_iri(r.kind, r.id)): (r, t) for r, t in converted}
     shapes = Graph()
-    shapes += validate.shapes_graph()
+    shapes += shapes_graph()
     row = Row("pySHACL, per record (+ linked records)", 0, len(converted))
     start = time.process_time()
     for record, triples in converted:
@@ -163,70 +175,101 @@ def pyshacl_per_record(converted, budget: float) -> Row:
 def _results(report: Graph):
     g = Graph()
     g += report
-    from benchgraph.shacl import SH, Result
+    from benchgraph.validation.shacl import SH, Result
 
     for node in g.objects(None, SH.result):
-        yield Result(g.value(node, SH.focusNode), g.value(node, SH.resultPath),
-                     g.value(node, SH.sourceShape), g.value(node, SH.value),
-                     g.value(node, SH.resultSeverity),
-                     g.value(node, SH.sourceConstraintComponent))
+        yield Result(
+            g.value(node, SH.focusNode),
+            g.value(node, SH.resultPath),
+            g.value(node, SH.sourceShape),
+            g.value(node, SH.value),
+            g.value(node, SH.resultSeverity),
+            g.value(node, SH.sourceConstraintComponent),
+        )
 
 
 def fast_path(converted, root: Path, size: int, want_keys: bool) -> list[Row]:
     """check_record per record, then check_dataset cold and warm over a real build cache."""
     local = Row("fast path: check_record, all records (1 process)", size, len(converted))
-    validate.local_shapes()
-    validate.across_checks()  # compiled once per process, as in the build's workers
+    local_shapes()
+    across_checks()  # compiled once per process, as in the build's workers
     start = time.process_time()
     for record, triples in converted:
-        validate.check_record(record, triples)
+        check_record(record, triples)
     local.seconds = time.process_time() - start
 
     entries = {}
     for record, triples in converted:
         path = record.path
-        entries[path] = Entry(path, f"d{hash(path)}", record.kind, record.id,
-                              nquads(triples, graph_iri(record.kind, record.id)), "", [],
-                              list(record.references()), record.lines)
+        entries[path] = Entry(
+            path,
+            f"d{hash(path)}",
+            record.kind,
+            record.id,
+            nquads(triples, graph_iri(record.kind, record.id)),
+            "",
+            [],
+            list(record.references()),
+            record.lines,
+        )
     cache = Cache(root / f"cache-{size}.sqlite")
     rows = [local]
     try:
         cold = Row("fast path: check_dataset, first build", size, len(entries))
         start = time.process_time()
-        validate.check_dataset(entries, cache, [])
+        check_dataset(entries, cache, [])
         cold.seconds = time.process_time() - start
         rows.append(cold)
         # as the build passes cached entries: without their quads
-        lean = {p: Entry(e.path, e.digest, e.kind, e.id, "", "", [], e.refs, e.lines)
-                for p, e in entries.items()}
-        for label, kind in (("nothing changed", None), ("one run edited", "benchmarks"),
-                            ("one accelerator edited", "accelerators"),
-                            ("one metric edited", "metrics")):
+        lean = {
+            p: Entry(e.path, e.digest, e.kind, e.id, "", "", [], e.refs, e.lines)
+            for p, e in entries.items()
+        }
+        for label, kind in (
+            ("nothing changed", None),
+            ("one run edited", "benchmarks"),
+            ("one accelerator edited", "accelerators"),
+            ("one metric edited", "metrics"),
+        ):
             if kind is not None:  # a new digest, and the quads a fresh entry carries
                 path = next(p for p, e in lean.items() if e.kind == kind)
                 e = entries[path]
-                lean[path] = Entry(path, e.digest + "-edited", e.kind, e.id, e.stated, "", [],
-                                   e.refs, e.lines)
-            row = Row(f"fast path: check_dataset, rebuild, {label}", size, len(entries),
-                      every_record=False)
+                lean[path] = Entry(
+                    path, e.digest + "-edited", e.kind, e.id, e.stated, "", [], e.refs, e.lines
+                )
+            row = Row(
+                f"fast path: check_dataset, rebuild, {label}",
+                size,
+                len(entries),
+                every_record=False,
+            )
             start = time.process_time()
-            validate.check_dataset(lean, cache, [])
+            check_dataset(lean, cache, [])
             row.seconds = time.process_time() - start
             rows.append(row)
             if kind is not None:
-                lean[path] = Entry(path, lean[path].digest, e.kind, e.id, "", "", [], e.refs,
-                                   e.lines)
+                lean[path] = Entry(
+                    path, lean[path].digest, e.kind, e.id, "", "", [], e.refs, e.lines
+                )
     finally:
         cache.close()
     if want_keys:  # the results, for comparison with pySHACL's
-        shapes = validate.local_shapes()
-        local.keys = {r.key() for _record, triples in converted
-                      for r in shapes.evaluate(validate.Index(triples))}
-        facts = [validate.RecordFacts(e.path, e.kind, e.id, e.refs, e.lines,
-                                      validate.facts_from_nquads(
-                                          e.kind, e.stated, str(record_iri(e.kind, e.id))))
-                 for e in entries.values()]
-        local.keys |= {r.key() for r, _rec in validate.across_results(facts)}
+        shapes = local_shapes()
+        local.keys = {
+            r.key() for _record, triples in converted for r in shapes.evaluate(Index(triples))
+        }
+        facts = [
+            RecordFacts(
+                e.path,
+                e.kind,
+                e.id,
+                e.refs,
+                e.lines,
+                facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id))),
+            )
+            for e in entries.values()
+        ]
+        local.keys |= {r.key() for r, _rec in across_results(facts)}
     return rows
 
 
@@ -242,8 +285,14 @@ def run(sizes: list[int], budget: float, root: Path) -> list[Row]:
         fast_keys = next(r for r in reversed(rows) if "check_record" in r.strategy).keys
         for name, strategy in (("whole", pyshacl_whole), ("per-record", pyshacl_per_record)):
             if name in over:
-                rows.append(Row(strategy(converted[:0], budget).strategy, size, len(converted),
-                                note="not run: over budget at a smaller size"))
+                rows.append(
+                    Row(
+                        strategy(converted[:0], budget).strategy,
+                        size,
+                        len(converted),
+                        note="not run: over budget at a smaller size",
+                    )
+                )
                 continue
             row = strategy(converted, budget)
             row.size = size
@@ -261,13 +310,16 @@ def run(sizes: list[int], budget: float, root: Path) -> list[Row]:
 
 def report(rows: list[Row], budget: float, load: tuple) -> str:
     lines = [
-        "# Validation benchmark", "",
+        "# Validation benchmark",
+        "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, pySHACL {pyshacl.__version__}; load average at start "
-        f"{load[0]:.1f} (the machine was shared: compare ratios, not seconds).", "",
+        f"{load[0]:.1f} (the machine was shared: compare ratios, not seconds).",
+        "",
         "Command: `python benchmarks/validate_bench.py` (synthetic records from "
         "`benchmarks/synth.py`, one run in 50 given a mistake). Times are CPU seconds of one "
-        f"process. Budget per strategy and size: {budget:.0f} s.", "",
+        f"process. Budget per strategy and size: {budget:.0f} s.",
+        "",
         "| runs | records | strategy | CPU s | ms / record | vs pySHACL per record | note |",
         "|---:|---:|---|---:|---:|---:|---|",
     ]
@@ -283,8 +335,11 @@ def report(rows: list[Row], budget: float, load: tuple) -> str:
         ms = r.per_record_ms
         at = max((size for size in reference if size <= r.size), default=None)
         ref = reference.get(at) if at is not None else None
-        ratio = _times(ref / ms) + " faster" if ms and ref and ref > ms else (
-            _times(ms / ref) + " slower" if ms and ref and ms > ref else "")
+        ratio = (
+            _times(ref / ms) + " faster"
+            if ms and ref and ref > ms
+            else (_times(ms / ref) + " slower" if ms and ref and ms > ref else "")
+        )
         if ratio and at != r.size:
             ratio += f" (vs its rate at {at:,})"
         per = f"{ms:.3f}" if ms is not None else ""
@@ -293,8 +348,9 @@ def report(rows: list[Row], budget: float, load: tuple) -> str:
             if r.seconds is None and r.done:
                 per = f"{reference[r.size]:.3f} (on {r.done:,} records)"
         secs = f"{r.seconds:,.2f}" if r.seconds is not None else "> budget"
-        lines.append(f"| {r.size:,} | {r.records:,} | {r.strategy} | {secs} | {per} | {ratio} "
-                     f"| {r.note} |")
+        lines.append(
+            f"| {r.size:,} | {r.records:,} | {r.strategy} | {secs} | {per} | {ratio} | {r.note} |"
+        )
     lines += ["", _conclusion(rows, reference), "", CHOICE, ""]
     return "\n".join(lines)
 
@@ -306,7 +362,7 @@ The build validates with the fast path: `shacl.py` evaluates the shapes of
 SPARQL constraints as Python twins) over one record's triples in the worker that converts it,
 and the result is cached with the record's content; the shapes that need other records
 (`bg:acrossRecords`: link classes, a unit fitting its metric, a claimed GPU-to-GPU fabric)
-run once per build in `validate.check_dataset` over each record's links and a few cached facts
+run once per build in `check_dataset` over each record's links and a few cached facts
 (units, interconnect roles), re-checking only what an edit can reach. pySHACL stays the
 reference: tests assert the same (focus, path, shape, value) results on the bad-record
 corpus, every shape example, every pair of units and a synthetic sample.
@@ -342,34 +398,49 @@ def _conclusion(rows: list[Row], reference: dict[int, float]) -> str:
         f"{secs('one metric')} after editing a metric (its runs are checked again), "
         f"{secs('nothing changed')} when nothing changed. pySHACL per record at its last "
         f"measured rate would take {reference[max(reference)] * local.records / 3.6e6:.1f} h "
-        f"of CPU for these {local.records:,} records." if reference else "")
+        f"of CPU for these {local.records:,} records."
+        if reference
+        else ""
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--budget", type=float, default=600.0)
-    parser.add_argument("--report", type=Path,
-                        default=Path(__file__).resolve().parent / "reports" / "validate.md")
+    parser.add_argument(
+        "--report", type=Path, default=Path(__file__).resolve().parent / "reports" / "validate.md"
+    )
     parser.add_argument("--work", type=Path, help="folder for the synthetic data (temporary)")
-    parser.add_argument("--render", type=Path, metavar="JSON",
-                        help="only write the report again from a run's saved figures")
+    parser.add_argument(
+        "--render",
+        type=Path,
+        metavar="JSON",
+        help="only write the report again from a run's saved figures",
+    )
     args = parser.parse_args()
     if args.render:
         saved = json.loads(args.render.read_text(encoding="utf-8"))
         rows = [Row(**r) for r in saved["rows"]]
-        args.report.write_text(report(rows, saved["budget"], (saved["load"],)),
-                               encoding="utf-8")
+        args.report.write_text(report(rows, saved["budget"], (saved["load"],)), encoding="utf-8")
         print(args.report.read_text(encoding="utf-8"))
         return
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
         rows = run(args.sizes, args.budget, Path(tmp))
     args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.with_suffix(".json").write_text(json.dumps(
-        {"load": load[0], "budget": args.budget,
-         "rows": [{k: v for k, v in vars(r).items() if k != "keys"} for r in rows]}, indent=1))
+    args.report.with_suffix(".json").write_text(
+        json.dumps(
+            {
+                "load": load[0],
+                "budget": args.budget,
+                "rows": [{k: v for k, v in vars(r).items() if k != "keys"} for r in rows],
+            },
+            indent=1,
+        )
+    )
     args.report.write_text(report(rows, args.budget, load), encoding="utf-8")
     print(args.report.read_text(encoding="utf-8"))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import build
+from benchgraph.pipeline.steps import build
 from benchgraph.store import export
 from paths import TEST_DATA
 
@@ -26,8 +26,7 @@ def store(tmp_path_factory):
 def test_sorted_unique_merges_runs_on_disk(monkeypatch, tmp_path):
     monkeypatch.setattr(export, "RUN_LINES", 7)
     rng = random.Random(5)
-    lines = [f"<s{rng.randrange(40)}> <p> \"{rng.choice('aé€')}\" .\n".encode()
-             for _ in range(200)]
+    lines = [f'<s{rng.randrange(40)}> <p> "{rng.choice("aé€")}" .\n'.encode() for _ in range(200)]
     out = list(export.sorted_unique(lines, str(tmp_path)))
     assert out == sorted(set(lines))
     assert [line.decode() for line in out] == sorted({line.decode() for line in lines})
@@ -57,10 +56,17 @@ def test_nquads_dump_is_every_quad_once_in_line_order(store):
 
 
 def test_triple_dumps_are_the_union_each_triple_once(store):
-    union = {(r["s"], r["p"], r["o"]) for r in store.query(
-        "SELECT DISTINCT ?s ?p ?o WHERE { ?s ?p ?o }", use_default_graph_as_union=True)}
-    for fmt, rdf in (("nt", ox.RdfFormat.N_TRIPLES), ("ttl", ox.RdfFormat.TURTLE),
-                     ("rdf", ox.RdfFormat.RDF_XML)):
+    union = {
+        (r["s"], r["p"], r["o"])
+        for r in store.query(
+            "SELECT DISTINCT ?s ?p ?o WHERE { ?s ?p ?o }", use_default_graph_as_union=True
+        )
+    }
+    for fmt, rdf in (
+        ("nt", ox.RdfFormat.N_TRIPLES),
+        ("ttl", ox.RdfFormat.TURTLE),
+        ("rdf", ox.RdfFormat.RDF_XML),
+    ):
         text = export.dumps(store, fmt)
         parsed = [(q.subject, q.predicate, q.object) for q in ox.parse(text, rdf)]
         assert len(parsed) == len(set(parsed)) == len(union), fmt
@@ -104,10 +110,12 @@ def test_dump_to_a_file_sorts_beside_it(store, monkeypatch, tmp_path):
 
 def test_export_command_writes_rdf_xml(tmp_path, monkeypatch, capsys):
     """`benchgraph export --format rdf` (the server offered RDF/XML; the command refused it)."""
-    from benchgraph.cli import main
+    from benchgraph.cli.main import main
 
     out = tmp_path / "benchgraph.rdf"
-    assert main(["export", "--data", str(TEST_DATA / "fabric"), "--format", "rdf",
-                 "--out", str(out)]) == 0
+    assert (
+        main(["export", "--data", str(TEST_DATA / "fabric"), "--format", "rdf", "--out", str(out)])
+        == 0
+    )
     triples = list(ox.parse(path=str(out), format=ox.RdfFormat.RDF_XML))
     assert triples and out.read_bytes().startswith(b"<?xml")

@@ -21,11 +21,17 @@ GRAPH = "https://w3id.org/benchgraph/graph/benchmarks/"
 
 def _entry(n: int, stated: str | None = None) -> Entry:
     rid = f"run-{n}"
-    text = stated if stated is not None else (
-        f"<https://w3id.org/benchgraph/id/benchmarks/{rid}> <https://w3id.org/benchgraph/"
-        f'ontology#value> "{n}" <{GRAPH}{rid}> .\n')
-    return Entry(f"data/benchmarks/{rid}.yaml", f"digest-{n}", "benchmarks", rid, text, "",
-                 [], [], {})
+    text = (
+        stated
+        if stated is not None
+        else (
+            f"<https://w3id.org/benchgraph/id/benchmarks/{rid}> <https://w3id.org/benchgraph/"
+            f'ontology#value> "{n}" <{GRAPH}{rid}> .\n'
+        )
+    )
+    return Entry(
+        f"data/benchmarks/{rid}.yaml", f"digest-{n}", "benchmarks", rid, text, "", [], [], {}
+    )
 
 
 def _batches(count: int, size: int, fail_after: int | None = None):
@@ -64,8 +70,7 @@ def _graphs(store: ox.Store) -> set[str]:
 
 
 @pytest.mark.parametrize("expected", [None, 60])
-def test_every_batch_lands_across_many_overlapping_loads(loader, monkeypatch, tmp_path,
-                                                         expected):
+def test_every_batch_lands_across_many_overlapping_loads(loader, monkeypatch, tmp_path, expected):
     """Loads of 2, 2, 4, 8, 16, ... records (or shrinking near the expected end), at most
     LOADS_AT_ONCE of them running at once, each slowed as it ends so that they overlap."""
     monkeypatch.setattr(load_module, "QUEUED", 1)

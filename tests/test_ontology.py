@@ -20,9 +20,10 @@ from owlrl.Namespaces import ERRNS
 from rdflib import BNode, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SKOS, VANN, XSD
 
-from benchgraph import convert, vocab
+from benchgraph import vocab
 from benchgraph.namespaces import BG, ONTOLOGY_IRI, QUDT, UNIT, record_iri
-from benchgraph.records import Record
+from benchgraph.rdf import convert
+from benchgraph.records.schema import Record
 
 ONTOLOGY_FILE = files("benchgraph") / "resources" / "ontology" / "benchgraph.ttl"
 PROBE = Namespace("urn:benchgraph-test:probe:")
@@ -430,8 +431,15 @@ def test_contract_property_range(onto, prop, expected):
         (vocab.NUMBER_FORMATS, BG.NumberFormats, BG.NumberFormat),
         (vocab.HOST_INTERFACE_CODES, BG.HostInterfaceKinds, BG.HostInterfaceKind),
     ],
-    ids=["status", "measured-by", "roles", "directions", "scopes", "number-formats",
-         "host-interface-codes"],
+    ids=[
+        "status",
+        "measured-by",
+        "roles",
+        "directions",
+        "scopes",
+        "number-formats",
+        "host-interface-codes",
+    ],
 )
 def test_controlled_values_form_a_scheme_with_the_record_codes(onto, table, scheme, cls):
     assert (scheme, RDF.type, SKOS.ConceptScheme) in onto

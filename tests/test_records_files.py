@@ -28,20 +28,24 @@ def data(tmp_path) -> Path:
     return target
 
 
-def cli(data: Path, *args: str, env: dict[str, str] | None = None
-        ) -> subprocess.CompletedProcess:
+def cli(data: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """`benchgraph COMMAND --data DATA ARGS`, in a process of its own, with its own cache."""
     command, *rest = args
     environment = {**os.environ, "BENCHGRAPH_CACHE": str(data.parent / "cache"), **(env or {})}
-    done = subprocess.run([sys.executable, "-m", "benchgraph", command, "--data", str(data),
-                           *rest], capture_output=True, text=True, timeout=TIMEOUT,
-                          env=environment)
+    done = subprocess.run(
+        [sys.executable, "-m", "benchgraph", command, "--data", str(data), *rest],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env=environment,
+    )
     assert "Traceback" not in done.stderr, done.stderr
     return done
 
 
-def assert_one_file_is_refused(data: Path, name: str, says: str,
-                               env: dict[str, str] | None = None) -> None:
+def assert_one_file_is_refused(
+    data: Path, name: str, says: str, env: dict[str, str] | None = None
+) -> None:
     """validate names the file and why; build refuses; build --skip-invalid and query build
     the rest and answer from it."""
     checked = cli(data, "validate", env=env)
@@ -67,8 +71,9 @@ def test_a_fifo_is_that_files_problem(data):
 
 def test_a_symlink_to_a_device_is_that_files_problem(data):
     (data / "accelerators" / "zero.yaml").symlink_to("/dev/zero")  # read: a MemoryError
-    assert_one_file_is_refused(data, "accelerators/zero.yaml",
-                               "is not a regular file (a character device)")
+    assert_one_file_is_refused(
+        data, "accelerators/zero.yaml", "is not a regular file (a character device)"
+    )
 
 
 def test_a_dangling_symlink_is_that_files_problem(data):
@@ -80,17 +85,22 @@ def with_notes(data: Path, rid: str, notes: str) -> Path:
     """A copy of the seed run as `rid`, its notes (the last field) replaced by `notes`."""
     seed = (data / "benchmarks" / f"{SEED}.yaml").read_text(encoding="utf-8")
     path = data / "benchmarks" / f"{rid}.yaml"
-    path.write_text(seed.replace(f"id: {SEED}", f"id: {rid}").split("\nnotes: >-")[0]
-                    + f"\nnotes: {notes}\n", encoding="utf-8")
+    path.write_text(
+        seed.replace(f"id: {SEED}", f"id: {rid}").split("\nnotes: >-")[0] + f"\nnotes: {notes}\n",
+        encoding="utf-8",
+    )
     return path
 
 
 def test_a_file_over_the_size_limit_is_that_files_problem(data):
     big = with_notes(data, "big", "x" * 17_000_000)
     size = big.stat().st_size
-    assert_one_file_is_refused(data, "benchmarks/big.yaml",
-                               f"is {size:,} bytes (16.2 MiB), over the limit of 8,388,608 "
-                               "bytes (8 MiB) for one record file")
+    assert_one_file_is_refused(
+        data,
+        "benchmarks/big.yaml",
+        f"is {size:,} bytes (16.2 MiB), over the limit of 8,388,608 "
+        "bytes (8 MiB) for one record file",
+    )
 
 
 def test_a_symlink_to_a_folder_is_followed_and_the_limit_applies_to_its_files(data, tmp_path):
@@ -105,8 +115,10 @@ def test_a_symlink_to_a_folder_is_followed_and_the_limit_applies_to_its_files(da
     assert checked.returncode == 1
     problems = [line for line in checked.stdout.splitlines() if ".yaml:" in line]
     assert len(problems) == 1, checked.stdout
-    assert (f"/engines/linked/y.yaml:1: is {size:,} bytes (8.8 KiB), over the limit of 8,192 "
-            "bytes (8 KiB)") in problems[0]
+    assert (
+        f"/engines/linked/y.yaml:1: is {size:,} bytes (8.8 KiB), over the limit of 8,192 "
+        "bytes (8 KiB)"
+    ) in problems[0]
     assert cli(data, "validate", env={"BENCHGRAPH_MAX_RECORD_BYTES": "16KiB"}).returncode == 0
 
 
@@ -135,8 +147,10 @@ def test_a_value_the_store_refuses_is_that_records_problem(data):
 # --- two files of one id ------------------------------------------------------------------
 
 H100 = "nvidia-h100-sxm"
-MEMORY = ("SELECT ?gb WHERE { <https://w3id.org/benchgraph/id/accelerators/nvidia-h100-sxm> "
-          "bg:memoryGB ?gb }")
+MEMORY = (
+    "SELECT ?gb WHERE { <https://w3id.org/benchgraph/id/accelerators/nvidia-h100-sxm> "
+    "bg:memoryGB ?gb }"
+)
 
 
 def test_a_second_file_of_an_id_takes_nothing_over(data):
@@ -145,8 +159,10 @@ def test_a_second_file_of_an_id_takes_nothing_over(data):
     genuine = data / "accelerators" / f"{H100}.yaml"
     (data / "accelerators" / "aaa").mkdir()
     impostor = data / "accelerators" / "aaa" / f"{H100}.yaml"
-    impostor.write_text(genuine.read_text(encoding="utf-8").replace(
-        "memory_gb: 80", "memory_gb: 1"), encoding="utf-8")
+    impostor.write_text(
+        genuine.read_text(encoding="utf-8").replace("memory_gb: 80", "memory_gb: 1"),
+        encoding="utf-8",
+    )
     assert "memory_gb: 1\n" in impostor.read_text(encoding="utf-8")
     id_line = genuine.read_text(encoding="utf-8").splitlines().index(f"id: {H100}") + 1
     checked = cli(data, "validate")
@@ -154,10 +170,14 @@ def test_a_second_file_of_an_id_takes_nothing_over(data):
     lines = [line for line in checked.stdout.splitlines() if "[duplicate-id]" in line]
     assert len(lines) == 2, checked.stdout
     first, second = sorted(lines)
-    assert first.startswith(f"{data.name}/accelerators/aaa/{H100}.yaml:{id_line}: id: {H100} "
-                            f"is also the id of {data.name}/accelerators/{H100}.yaml:{id_line}")
-    assert second.startswith(f"{data.name}/accelerators/{H100}.yaml:{id_line}: id: {H100} "
-                             f"is also the id of {data.name}/accelerators/aaa/{H100}.yaml")
+    assert first.startswith(
+        f"{data.name}/accelerators/aaa/{H100}.yaml:{id_line}: id: {H100} "
+        f"is also the id of {data.name}/accelerators/{H100}.yaml:{id_line}"
+    )
+    assert second.startswith(
+        f"{data.name}/accelerators/{H100}.yaml:{id_line}: id: {H100} "
+        f"is also the id of {data.name}/accelerators/aaa/{H100}.yaml"
+    )
     built = cli(data, "build")
     assert built.returncode == 1 and "nothing was built" in built.stderr
     answered = cli(data, "query", "--format", "csv", MEMORY)
@@ -166,7 +186,8 @@ def test_a_second_file_of_an_id_takes_nothing_over(data):
     assert "2 violation(s); 3 record(s) left out" in answered.stderr  # counted: unchanged
     listed = cli(data, "build", "--skip-invalid")
     assert "mlperf-v5.1-closed-redhat-xe8640-4xh100-vllm.yaml: left out: links to" in (
-        listed.stderr)
+        listed.stderr
+    )
     impostor.unlink()  # mended: the genuine one is served again
     answered = cli(data, "query", "--format", "csv", MEMORY)
     assert answered.stdout.split() == ["gb", "80"], answered.stdout

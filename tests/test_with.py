@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 from paths import TEST_DATA
 
 GPUS = TEST_DATA / "external-hardware" / "gpus.ttl"
@@ -45,8 +45,22 @@ def test_query_joins_an_outside_hardware_graph(linked, capsys):
 
 def test_export_and_build_dumps_hold_the_outside_graph_as_its_own(linked, tmp_path, capsys):
     out = tmp_path / "with.nq"
-    assert main(["export", "--data", str(linked), "--format", "nq", "--out", str(out),
-                 "--with", f"{GPUS}={GRAPH}"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "--data",
+                str(linked),
+                "--format",
+                "nq",
+                "--out",
+                str(out),
+                "--with",
+                f"{GPUS}={GRAPH}",
+            ]
+        )
+        == 0
+    )
     lines = out.read_text().splitlines()
     assert any(line.endswith(f"<{GRAPH}> .") and "P176" in line for line in lines)
     built = tmp_path / "built.nq"
@@ -61,14 +75,17 @@ def test_export_and_build_dumps_hold_the_outside_graph_as_its_own(linked, tmp_pa
 def test_an_outside_graph_is_not_reasoned_over_unless_asked(linked, capsys):
     accelerators = "SELECT ?a WHERE { ?a a bg:Accelerator } ORDER BY ?a"
     assert "some-board" not in _query(capsys, linked, accelerators, "--with", str(GPUS))
-    assert "some-board" in _query(capsys, linked, accelerators, "--with", str(GPUS),
-                                  "--reason-with")
+    assert "some-board" in _query(
+        capsys, linked, accelerators, "--with", str(GPUS), "--reason-with"
+    )
 
 
 def test_validate_reads_an_outside_graph_and_does_not_validate_it(linked, tmp_path, capsys):
     odd = tmp_path / "odd.ttl"  # a run that would break every shape, were it a record
-    odd.write_text("<https://example.org/r> a <https://w3id.org/benchgraph/ontology#"
-                   "BenchmarkRun> ; <https://w3id.org/benchgraph/ontology#confidence> 7 .\n")
+    odd.write_text(
+        "<https://example.org/r> a <https://w3id.org/benchgraph/ontology#"
+        "BenchmarkRun> ; <https://w3id.org/benchgraph/ontology#confidence> 7 .\n"
+    )
     assert main(["validate", "--data", str(linked), "--with", str(odd)]) == 0
     broken = tmp_path / "broken.ttl"
     broken.write_text("<https://example.org/r> a .\n")

@@ -1,7 +1,7 @@
 """Take the query page's screenshots in this folder from a running server on the shipped data:
 
     benchgraph serve --data data --port 5123 &
-    python docs/screenshots/take.py http://127.0.0.1:5123
+    python docs/screenshots/take.py http://127.0.0.1:5123 [NAME ...]
 
 Needs selenium with Chromium and chromedriver (as tests/web's browser tests do). Each shot is
 a query (a saved example, or a shared link's query and view) as an analyst would open it;
@@ -38,10 +38,28 @@ SELECT ?batch ?throughput ?accelerator ?unit WHERE {
 ORDER BY ?accelerator ?batch
 """
 WRONG = "SELECT ?run WHERE { ?run a bg:BenchmarkRun ; mlperf:scenario ?scenario }"
+QUERIES = HERE.parent.parent / "queries"
+
+
+def narrowed(name: str, condition: str, before: str) -> str:
+    """A saved query with one more FILTER, put before its closing `before` clause."""
+    text = (QUERIES / f"{name}.rq").read_text(encoding="utf-8")
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("# "))
+    at = text.rindex("}\n" + before)
+    return text[:at] + f"  FILTER({condition})\n" + text[at:]
+
+
+# the LLM benchmarks' tokens per joule of system power; NVIDIA's tables of the 70B models
+PER_WATT = narrowed("per-watt", '?unit = "tok/J" && ?powerKind = "system (wall)"', "ORDER BY")
+SCALING = narrowed("scaling-by-fabric",
+                   'STRSTARTS(?source, "NVIDIA/") && CONTAINS(?modelLabel, "70B")', "ORDER BY")
 CHART_DRAWN = ("var c = document.querySelector('.yasr canvas');"
                "return !!(c && Chart.getChart(c) && Chart.getChart(c).chartArea);")
 ROWS_DRAWN = "return document.querySelectorAll('.yasr table tbody tr').length > 0;"
 ERROR_DRAWN = "return !!document.querySelector('.bg-error');"
+SUMMARY = "return !!document.querySelector('#summary');"
+LISTED = "return !!document.querySelector('table.listing tbody tr');"
+FOUND = "return !!document.querySelector('ol.results li');"
 # name: (window width, how to open it, what shows it is ready, the element shot); the window
 # is 1100 px high, and an element's shot ends where the window does.
 SHOTS = {
@@ -53,13 +71,24 @@ SHOTS = {
     "line-throughput-by-batch": (1400, (BY_BATCH, "line x=?batch y=?throughput "
                                                   "color=?accelerator log"), CHART_DRAWN,
                                  ".yasr"),
+    "bar-per-watt-tokens-per-joule": (1400, (PER_WATT, "bar x=?run y=?efficiency "
+                                                       "color=?system unit=?unit"),
+                                      CHART_DRAWN, ".yasr"),
+    "line-scaling-by-fabric-70b": (1400, (SCALING, "line x=?count y=?share color=?status "
+                                                   "series=?line"), CHART_DRAWN, ".yasr"),
     "table-no-gpu-fabric": (1400, "example:no-gpu-fabric", ROWS_DRAWN, ".yasr"),
     "error": (1400, (WRONG, "table"), ERROR_DRAWN, ".yasr"),
     "page-800px": (800, "example:mlperf-llama2-no-fabric", CHART_DRAWN, None),
+    # pages for people: a record's summary, a part's spec table, browsing, search
+    "run-page-seed": (1400, "page:/id/benchmarks/ev-sglang-dsv41-production-decode-tok-s-"
+                            "per-user", SUMMARY, None),
+    "accelerator-page-h100-sxm": (1400, "page:/id/accelerators/nvidia-h100-sxm", SUMMARY, None),
+    "browse-accelerators": (1400, "page:/id/accelerators/", LISTED, None),
+    "search-h200": (1400, "page:/search?q=H200", FOUND, None),
 }
 
 
-def main(base: str) -> None:
+def main(base: str, only: list[str]) -> None:
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -68,10 +97,14 @@ def main(base: str) -> None:
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
         for name, (width, how, ready, element) in SHOTS.items():
+            if only and name not in only:
+                continue
             driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                 "width": width, "height": 700 if name.startswith("table") else 1100,
                 "deviceScaleFactor": 1, "mobile": False})
-            if isinstance(how, tuple):
+            if isinstance(how, str) and how.startswith("page:"):
+                driver.get(base + how[len("page:"):])
+            elif isinstance(how, tuple):
                 query, view = how
                 driver.get("about:blank")
                 driver.get(base + "/#" + urllib.parse.urlencode({"query": query, "view": view}))
@@ -83,7 +116,7 @@ def main(base: str) -> None:
                     example = how.split(":", 1)[1]
                     driver.find_element(By.CSS_SELECTOR,
                                         f'button[data-example="{example}"]').click()
-            WebDriverWait(driver, 60).until(lambda d: d.execute_script(ready))
+            WebDriverWait(driver, 60).until(lambda d, ready=ready: d.execute_script(ready))
             time.sleep(0.5)
             out = HERE / f"{name}.png"
             if element:
@@ -98,4 +131,4 @@ def main(base: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1].rstrip("/"))
+    main(sys.argv[1].rstrip("/"), sys.argv[2:])  # names after the URL: only those shots

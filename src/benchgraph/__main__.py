@@ -1,5 +1,5 @@
 """python -m benchgraph"""
 
-from .cli import main
+from .cli.main import main
 
 raise SystemExit(main())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 VIOLATION = "violation"
@@ -33,12 +34,41 @@ class Problem:
         return asdict(self)
 
 
+# C0 and C1 controls, DEL, and the bidirectional overrides and isolates (which reorder what
+# a terminal shows: "Trojan Source"); line breaks too, so that outside text stays one line.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """Outside text (an endpoint's error body, a header) made safe to print: every control
+    character written as a Python escape (ESC as \\x1b), so none reaches the terminal."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
 class BenchgraphError(Exception):
     """Base of every error benchgraph raises on purpose."""
 
 
 class CannotRun(BenchgraphError):
     """benchgraph cannot run at all: no such folder, bad arguments, a broken ontology."""
+
+
+class QueryRefused(BenchgraphError):
+    """A query benchgraph will not run, or that does not parse: a code (the label /metrics
+    counts it under), the HTTP status and title the endpoint answers, a detail for a person,
+    and where in the text (1-based line and column), when known."""
+
+    def __init__(
+        self,
+        code: str,
+        status: int,
+        title: str,
+        detail: str,
+        position: dict[str, int] | None = None,
+    ):
+        self.code, self.status, self.title, self.detail = code, status, title, detail
+        self.position = position
+        super().__init__(detail)
 
 
 class RecordsInvalid(BenchgraphError):

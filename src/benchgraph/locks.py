@@ -57,8 +57,12 @@ def held(path: Path, waits_for: str, say: Callable[[str], None] = _say) -> Itera
 
 def _write_holder(fd: int) -> None:
     os.ftruncate(fd, 0)
-    me = {"pid": os.getpid(), "started": _start_ticks(os.getpid()),
-          "command": _command(os.getpid()), "since": time.time()}
+    me = {
+        "pid": os.getpid(),
+        "started": _start_ticks(os.getpid()),
+        "command": _command(os.getpid()),
+        "since": time.time(),
+    }
     os.pwrite(fd, json.dumps(me).encode() + b"\n", 0)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rdflib import Namespace, URIRef
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SDO, SKOS, XSD
 
@@ -18,6 +20,7 @@ class _CachedNamespace(Namespace):
         term = self.__dict__[name] = URIRef(str(self) + name)
         return term
 
+
 BG = _CachedNamespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
 GRAPH = Namespace(BASE + "graph/")
@@ -33,9 +36,25 @@ INFERRED_GRAPH = GRAPH["inferred"]
 LINK_GRAPH = GRAPH["links"]  # links to other datasets (Wikidata, ...), a void:Linkset
 DESCRIPTION_GRAPH = GRAPH["description"]  # the dataset's VoID/DCAT description
 
+# One prefix per kind of record, so that a record's IRI prints as a prefixed name a query
+# reads back: `acc:nvidia-h100-sxm`. `bgid:accelerators/nvidia-h100-sxm` is none (a local
+# name holds no `/`). None clashes with a prefix in use here or in the outside graphs the
+# README names (QUDT's `unit:`, `wd:`, `gx:`, ...); tests/test_prefixes.py checks it.
+KIND_PREFIXES = {
+    "benchmarks": "run",
+    "accelerators": "acc",
+    "systems": "sys",
+    "interconnects": "ic",
+    "engines": "engine",
+    "models": "model",
+    "metrics": "metric",
+    "vendors": "vendor",
+}
+
 PREFIXES = {
     "bg": str(BG),
-    "bgid": str(ID),  # queries only: dumps keep record IRIs whole
+    **{prefix: f"{ID}{kind}/" for kind, prefix in KIND_PREFIXES.items()},
+    "bgid": str(ID),  # still read, never printed: the kind prefixes above are pasteable
     "bgunit": str(UNIT),
     "rdf": str(RDF),
     "rdfs": str(RDFS),
@@ -52,6 +71,43 @@ PREFIXES = {
 }
 
 
+# The prefixes of record IRIs: queries and printed answers use them; dumps keep record IRIs
+# whole (a measurement's IRI could not be written with them without escapes anyway).
+RECORD_PREFIXES = frozenset({"bgid", *KIND_PREFIXES.values()})
+
+# A local name that SPARQL and Turtle read as written, without escapes: ASCII letters,
+# digits, `_`, `-` and `.` (not last); record ids are always so (records.ID_PATTERN).
+PLAIN_LOCAL = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?")
+# The longest namespace first: `run:x` rather than `bgid:benchmarks/x`.
+_BY_LENGTH = sorted(
+    ((ns, p) for p, ns in PREFIXES.items() if p != "bgid"), key=lambda item: -len(item[0])
+)
+
+
+def split_iri(iri: str) -> tuple[str, str] | None:
+    """(prefix, local name) of the longest predeclared namespace `iri` starts with."""
+    for ns, prefix in _BY_LENGTH:
+        if iri.startswith(ns):
+            return prefix, iri[len(ns) :]
+    return None
+
+
+def pasteable(iri: str) -> str:
+    """`iri` as a query can take it back: a prefixed name where its local name needs no
+    escape, else `<iri>` (a measurement's `...#measurement-1`, an outside IRI)."""
+    found = split_iri(iri)
+    if found and (found[1] == "" or PLAIN_LOCAL.fullmatch(found[1])):
+        return f"{found[0]}:{found[1]}"
+    return f"<{iri}>"
+
+
+def readable(iri: str) -> str:
+    """`iri` as a person reads it: prefixed where a predeclared namespace holds it
+    (`run:x#measurement-1`, which is not pasteable as it stands), else the IRI itself."""
+    found = split_iri(iri)
+    return f"{found[0]}:{found[1]}" if found else iri
+
+
 def record_iri(kind: str, record_id: str) -> URIRef:
     """The IRI of a record: https://w3id.org/benchgraph/id/<kind folder>/<id>."""
     return URIRef(f"{ID}{kind}/{record_id}")
@@ -63,8 +119,9 @@ def graph_iri(kind: str, record_id: str) -> URIRef:
 
 
 def graph_of(own: str) -> str:
-    """The named graph of the record whose IRI is `own` (infer.py and rules.py both ask)."""
-    return str(GRAPH) + own[len(str(ID)):] if own.startswith(str(ID)) else own
+    """The named graph of the record whose IRI is `own` (reasoning/infer.py and rules.py
+    both ask)."""
+    return str(GRAPH) + own[len(str(ID)) :] if own.startswith(str(ID)) else own
 
 
 def sparql_prefixes() -> str:

@@ -50,8 +50,9 @@ def argonne_copy() -> Path:
 
 @pytest.fixture(scope="session")
 def imported(tmp_path_factory):
-    """Import a real source once per session: imported("v5.1") -> (out dir, report)."""
-    from benchgraph.importers import import_argonne, import_mlperf
+    """Import a real source once per session: imported("v5.1") -> (out dir, report); also
+    "argonne" and "trtllm"."""
+    from benchgraph.importers import import_argonne, import_mlperf, import_trtllm
 
     done: dict[str, tuple[Path, object]] = {}
 
@@ -61,6 +62,9 @@ def imported(tmp_path_factory):
             if which == "argonne":
                 source = _need(SHARED / "data" / "other" / "argonne-llm-inference-bench")
                 done[which] = (out, import_argonne(source, out))
+            elif which == "trtllm":
+                source = _need(SHARED / "data" / "other" / "tensorrt-llm-perf-overview")
+                done[which] = (out, import_trtllm(source, out))
             else:
                 source = _need(MLPERF / f"inference_results_{which}")
                 done[which] = (out, import_mlperf(source, out))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchgraph.importers import import_argonne
-from benchgraph.records import load_record
+from benchgraph.records.reader import load_record
 
 
 def _runs(out: Path) -> dict[str, dict]:
@@ -28,8 +28,10 @@ def small(fixtures, tmp_path):
 
 def test_byte_identical_tables_are_read_once(small):
     report, _ = small
-    reason = ("byte-identical to Plots/Fig_5_a/TP_PP_Results.csv; its rows are imported once, "
-              "from that file")
+    reason = (
+        "byte-identical to Plots/Fig_5_a/TP_PP_Results.csv; its rows are imported once, "
+        "from that file"
+    )
     assert ("Plots/Fig_5_b/TP_EP_PP_results.csv", reason) in report.left_out
 
 
@@ -38,11 +40,16 @@ def test_a_row_repeated_in_the_tp_table_is_one_run_with_its_parallelism(small):
     run = runs["argonne-nvidia-a100-x1-tensorrt-llm-llama-2-7b-hf-io128-bs32-tp1"]
     assert run["parallelism"] == {"tensor": 1}
     assert [(s["path"], s["row"]) for s in run["source"]] == [
-        ("Plots/All_results.csv", "2"), ("Plots/Fig_5_a/TP_PP_Results.csv", "2")]
+        ("Plots/All_results.csv", "2"),
+        ("Plots/Fig_5_a/TP_PP_Results.csv", "2"),
+    ]
     assert run["value"] == 3883.9761104260347 and run["unit"] == "tok/s"
     latency = run["measurements"][0]
     assert (latency["metric"], latency["value"], latency["unit"]) == (
-        "latency-batch-e2e", 2.1091787815093994, "s")
+        "latency-batch-e2e",
+        2.1091787815093994,
+        "s",
+    )
 
 
 def test_different_measurements_of_one_configuration_are_separate_runs(small):
@@ -61,19 +68,26 @@ def test_hybrid_parallelism_is_stated(small):
 
 def test_rows_that_do_not_fit_the_documented_units_are_left_out(small):
     report, runs = small
-    assert any(where == "Plots/All_results.csv:7" and reason.startswith("units not documented")
-               for where, reason in report.left_out)
+    assert any(
+        where == "Plots/All_results.csv:7" and reason.startswith("units not documented")
+        for where, reason in report.left_out
+    )
     assert not any(r["engine"] == "llama-cpp" for r in runs.values())
 
 
 def test_family_hardware_maps_to_a_family_record_without_interconnects(small, shipped):
+    """A row naming the family only stays on the family record; a family row whose part
+    other files identify for its framework (the H100 vLLM rows) goes to that part, derived."""
     _, runs = small
-    run = runs["argonne-nvidia-h100-x1-vllm-llama-2-7b-hf-io128-bs1"]
-    assert run["accelerators"] == ["nvidia-h100"] and run["accelerator_count"] == 1
-    record, problems = load_record(shipped / "accelerators" / "nvidia-h100.yaml", shipped)
+    run = runs["argonne-nvidia-a100-x1-tensorrt-llm-llama-2-7b-hf-io128-bs32-tp1"]
+    assert run["accelerators"] == ["nvidia-a100"] and run["accelerator_count"] == 1
+    record, problems = load_record(shipped / "accelerators" / "nvidia-a100.yaml", shipped)
     assert not problems and "interconnect_ids" not in record.fields
     assert run["measured_by"] == "third_party" and run["status"] == "provisional"
-    assert run["workload"] == {"input_tokens": 128, "output_tokens": 128, "batch_size": 1}
+    assert run["workload"] == {"input_tokens": 128, "output_tokens": 128, "batch_size": 32}
+    h100 = runs["argonne-nvidia-h100-sxm-x1-vllm-llama-2-7b-hf-io128-bs1"]
+    assert h100["accelerators"] == ["nvidia-h100-sxm"]
+    assert h100["notes"].startswith("The part is derived")
     per = run["measurements"][1]
     assert per["derived"] is True and per["metric"] == "throughput-total-tok-s-per-accelerator"
 
@@ -81,16 +95,16 @@ def test_family_hardware_maps_to_a_family_record_without_interconnects(small, sh
 def test_tables_without_documented_units_are_left_out_with_the_reason(imported):
     _, report = imported("argonne")
     reasons = dict(report.left_out)
-    assert "no documented unit" in reasons["Plots/Fig_16_a_b/power_results.csv"]
     for table in ("Plots/Fig_21/all_results_TTFT.csv", "Plots/Fig_22/all_results_TTFT_ITL.csv"):
         assert reasons[table].startswith("no published script defines")
     assert report.records["runs"] > 3000
 
 
-def test_a_part_derived_for_one_framework_cites_what_it_rests_on(imported):
-    """The mapping's derived_hardware names the H100 SXM for the llama.cpp rows only (the node
-    whose nvidia-smi the repository shows); the runs say the part is derived and cite every
-    source of the derivation with `derives`, and the other frameworks stay on the family."""
+def test_a_part_derived_for_each_framework_cites_what_it_rests_on(imported):
+    """The mapping's derived_hardware names the H100 SXM for the llama.cpp rows (the node
+    whose nvidia-smi the repository shows) and for the vLLM and TensorRT-LLM rows (the same
+    queue and /vast/.../h100/ tree); the runs say the part is derived and cite every source
+    of the derivation with `derives` and its kind, the tables as a result set."""
     out, report = imported("argonne")
     assert report.ok
     runs = _runs(out)
@@ -99,15 +113,28 @@ def test_a_part_derived_for_one_framework_cites_what_it_rests_on(imported):
         if run["title"].split(" on ", 1)[1].split(" with ")[0].endswith("Nvidia H100 GPU"):
             pair = (run["engine"], run["accelerators"][0])
             by_engine[pair] = by_engine.get(pair, 0) + 1
-    assert {e for e, a in by_engine if a == "nvidia-h100-sxm"} == {"llama-cpp"}
-    assert {a for e, a in by_engine if e != "llama-cpp"} == {"nvidia-h100"}
-    run = next(r for r in runs.values() if r["accelerators"] == ["nvidia-h100-sxm"])
-    derived = [s for s in run["source"] if "derives" in s]
-    assert [s["derives"] for s in derived] == [["accelerators"]] * 3
-    assert any(s.get("path") == "llama.cpp/H100/README.MD" for s in derived)
-    assert run["notes"].startswith("The part is derived")
-    # the table rows themselves are still cited as the run's source, not as deriving
-    assert run["source"][0]["path"] == "Plots/All_results.csv" and "derives" not in run["source"][0]
+    assert {e for e, a in by_engine if a == "nvidia-h100-sxm"} == {
+        "llama-cpp",
+        "vllm",
+        "tensorrt-llm",
+    }
+    assert {a for _e, a in by_engine} == {"nvidia-h100-sxm"}
+    for engine in ("llama-cpp", "vllm"):
+        run = next(
+            r
+            for r in runs.values()
+            if r["accelerators"] == ["nvidia-h100-sxm"] and r["engine"] == engine
+        )
+        derived = [s for s in run["source"] if "derives" in s]
+        assert {tuple(s["derives"]) for s in derived} == {("accelerators",)}
+        assert any(s.get("path") == "llama.cpp/H100/README.MD" for s in derived)
+        assert {s["kind"] for s in derived} == {"operator", "reseller"} | (
+            {"vendor"} if engine == "llama-cpp" else set()
+        )
+        assert run["notes"].startswith("The part is derived")
+        # the table rows themselves are still cited as the run's source, not as deriving
+        assert run["source"][0]["path"] == "Plots/All_results.csv"
+        assert "derives" not in run["source"][0] and run["source"][0]["kind"] == "result-set"
 
 
 def test_a_system_derived_for_one_framework_is_linked_and_cited(imported):

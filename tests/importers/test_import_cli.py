@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchgraph.importers.cli import add_import_commands, main
+from benchgraph.cli.imports import add_import_commands, main
 from benchgraph.importers.common import GENERATED_MARK
 
 NVIDIA = "closed/NVIDIA/systems/DGX-H100_H100-SXM-80GBx8_TRT.json"
@@ -56,8 +56,20 @@ def test_unknown_string_exits_1_lists_it_and_writes_nothing(checkout, tmp_path, 
 
 
 def test_report_lists_every_raw_string_with_count_and_result(checkout, tmp_path, capsys):
-    assert main(["import", "mlperf", str(checkout), "--out", str(tmp_path / "d"),
-                 "--report", "--dry-run"]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "mlperf",
+                str(checkout),
+                "--out",
+                str(tmp_path / "d"),
+                "--report",
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "'18x 4th Gen NVLink, 900GB/s' -> nvlink-4 (scale-up-fabric)" in printed
     assert "'PCIe Gen5 x16' -> pcie-gen5 (host-link)" in printed

@@ -11,10 +11,13 @@ import yaml
 
 from benchgraph.importers.common import ImportReport
 from benchgraph.importers.normalise import NOT_PUBLISHED, Normaliser
-from benchgraph.records import load_record
+from benchgraph.records.reader import load_record
 
-FIELDS = ("accelerator_interconnect", "accelerator_host_interconnect",
-          "accelerator_interconnect_topology")
+FIELDS = (
+    "accelerator_interconnect",
+    "accelerator_host_interconnect",
+    "accelerator_interconnect_topology",
+)
 
 
 @pytest.fixture
@@ -61,7 +64,8 @@ def test_each_string_becomes_exactly_the_pinned_records_and_roles(pinned, shippe
         for ic_id, role in want.items():
             assert roles.get(ic_id) == role, (
                 f"{raw!r}: data/interconnects/{ic_id}.yaml has role {roles.get(ic_id)}, "
-                f"pinned {role}")
+                f"pinned {role}"
+            )
 
 
 def test_placeholders_mean_not_published_and_topologies_name_nothing(pinned):
@@ -97,7 +101,8 @@ def test_tbd_on_an_sxm_system_is_not_evidence_of_no_fabric(imported, shipped):
     part, _ = load_record(shipped / "accelerators" / "nvidia-h200-sxm.yaml", shipped)
     assert system.fields["accelerators"] == [{"id": "nvidia-h200-sxm", "count": 8}]
     assert "nvlink-4" in part.fields["interconnect_ids"], (
-        "the part's own record carries its platform's fabric (the seed's convention)")
+        "the part's own record carries its platform's fabric (the seed's convention)"
+    )
 
 
 def test_raw_strings_are_kept_verbatim_with_their_odd_spaces(imported):

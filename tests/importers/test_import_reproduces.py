@@ -10,15 +10,19 @@ from benchgraph.importers import import_mlperf
 
 
 def _tree(root: Path, folders: list[str]) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for folder in folders for p in sorted((root / folder).glob("*.yaml"))}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for folder in folders
+        for p in sorted((root / folder).glob("*.yaml"))
+    }
 
 
 def _assert_same(out: Path, shipped: Path, folders: list[str]) -> None:
     made, ship = _tree(out, folders), _tree(shipped, folders)
     assert sorted(made) == sorted(ship), (
         f"only generated: {sorted(set(made) - set(ship))[:5]}; "
-        f"only shipped: {sorted(set(ship) - set(made))[:5]}")
+        f"only shipped: {sorted(set(ship) - set(made))[:5]}"
+    )
     differ = [name for name in made if made[name] != ship[name]]
     assert not differ, f"{len(differ)} file(s) differ, e.g. {differ[:3]}"
 
@@ -36,6 +40,12 @@ def test_argonne_import_reproduces_shipped_records(imported, shipped):
     out, report = imported("argonne")
     assert report.exit_code == 0, report.summary()
     _assert_same(out, shipped, ["benchmarks/argonne"])
+
+
+def test_trtllm_import_reproduces_shipped_records(imported, shipped):
+    out, report = imported("trtllm")
+    assert report.exit_code == 0, report.summary()
+    _assert_same(out, shipped, ["benchmarks/trtllm-perf", "systems/trtllm-perf"])
 
 
 def test_reimport_is_stable_and_removes_only_stale_generated_files(fixtures, tmp_path):

@@ -9,10 +9,18 @@ import pytest
 
 from benchgraph.importers.common import GENERATED_MARK, ImportReport
 from benchgraph.importers.normalise import Normaliser
-from benchgraph.records import find_record_files, load_record
+from benchgraph.records.files import find_record_files
+from benchgraph.records.reader import load_record
 
-GENERATED = ("benchmarks/mlperf-v5.1", "benchmarks/mlperf-v4.1", "benchmarks/argonne",
-             "systems/mlperf-v5.1", "systems/mlperf-v4.1")
+GENERATED = (
+    "benchmarks/mlperf-v5.1",
+    "benchmarks/mlperf-v4.1",
+    "benchmarks/argonne",
+    "benchmarks/trtllm-perf",
+    "systems/mlperf-v5.1",
+    "systems/mlperf-v4.1",
+    "systems/trtllm-perf",
+)
 
 
 SHIPPED = Path(__file__).resolve().parents[2] / "data"
@@ -34,14 +42,19 @@ def test_every_record_loads_without_problems(records):
     _, loaded, problems = records
     assert not problems, "\n".join(str(p) for p in problems[:20])
     kinds = collections.Counter(kind for kind, _ in loaded)
-    # 237 MLPerf system descriptions and one curated system (ALCF Polaris's compute node)
-    assert kinds["benchmarks"] > 6000 and kinds["systems"] == 238
+    # 237 MLPerf system descriptions, one curated system (ALCF Polaris's compute node) and
+    # the three DGX/NVL72 systems NVIDIA's TensorRT-LLM tables name
+    assert kinds["benchmarks"] > 6000 and kinds["systems"] == 241
 
 
 def test_every_reference_resolves(records):
     _, loaded, _ = records
-    dangling = [(r.path, field, ref) for _, r in loaded.values()
-                for field, ref, kind in r.references() if (kind, ref) not in loaded]
+    dangling = [
+        (r.path, field, ref)
+        for _, r in loaded.values()
+        for field, ref, kind in r.references()
+        if (kind, ref) not in loaded
+    ]
     assert not dangling, dangling[:10]
 
 
@@ -73,20 +86,24 @@ def test_a_part_record_carries_a_fabric_only_where_its_systems_agree(records):
     for (kind, _), (_, record) in loaded.items():
         if kind != "systems":
             continue
-        stated = {i for i in record.fields.get("interconnect_ids", [])
-                  if roles[i] == "scale-up-fabric"}
+        stated = {
+            i for i in record.fields.get("interconnect_ids", []) if roles[i] == "scale-up-fabric"
+        }
         for part in record.fields.get("accelerators", []):
             fabrics[part["id"]].add(frozenset(stated))
     for (kind, part_id), (path, record) in loaded.items():
-        carried = {i for i in record.fields.get("interconnect_ids") or []
-                   if roles.get(i) == "scale-up-fabric"}
+        carried = {
+            i
+            for i in record.fields.get("interconnect_ids") or []
+            if roles.get(i) == "scale-up-fabric"
+        }
         if kind != "accelerators" or not carried:
             continue
         for stated in fabrics.get(part_id, ()):
             if stated:  # a system that states no fabric has not published one
                 assert {_family(i) for i in stated} & {_family(i) for i in carried}, (
-                    f"{path}: carries {sorted(carried)}, a system of it states "
-                    f"{sorted(stated)}")
+                    f"{path}: carries {sorted(carried)}, a system of it states {sorted(stated)}"
+                )
 
 
 def _family(ic_id: str) -> str:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rdflib import RDFS, Graph, URIRef
 
-from benchgraph.build import ontology_graph
-from benchgraph.cli import main
+from benchgraph.cli.main import main
+from benchgraph.reasoning.ontology import ontology_graph
 from paths import ROOT, TEST_DATA
 
 ALIGNMENTS = ROOT / "ontology" / "alignments" / "hardware.ttl"
@@ -45,8 +45,9 @@ def test_gaia_x_none_is_our_known_none_only(copy_data, capsys):
     known_none = "SELECT ?run WHERE { ?run bg:fabricStatus bg:NoScaleUpFabric }"
     runs = _column(capsys, data, gaia_x_none, "--with", WITH)
     assert runs and runs == _column(capsys, data, known_none)
-    assert not set(runs) & set(_column(
-        capsys, data, "SELECT ?run WHERE { ?run bg:fabricStatus bg:FabricNotPublished }"))
+    assert not set(runs) & set(
+        _column(capsys, data, "SELECT ?run WHERE { ?run bg:fabricStatus bg:FabricNotPublished }")
+    )
     assert _column(capsys, data, gaia_x_none) == []  # without the alignments, no answer
 
 
@@ -57,4 +58,5 @@ def test_asked_to_reason_with_it_a_query_in_wikidata_terms_runs_on_ours(copy_dat
         ?maker . ?maker skos:exactMatch <http://www.wikidata.org/entity/Q248> }"""
     assert _column(capsys, data, made_by_intel, "--with", WITH) == []
     assert _column(capsys, data, made_by_intel, "--with", WITH, "--reason-with") == [
-        "intel-arc-pro-b60"]
+        "intel-arc-pro-b60"
+    ]

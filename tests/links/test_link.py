@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from benchgraph import sssom
-from benchgraph.accept import REJECTED
-from benchgraph.build import build
-from benchgraph.cli import main
+from benchgraph.cli.main import main
+from benchgraph.links import sssom
+from benchgraph.links.accept import REJECTED
+from benchgraph.pipeline.steps import build
 from paths import TEST_DATA
 
 FIXTURE = TEST_DATA / "wikidata-fixture"
@@ -38,12 +38,18 @@ def endpoint(tmp_path_factory):
     if not OXIGRAPH.is_file():
         pytest.skip(f"{OXIGRAPH}: the oxigraph server (pip package oxigraph) is not installed")
     store = tmp_path_factory.mktemp("wikidata-fixture-store")
-    subprocess.run([str(OXIGRAPH), "load", "--location", str(store), "--file",
-                    str(FIXTURE / "wikidata.ttl")], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [str(OXIGRAPH), "load", "--location", str(store), "--file", str(FIXTURE / "wikidata.ttl")],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     port = _free_port()
-    proc = subprocess.Popen([str(OXIGRAPH), "serve-read-only", "--location", str(store),
-                             "--bind", f"127.0.0.1:{port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [str(OXIGRAPH), "serve-read-only", "--location", str(store), "--bind", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}/query"
     try:
         for _ in range(200):
@@ -69,8 +75,10 @@ def records(tmp_path, monkeypatch):
 
 
 def _propose(records: Path, endpoint: str, out: Path, *more: str) -> dict[str, dict]:
-    assert main(["link", "--data", str(records), "--endpoint", endpoint, "--out", str(out),
-                 *more]) == 0
+    assert (
+        main(["link", "--data", str(records), "--endpoint", endpoint, "--out", str(out), *more])
+        == 0
+    )
     return {r["subject_id"]: r for r in sssom.read(out).rows}
 
 
@@ -90,8 +98,9 @@ def test_link_proposes_the_right_entities_and_no_near_namesake(records, endpoint
         "bgid:models/llama-2-70b": ("skos:exactMatch", "wd:Q9000040"),
     }  # nvidia-t4: its entity is absent; intel-arc-pro-b60: Arc A770 is below 0.8
     sxm = rows["bgid:accelerators/nvidia-h100-sxm"]
-    assert float(sxm["confidence"]) == 1.0 and sxm["mapping_justification"] == \
-        "semapv:LexicalMatching"
+    assert (
+        float(sxm["confidence"]) == 1.0 and sxm["mapping_justification"] == "semapv:LexicalMatching"
+    )
     assert "wd:Q9000005" in sxm["comment"] and "wd:Q9000004" in sxm["comment"]  # runners-up
     header = sssom.read(out).header
     assert {"mapping_set_id", "license", "curie_map"} <= set(header)
@@ -103,8 +112,7 @@ def test_link_proposes_the_right_entities_and_no_near_namesake(records, endpoint
     assert "bgid:accelerators/nvidia-t4" not in low
 
 
-def test_accepted_rows_become_links_in_the_records_graph_and_export(records, endpoint,
-                                                                     tmp_path):
+def test_accepted_rows_become_links_in_the_records_graph_and_export(records, endpoint, tmp_path):
     out = tmp_path / "links.sssom.tsv"
     _propose(records, endpoint, out)
     # the curator deletes the NVLink row (a generation is not the technology) and keeps the rest
@@ -112,8 +120,9 @@ def test_accepted_rows_become_links_in_the_records_graph_and_export(records, end
     out.write_text("".join(line for line in lines if "nvlink-4" not in line))
     h100 = records / "accelerators" / "nvidia-h100-sxm.yaml"
     original = h100.read_text()
-    assert main(["link", "--data", str(records), "--accept", str(out),
-                 "--curator", "A. Curator"]) == 0
+    assert (
+        main(["link", "--data", str(records), "--accept", str(out), "--curator", "A. Curator"]) == 0
+    )
     text = h100.read_text()
     assert text.startswith(original.split("vendor:")[0])  # comments and layout kept
     assert "notes: A note\n  that wraps.\n" in text
@@ -126,41 +135,58 @@ def test_accepted_rows_become_links_in_the_records_graph_and_export(records, end
     assert "Q9000020" not in (records / "interconnects" / "nvlink-4.yaml").read_text()
     # idempotent: the same file again changes nothing
     after = {p: p.read_bytes() for p in records.rglob("*.yaml")}
-    assert main(["link", "--data", str(records), "--accept", str(out),
-                 "--curator", "A. Curator"]) == 0
+    assert (
+        main(["link", "--data", str(records), "--accept", str(out), "--curator", "A. Curator"]) == 0
+    )
     assert {p: p.read_bytes() for p in records.rglob("*.yaml")} == after
 
     # the deleted row is remembered and not proposed again; the linked are not asked again
     rejected = sssom.read(records / REJECTED).rows
     assert [(r["subject_id"], r["predicate_modifier"], r["object_id"]) for r in rejected] == [
-        ("bgid:interconnects/nvlink-4", "Not", "wd:Q9000020")]
+        ("bgid:interconnects/nvlink-4", "Not", "wd:Q9000020")
+    ]
     again = _propose(records, endpoint, tmp_path / "again.sssom.tsv")
     assert again == {}
 
     # in the link graph, the SSSOM export and (where the description is built) the linkset
     store = build(records).open()
-    linked = {(r["s"].value.rsplit("/", 1)[1], r["o"].value.removeprefix(WD)) for r in store.query(
-        "SELECT ?s ?o WHERE { GRAPH <https://w3id.org/benchgraph/graph/links> { ?s "
-        "<http://www.w3.org/2004/02/skos/core#exactMatch> ?o } }")}
+    linked = {
+        (r["s"].value.rsplit("/", 1)[1], r["o"].value.removeprefix(WD))
+        for r in store.query(
+            "SELECT ?s ?o WHERE { GRAPH <https://w3id.org/benchgraph/graph/links> { ?s "
+            "<http://www.w3.org/2004/02/skos/core#exactMatch> ?o } }"
+        )
+    }
     assert ("nvidia-h100-sxm", "Q9000003") in linked and ("nvidia-l4", "Q9000001") in linked
     exported = tmp_path / "export.sssom.tsv"
-    assert main(["export", "--data", str(records), "--format", "sssom", "--out",
-                 str(exported)]) == 0
+    assert (
+        main(["export", "--data", str(records), "--format", "sssom", "--out", str(exported)]) == 0
+    )
     rows = {(r["subject_id"], r["object_id"]): r for r in sssom.read(exported).rows}
     sxm = rows[("bgid:accelerators/nvidia-h100-sxm", "wd:Q9000003")]
     assert (sxm["reviewer_label"], float(sxm["confidence"]), sxm["mapping_justification"]) == (
-        "A. Curator", 1.0, "semapv:LexicalMatching")
-    from benchgraph.description import describe
+        "A. Curator",
+        1.0,
+        "semapv:LexicalMatching",
+    )
+    from benchgraph.serving.description import describe
 
     void = describe(store, "test")
     linksets = {q.subject for q in void if q.object.value == "http://rdfs.org/ns/void#Linkset"}
-    said = {(q.subject, q.predicate.value.rsplit("#", 1)[1]): q.object.value for q in void
-            if q.subject in linksets}
-    wikidata = [s for s in linksets
-                if said.get((s, "objectsTarget")) == "http://www.wikidata.org/"
-                and said.get((s, "linkPredicate")).endswith("core#exactMatch")]
+    said = {
+        (q.subject, q.predicate.value.rsplit("#", 1)[1]): q.object.value
+        for q in void
+        if q.subject in linksets
+    }
+    wikidata = [
+        s
+        for s in linksets
+        if said.get((s, "objectsTarget")) == "http://www.wikidata.org/"
+        and said.get((s, "linkPredicate")).endswith("core#exactMatch")
+    ]
     assert len(wikidata) == 1 and int(said[(wikidata[0], "triples")]) == len(
-        [o for _s, o in linked if o.startswith("Q")])
+        [o for _s, o in linked if o.startswith("Q")]
+    )
 
 
 def test_accept_names_every_wrong_row_and_writes_nothing(records, tmp_path):
@@ -171,10 +197,11 @@ def test_accept_names_every_wrong_row_and_writes_nothing(records, tmp_path):
         "subject_id\tpredicate_id\tobject_id\tmapping_justification\n"
         "bgid:accelerators/nvidia-l4\tskos:exactMatch\twd:Q9000001\tsemapv:LexicalMatching\n"
         "bgid:accelerators/no-such-part\tskos:exactMatch\twd:Q1\tsemapv:LexicalMatching\n"
-        "bgid:accelerators/nvidia-l4\tskos:exactMatch\twd:Q9000001\tsemapv:LexicalMatching\n")
+        "bgid:accelerators/nvidia-l4\tskos:exactMatch\twd:Q9000001\tsemapv:LexicalMatching\n"
+    )
     before = {p: p.read_bytes() for p in records.rglob("*.yaml")}
     with pytest.raises(Exception) as caught:
-        from benchgraph.accept import accept
+        from benchgraph.links.accept import accept
 
         accept(records, bad, "A. Curator")
     message = str(caught.value)
@@ -184,61 +211,69 @@ def test_accept_names_every_wrong_row_and_writes_nothing(records, tmp_path):
     assert main(["link", "--data", str(records), "--accept", str(bad), "--curator", "x"]) == 2
 
 
-def test_requests_name_the_tool(monkeypatch):
-    """Wikidata's query service asks clients for a User-Agent naming the tool."""
-    from benchgraph.sparqlclient import USER_AGENT, Endpoint
-
-    seen = {}
-
-    class Answer:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *a):
-            return False
-
-        def read(self, *a):
-            return b'{"results": {"bindings": []}}'
-
-    def fake(request, timeout):
-        seen["ua"], seen["timeout"] = request.get_header("User-agent"), timeout
-        return Answer()
-
-    monkeypatch.setattr(urllib.request, "urlopen", fake)
-    assert Endpoint("https://query.wikidata.org/sparql").select("ASK {}") == []
-    assert seen["ua"] == USER_AGENT and "benchgraph/" in USER_AGENT and seen["timeout"] > 0
+def test_accept_shows_a_rows_outside_text_escaped_and_refuses_an_iri_with_controls(
+    records, tmp_path, capsys
+):
+    """A proposal file carries the endpoint's IRIs: one holding terminal escapes is no IRI,
+    and it reaches the terminal escaped."""
+    bad = tmp_path / "bad.sssom.tsv"
+    row = (
+        "bgid:accelerators/nvidia-l4\tskos:exactMatch\thttp://www.wikidata.org/entity/"
+        "Q1\x1b[2J\tsemapv:LexicalMatching\n"
+    )
+    bad.write_text("subject_id\tpredicate_id\tobject_id\tmapping_justification\n" + row * 2)
+    before = {p: p.read_bytes() for p in records.rglob("*.yaml")}
+    assert main(["link", "--data", str(records), "--accept", str(bad), "--curator", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert f"{bad}:2: object_id: 'http://www.wikidata.org/entity/Q1\\x1b[2J' is not an IRI" in err
+    assert (
+        f"{bad}:3: bgid:accelerators/nvidia-l4 -> http://www.wikidata.org/entity/Q1\\x1b[2J:"
+        " a duplicate of the row at line 2"
+    ) in err
+    assert {p: p.read_bytes() for p in records.rglob("*.yaml")} == before
 
 
-@pytest.mark.parametrize("ours, theirs, expected", [
-    ("NVIDIA L4 24 GB", "NVIDIA L40S", (0.0, "skos:exactMatch")),
-    ("NVIDIA H100 SXM 80 GB", "NVIDIA H100 SXM", (1.0, "skos:exactMatch")),
-    ("NVIDIA H100 SXM 80 GB", "NVIDIA H100", (0.85, "skos:closeMatch")),  # their family
-    ("NVLink 4", "NVLink", (0.85, "skos:closeMatch")),  # their technology, our generation
-    ("NVIDIA NVLink-C2C", "NVLink", (0.35, "skos:exactMatch")),  # another link, not a variant
-    ("InfiniBand (generation not stated)", "InfiniBand", (1.0, "skos:exactMatch")),
-])
+@pytest.mark.parametrize(
+    "ours, theirs, expected",
+    [
+        ("NVIDIA L4 24 GB", "NVIDIA L40S", (0.0, "skos:exactMatch")),
+        ("NVIDIA H100 SXM 80 GB", "NVIDIA H100 SXM", (1.0, "skos:exactMatch")),
+        ("NVIDIA H100 SXM 80 GB", "NVIDIA H100", (0.85, "skos:closeMatch")),  # their family
+        ("NVLink 4", "NVLink", (0.85, "skos:closeMatch")),  # their technology, our generation
+        ("NVIDIA NVLink-C2C", "NVLink", (0.35, "skos:exactMatch")),  # another link, not a variant
+        ("InfiniBand (generation not stated)", "InfiniBand", (1.0, "skos:exactMatch")),
+    ],
+)
 def test_scores_tell_near_namesakes_from_variants(ours, theirs, expected):
-    from benchgraph.reconcile import score, tokens
+    from benchgraph.links.reconcile import score, tokens
 
     assert score(tokens(ours, ["nvidia"]), tokens(theirs, ["nvidia"])) == expected
 
 
 LAYOUTS = {
-    "no list": ("id: x\nname: X  # named so\nnotes: n\n",
-                "id: x\nname: X  # named so\nsame_as:\n- iri: https://e.org/1\nnotes: n\n"),
-    "flow list": ("id: x\nsame_as: ['https://e.org/0']\nnotes: n\n",
-                  "id: x\nsame_as:\n- https://e.org/0\n- iri: https://e.org/1\nnotes: n\n"),
-    "indented list": ("id: x\nsame_as:\n  # kept\n  - https://e.org/0\n\nnotes: n\n",
-                      "id: x\nsame_as:\n  # kept\n  - https://e.org/0\n  - iri: https://e.org/1\n"
-                      "\nnotes: n\n"),
-    "last field": ("id: x\nsame_as:\n- https://e.org/0",
-                   "id: x\nsame_as:\n- https://e.org/0\n- iri: https://e.org/1\n"),
+    "no list": (
+        "id: x\nname: X  # named so\nnotes: n\n",
+        "id: x\nname: X  # named so\nsame_as:\n- iri: https://e.org/1\nnotes: n\n",
+    ),
+    "flow list": (
+        "id: x\nsame_as: ['https://e.org/0']\nnotes: n\n",
+        "id: x\nsame_as:\n- https://e.org/0\n- iri: https://e.org/1\nnotes: n\n",
+    ),
+    "indented list": (
+        "id: x\nsame_as:\n  # kept\n  - https://e.org/0\n\nnotes: n\n",
+        "id: x\nsame_as:\n  # kept\n  - https://e.org/0\n  - iri: https://e.org/1\n\nnotes: n\n",
+    ),
+    "last field": (
+        "id: x\nsame_as:\n- https://e.org/0",
+        "id: x\nsame_as:\n- https://e.org/0\n- iri: https://e.org/1\n",
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(LAYOUTS))
 def test_an_accepted_link_adds_lines_and_changes_no_other(name, tmp_path):
-    from benchgraph.accept import _with_links
+    from benchgraph.links.accept import _with_links
 
     before, after = LAYOUTS[name]
     assert _with_links(before, [["iri: https://e.org/1"]], tmp_path / "x.yaml") == after

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from benchgraph import sssom
-from benchgraph.build import build
-from benchgraph.cli import main
+from benchgraph.cli.main import main
+from benchgraph.links import sssom
+from benchgraph.pipeline.steps import build
 from paths import TEST_DATA
 
 MAPPED = """same_as:
@@ -36,14 +36,22 @@ def _rows(ms: sssom.MappingSet) -> dict[str, dict]:
 
 EXPECTED = {
     "bgid:accelerators/sxm-part": {
-        "subject_id": "bgid:accelerators/sxm-part", "subject_label": "An SXM part with NVLink",
-        "predicate_id": "skos:closeMatch", "object_id": "wd:Q1000001",
-        "mapping_justification": "semapv:LexicalMatching", "confidence": "0.85",
-        "reviewer_label": "A. Curator", "mapping_date": "2026-11-30"},
+        "subject_id": "bgid:accelerators/sxm-part",
+        "subject_label": "An SXM part with NVLink",
+        "predicate_id": "skos:closeMatch",
+        "object_id": "wd:Q1000001",
+        "mapping_justification": "semapv:LexicalMatching",
+        "confidence": "0.85",
+        "reviewer_label": "A. Curator",
+        "mapping_date": "2026-11-30",
+    },
     "bgid:accelerators/pcie-card": {
-        "subject_id": "bgid:accelerators/pcie-card", "subject_label": "A PCIe-only card",
-        "predicate_id": "skos:exactMatch", "object_id": "https://example.org/hardware/pcie-gpu",
-        "mapping_justification": "semapv:UnspecifiedMatching"},
+        "subject_id": "bgid:accelerators/pcie-card",
+        "subject_label": "A PCIe-only card",
+        "predicate_id": "skos:exactMatch",
+        "object_id": "https://example.org/hardware/pcie-gpu",
+        "mapping_justification": "semapv:UnspecifiedMatching",
+    },
 }
 
 
@@ -62,7 +70,7 @@ def test_export_sssom_gives_every_link_with_its_curation(linked, tmp_path):
 
 
 def test_the_server_gives_the_links_as_sssom(linked, monkeypatch, tmp_path):
-    from benchgraph.serving import prepare
+    from benchgraph.serving.prepare import prepare
     from benchgraph.web import create_app
 
     monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "cache"))
@@ -76,8 +84,7 @@ def test_the_server_gives_the_links_as_sssom(linked, monkeypatch, tmp_path):
         path.write_bytes(response.data)
         assert _rows(sssom.read(path)) == EXPECTED
         # the record's page shows its link, which lives in the link graph
-        page = app.test_client().get("/id/accelerators/sxm-part",
-                                     headers={"Accept": "text/html"})
+        page = app.test_client().get("/id/accelerators/sxm-part", headers={"Accept": "text/html"})
         assert page.status_code == 200
         assert "Q1000001" in page.get_data(as_text=True)
     finally:

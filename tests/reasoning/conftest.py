@@ -7,7 +7,7 @@ import os
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import build
+from benchgraph.pipeline.steps import build
 from paths import DATA
 
 from .reasoning_support import REASONING, build_store

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from benchgraph.build import build
 from benchgraph.namespaces import PREFIXES
-from benchgraph.queries import run
+from benchgraph.pipeline.steps import build
+from benchgraph.query.render import run
 from paths import TEST_DATA
 
 REASONING = TEST_DATA / "reasoning" / "data"
@@ -28,10 +28,10 @@ def short_value(value: str) -> str:
     """An IRI as the tests compare it: record ids and bg: terms bare, others prefixed."""
     for prefix in (ID, BG):
         if value.startswith(prefix):
-            return value[len(prefix):]
+            return value[len(prefix) :]
     for name, namespace in PREFIXES.items():
         if value.startswith(namespace) and name not in ("bg", "bgid"):
-            return f"{name}:{value[len(namespace):]}"
+            return f"{name}:{value[len(namespace) :]}"
     return value
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from rdflib import Literal, URIRef
 
-from benchgraph.infer import crosses_devices
 from benchgraph.namespaces import BG
+from benchgraph.reasoning.infer import crosses_devices
 
 from .reasoning_support import INFERRED, select
 
@@ -30,10 +30,13 @@ EXPECTED = {
 
 
 def _facts(store, run: str) -> tuple:
-    rows = select(store, f"""SELECT ?status ?crosses WHERE {{
+    rows = select(
+        store,
+        f"""SELECT ?status ?crosses WHERE {{
         BIND(<https://w3id.org/benchgraph/id/benchmarks/{run}> AS ?run)
         OPTIONAL {{ ?run bg:fabricStatus ?status }}
-        OPTIONAL {{ ?run bg:crossesDevices ?crosses }} }}""")
+        OPTIONAL {{ ?run bg:crossesDevices ?crosses }} }}""",
+    )
     assert len(rows) == 1, rows  # never two statuses, never two values
     return rows[0]
 
@@ -49,8 +52,11 @@ def test_every_run_is_covered(fixture_store):
 
 
 def test_interconnect_union_adds_only_what_the_run_did_not_state(fixture_store):
-    rows = select(fixture_store, f"""SELECT ?run ?i WHERE {{ ?run a bg:BenchmarkRun .
-        GRAPH <{INFERRED}> {{ ?run bg:interconnect ?i }} }} ORDER BY ?run ?i""")
+    rows = select(
+        fixture_store,
+        f"""SELECT ?run ?i WHERE {{ ?run a bg:BenchmarkRun .
+        GRAPH <{INFERRED}> {{ ?run bg:interconnect ?i }} }} ORDER BY ?run ?i""",
+    )
     assert rows == [
         ("benchmarks/arc-2node-tp4-dp2", "interconnects/infiniband-ndr"),
         ("benchmarks/arc-2node-tp4-dp2", "interconnects/pcie-gen5"),
@@ -73,37 +79,55 @@ def test_interconnect_union_adds_only_what_the_run_did_not_state(fixture_store):
 
 
 def test_a_system_gets_its_accelerators_interconnects(fixture_store):
-    rows = select(fixture_store, """SELECT ?i WHERE {
+    rows = select(
+        fixture_store,
+        """SELECT ?i WHERE {
         <https://w3id.org/benchgraph/id/systems/h100-two-nodes> bg:interconnect ?i }
-        ORDER BY ?i""")
-    assert rows == [("interconnects/infiniband-ndr",), ("interconnects/nvlink-4",),
-                    ("interconnects/nvswitch-4",)]
+        ORDER BY ?i""",
+    )
+    assert rows == [
+        ("interconnects/infiniband-ndr",),
+        ("interconnects/nvlink-4",),
+        ("interconnects/nvswitch-4",),
+    ]
 
 
 def test_derived_facts_are_marked_derived(fixture_store):
     """Every derived fact is in the inferred graph and in no record's graph."""
-    rows = select(fixture_store, """SELECT DISTINCT ?g WHERE { GRAPH ?g {
+    rows = select(
+        fixture_store,
+        """SELECT DISTINCT ?g WHERE { GRAPH ?g {
         { ?s bg:fabricStatus ?o } UNION { ?s bg:crossesDevices ?o }
         UNION { ?s bg:comparison ?o } UNION { ?s bg:relativeChange ?o }
-        UNION { ?s bg:outperformsBaseline ?o } } }""")
+        UNION { ?s bg:outperformsBaseline ?o } } }""",
+    )
     assert rows == [(INFERRED,)]
 
 
 def test_the_seeds_structured_vs_prose_gain(fixture_store):
-    rows = select(fixture_store, """SELECT ?label ?change ?outperforms WHERE {
+    rows = select(
+        fixture_store,
+        """SELECT ?label ?change ?outperforms WHERE {
         <https://w3id.org/benchgraph/id/benchmarks/pcie-8x-tp8> bg:comparison ?c .
         ?c rdfs:label ?label ; bg:relativeChange ?change ; bg:outperformsBaseline ?outperforms ;
-           bg:compared/bg:value 134.1 ; bg:baseline/bg:value 93.9 }""")
+           bg:compared/bg:value 134.1 ; bg:baseline/bg:value 93.9 }""",
+    )
     assert len(rows) == 1
     label, change, outperforms = rows[0]
     assert (label, round(float(change), 3), outperforms) == (
-        "prompt_class structured vs prose", 0.428, "true")
+        "prompt_class structured vs prose",
+        0.428,
+        "true",
+    )
 
 
 def test_comparisons_need_the_same_metric_and_exactly_one_differing_condition(fixture_store):
-    rows = select(fixture_store, """SELECT ?c ?change ?outperforms WHERE {
+    rows = select(
+        fixture_store,
+        """SELECT ?c ?change ?outperforms WHERE {
         <https://w3id.org/benchgraph/id/benchmarks/h100-1x-tp1> bg:comparison ?c .
-        ?c bg:relativeChange ?change ; bg:outperformsBaseline ?outperforms } ORDER BY ?c""")
+        ?c bg:relativeChange ?change ; bg:outperformsBaseline ?outperforms } ORDER BY ?c""",
+    )
     assert rows == [
         ("benchmarks/h100-1x-tp1#comparison-2-vs-1", "-0.2", "false"),  # concurrency 8 vs 1
         ("benchmarks/h100-1x-tp1#comparison-3-vs-2", "0.083333", "true"),  # structured vs prose
@@ -112,27 +136,34 @@ def test_comparisons_need_the_same_metric_and_exactly_one_differing_condition(fi
 
 
 def _run(**values) -> dict:
-    props = {"count": BG.acceleratorCount, "tp": BG.tensorParallelSize,
-             "pp": BG.pipelineParallelSize, "ep": BG.expertParallelSize,
-             "dp": BG.dataParallelSize}
+    props = {
+        "count": BG.acceleratorCount,
+        "tp": BG.tensorParallelSize,
+        "pp": BG.pipelineParallelSize,
+        "ep": BG.expertParallelSize,
+        "dp": BG.dataParallelSize,
+    }
     facts = {props[k]: [Literal(v)] for k, v in values.items()}
     if values.get("count"):
         facts[BG.accelerator] = [URIRef("urn:accelerator")]
     return facts
 
 
-@pytest.mark.parametrize(("values", "expected"), [
-    ({"count": 8, "tp": 8}, True),
-    ({"count": 16, "pp": 2}, True),
-    ({"count": 8, "ep": 8, "tp": 1}, True),
-    ({"count": 1, "tp": 1}, False),
-    ({"count": 1}, False),
-    ({"count": 8, "tp": 1}, False),
-    ({"count": 8, "dp": 8}, False),
-    ({"count": 8, "dp": 2}, None),  # each replica spans 4, but nothing says how
-    ({"count": 8}, None),
-    ({"count": 0}, None),
-])
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ({"count": 8, "tp": 8}, True),
+        ({"count": 16, "pp": 2}, True),
+        ({"count": 8, "ep": 8, "tp": 1}, True),
+        ({"count": 1, "tp": 1}, False),
+        ({"count": 1}, False),
+        ({"count": 8, "tp": 1}, False),
+        ({"count": 8, "dp": 8}, False),
+        ({"count": 8, "dp": 2}, None),  # each replica spans 4, but nothing says how
+        ({"count": 8}, None),
+        ({"count": 0}, None),
+    ],
+)
 def test_crosses_devices(values, expected):
     assert crosses_devices(_run(**values)) is expected
 
@@ -144,4 +175,6 @@ def test_each_run_says_how_many_kinds_of_accelerator_it_used(fixture_store):
     assert kinds.pop("benchmarks/mixed-2node") == "2"
     assert set(kinds.values()) == {"1"}
     assert set(kinds) == {f"benchmarks/{r}" for r in EXPECTED} - {
-        "benchmarks/mixed-2node", "benchmarks/cpu-only"}
+        "benchmarks/mixed-2node",
+        "benchmarks/cpu-only",
+    }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import UNSETTLED
+from benchgraph.pipeline.steps import UNSETTLED
 
 from .reasoning_support import REASONING, build_store, select
 
@@ -14,15 +14,17 @@ RUNS = "https://w3id.org/benchgraph/id/benchmarks/"
 
 
 def _status(store: ox.Store) -> dict[str, tuple]:
-    rows = select(store, """SELECT ?run ?status ?crosses WHERE { ?run a bg:BenchmarkRun .
-        OPTIONAL { ?run bg:fabricStatus ?status } OPTIONAL { ?run bg:crossesDevices ?crosses } }""")
+    rows = select(
+        store,
+        """SELECT ?run ?status ?crosses WHERE { ?run a bg:BenchmarkRun .
+        OPTIONAL { ?run bg:fabricStatus ?status } OPTIONAL { ?run bg:crossesDevices ?crosses } }""",
+    )
     return {run.rsplit("/", 1)[1]: (status, crosses) for run, status, crosses in rows}
 
 
 def _quads(store: ox.Store) -> set:
     """Every quad without blank nodes (the ontology's lists get new ids in each store)."""
-    return {q for q in store
-            if not any(isinstance(t, ox.BlankNode) for t in (q.subject, q.object))}
+    return {q for q in store if not any(isinstance(t, ox.BlankNode) for t in (q.subject, q.object))}
 
 
 def _edit(path, old: str, new: str) -> None:
@@ -41,18 +43,27 @@ def test_editing_records_rederives_and_matches_a_fresh_build(tmp_path, copy_data
     del store
 
     # An accelerator gains a host link: every run on it is re-derived.
-    _edit(data / "accelerators" / "unpublished-npu.yaml", "vendor: Example",
-          "vendor: Example\ninterconnect_ids: [pcie-gen5]")
+    _edit(
+        data / "accelerators" / "unpublished-npu.yaml",
+        "vendor: Example",
+        "vendor: Example\ninterconnect_ids: [pcie-gen5]",
+    )
     # An accelerator's list changes to a scale-up fabric (the run still states PCIe).
-    _edit(data / "accelerators" / "rtx-pro-6000.yaml", "interconnect_ids: [pcie]",
-          "interconnect_ids: [nvlink-4]")
+    _edit(
+        data / "accelerators" / "rtx-pro-6000.yaml",
+        "interconnect_ids: [pcie]",
+        "interconnect_ids: [nvlink-4]",
+    )
     store = build_store(data, cache)
     after = _status(store)
     assert after["unpublished-1x"] == ("NoScaleUpFabric", "false")
     assert after["unpublished-ib"] == ("NoScaleUpFabric", None)
     assert after["pcie-8x-tp8"] == ("ScaleUpFabricPresent", "true")
-    assert select(store, f"""SELECT ?i WHERE {{ <{RUNS}unpublished-ib> bg:interconnect ?i }}
-        ORDER BY ?i""") == [("interconnects/infiniband-ndr",), ("interconnects/pcie-gen5",)]
+    assert select(
+        store,
+        f"""SELECT ?i WHERE {{ <{RUNS}unpublished-ib> bg:interconnect ?i }}
+        ORDER BY ?i""",
+    ) == [("interconnects/infiniband-ndr",), ("interconnects/pcie-gen5",)]
     del store
 
     # Runs only: one edited (TP=1 -> 2 on two accelerators; its TTFT pair dropped), one deleted.
@@ -60,18 +71,25 @@ def test_editing_records_rederives_and_matches_a_fresh_build(tmp_path, copy_data
     _edit(run, "accelerator_count: 1", "accelerator_count: 2")
     _edit(run, "parallelism: {tensor: 1}", "parallelism: {tensor: 2}")
     text = run.read_text(encoding="utf-8")
-    run.write_text("\n".join(line for line in text.splitlines() if "metric: ttft" not in line)
-                   + "\n", encoding="utf-8")
+    run.write_text(
+        "\n".join(line for line in text.splitlines() if "metric: ttft" not in line) + "\n",
+        encoding="utf-8",
+    )
     (data / "benchmarks" / "h100-8x-unstated.yaml").unlink()
     store = build_store(data, cache)
     after = _status(store)
     assert after["h100-1x-tp1"] == ("ScaleUpFabricPresent", "true")
     assert "h100-8x-unstated" not in after
     assert select(store, f"""SELECT ?p WHERE {{ <{RUNS}h100-8x-unstated> ?p ?o }}""") == []
-    comparisons = select(store, f"""SELECT ?c ?out WHERE {{ ?c bg:outperformsBaseline ?out .
-        FILTER(STRSTARTS(STR(?c), "{RUNS}h100-1x-tp1#")) }} ORDER BY ?c""")
-    assert comparisons == [("benchmarks/h100-1x-tp1#comparison-2-vs-1", "false"),
-                           ("benchmarks/h100-1x-tp1#comparison-3-vs-2", "true")]
+    comparisons = select(
+        store,
+        f"""SELECT ?c ?out WHERE {{ ?c bg:outperformsBaseline ?out .
+        FILTER(STRSTARTS(STR(?c), "{RUNS}h100-1x-tp1#")) }} ORDER BY ?c""",
+    )
+    assert comparisons == [
+        ("benchmarks/h100-1x-tp1#comparison-2-vs-1", "false"),
+        ("benchmarks/h100-1x-tp1#comparison-3-vs-2", "true"),
+    ]
     incremental = _quads(store)
     del store
 
@@ -85,8 +103,11 @@ def test_a_host_link_is_no_evidence_where_the_fabric_is_not_published(tmp_path, 
     FabricNotPublished even with PCIe listed; a scale-up fabric is still present."""
     data = copy_data(REASONING)
     _edit(data / "systems" / "arc-two-nodes.yaml", "nodes: 2", "nodes: 2\nfabric_published: false")
-    _edit(data / "benchmarks" / "pcie-8x-tp8.yaml", "concurrency: 1",
-          "concurrency: 1\nfabric_published: false")
+    _edit(
+        data / "benchmarks" / "pcie-8x-tp8.yaml",
+        "concurrency: 1",
+        "concurrency: 1\nfabric_published: false",
+    )
     _edit(data / "systems" / "h100-two-nodes.yaml", "nodes: 2", "nodes: 2\nfabric_published: false")
     status = _status(build_store(data, tmp_path / "cache"))
     assert status["arc-2node-tp4-dp2"] == ("FabricNotPublished", "true")
@@ -97,28 +118,55 @@ def test_a_host_link_is_no_evidence_where_the_fabric_is_not_published(tmp_path, 
 # One edit to a record that runs reach through links: (file, old text, new text, a run whose
 # derived facts it changes, what that run's fabric status becomes).
 LINKED_EDITS = {
-    "interconnect role": ("interconnects/pcie-gen5.yaml", "role: host-link",
-                          "role: scale-up-fabric", "arc-2node-tp4-dp2", "ScaleUpFabricPresent"),
-    "system fabric": ("systems/arc-two-nodes.yaml", "interconnect_ids: [infiniband-ndr]",
-                      "interconnect_ids: [infiniband-ndr, nvlink-4]", "arc-2node-tp4-dp2",
-                      "ScaleUpFabricPresent"),
-    "accelerator links": ("accelerators/arc-pro-b70.yaml", "interconnect_ids: [pcie-gen5]",
-                          "interconnect_ids: [nvlink-4]", "arc-2node-tp4-dp2",
-                          "ScaleUpFabricPresent"),
-    "system gains a part": ("systems/arc-two-nodes.yaml", "count: 4}]",
-                            "count: 4}, {id: nvidia-h100-sxm, count: 1}]",
-                            "arc-2node-tp4-dp2", "ScaleUpFabricPresent"),
-    "system loses a part": ("systems/h100-two-nodes.yaml",
-                            "accelerators: [{id: nvidia-h100-sxm, count: 8}]",
-                            "accelerators: []", None, None),
-    "metric direction": ("metrics/ttft.yaml", "direction: lower-is-better",
-                         "direction: higher-is-better", None, None),
+    "interconnect role": (
+        "interconnects/pcie-gen5.yaml",
+        "role: host-link",
+        "role: scale-up-fabric",
+        "arc-2node-tp4-dp2",
+        "ScaleUpFabricPresent",
+    ),
+    "system fabric": (
+        "systems/arc-two-nodes.yaml",
+        "interconnect_ids: [infiniband-ndr]",
+        "interconnect_ids: [infiniband-ndr, nvlink-4]",
+        "arc-2node-tp4-dp2",
+        "ScaleUpFabricPresent",
+    ),
+    "accelerator links": (
+        "accelerators/arc-pro-b70.yaml",
+        "interconnect_ids: [pcie-gen5]",
+        "interconnect_ids: [nvlink-4]",
+        "arc-2node-tp4-dp2",
+        "ScaleUpFabricPresent",
+    ),
+    "system gains a part": (
+        "systems/arc-two-nodes.yaml",
+        "count: 4}]",
+        "count: 4}, {id: nvidia-h100-sxm, count: 1}]",
+        "arc-2node-tp4-dp2",
+        "ScaleUpFabricPresent",
+    ),
+    "system loses a part": (
+        "systems/h100-two-nodes.yaml",
+        "accelerators: [{id: nvidia-h100-sxm, count: 8}]",
+        "accelerators: []",
+        None,
+        None,
+    ),
+    "metric direction": (
+        "metrics/ttft.yaml",
+        "direction: lower-is-better",
+        "direction: higher-is-better",
+        None,
+        None,
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(LINKED_EDITS))
 def test_one_linked_edit_rederives_what_reaches_it_and_matches_a_fresh_build(
-        tmp_path, copy_data, name):
+    tmp_path, copy_data, name
+):
     """Only the runs and systems linking to an edited record are re-derived; the store must
     then hold what a fresh build of the edited folder holds."""
     file, old, new, run, status = LINKED_EDITS[name]
@@ -140,29 +188,41 @@ def test_one_linked_edit_rederives_what_reaches_it_and_matches_a_fresh_build(
 # Edits that change only what no other record reads of a record (its documentation): the
 # rebuild derives again that record alone, not the runs and systems linking to it.
 QUIET_EDITS = {
-    "accelerator note": ("accelerators/arc-pro-b70.yaml", "vendor: Intel",
-                         "vendor: Intel\nnotes: edited\nsame_as: [https://example.org/b70]"),
+    "accelerator note": (
+        "accelerators/arc-pro-b70.yaml",
+        "vendor: Intel",
+        "vendor: Intel\nnotes: edited\nsame_as: [https://example.org/b70]",
+    ),
     "interconnect name": ("interconnects/pcie-gen5.yaml", "name: ", "name: Renamed "),
-    "system source": ("systems/arc-two-nodes.yaml", "nodes: 2",
-                      "nodes: 2\nsource: [{publisher: Example, url: https://example.org/s}]"),
-    "metric history": ("metrics/ttft.yaml", "scope: per-user",
-                       "scope: per-user\nupdated: 2026-11-30\n"
-                       "history: [{date: 2026-11-30, note: edited}]"),
+    "system source": (
+        "systems/arc-two-nodes.yaml",
+        "nodes: 2",
+        "nodes: 2\nsource: [{publisher: Example, url: https://example.org/s}]",
+    ),
+    "metric history": (
+        "metrics/ttft.yaml",
+        "scope: per-user",
+        "scope: per-user\nupdated: 2026-11-30\nhistory: [{date: 2026-11-30, note: edited}]",
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(QUIET_EDITS))
 def test_a_documentation_edit_derives_only_its_record_and_matches_a_fresh_build(
-        tmp_path, copy_data, monkeypatch, name):
-    import benchgraph.build as build_module
+    tmp_path, copy_data, monkeypatch, name
+):
+    import benchgraph.pipeline.steps as build_module
 
     file, old, new = QUIET_EDITS[name]
     data = copy_data(REASONING)
     build_store(data, tmp_path / "cache")  # closed as soon as made
     asked = []
     real = build_module.derive
-    monkeypatch.setattr(build_module, "derive", lambda store, runs=None, judged=None:
-                        asked.append(runs) or real(store, runs, judged))
+    monkeypatch.setattr(
+        build_module,
+        "derive",
+        lambda store, runs=None, judged=None: asked.append(runs) or real(store, runs, judged),
+    )
     _edit(data / file, old, new)
     store = build_store(data, tmp_path / "cache")
     kind, rid = file[:-5].split("/")
@@ -183,13 +243,22 @@ def test_a_documentation_edit_derives_only_its_record_and_matches_a_fresh_build(
 # derive what reaches either, even when the mending edit touches only documentation.
 REFUSED = {
     "another record broken": (
-        [("accelerators/arc-pro-b70.yaml", "[pcie-gen5]", "[nvlink-4]"),
-         ("benchmarks/cpu-only.yaml", "accelerator_count: 0", "accelerator_count: -1")],
-        ("benchmarks/cpu-only.yaml", "accelerator_count: -1", "accelerator_count: 0")),
+        [
+            ("accelerators/arc-pro-b70.yaml", "[pcie-gen5]", "[nvlink-4]"),
+            ("benchmarks/cpu-only.yaml", "accelerator_count: 0", "accelerator_count: -1"),
+        ],
+        ("benchmarks/cpu-only.yaml", "accelerator_count: -1", "accelerator_count: 0"),
+    ),
     "the same record's date": (
-        [("accelerators/arc-pro-b70.yaml", "interconnect_ids: [pcie-gen5]",
-          "interconnect_ids: [nvlink-4]\nupdated: 2026-13-45")],
-        ("accelerators/arc-pro-b70.yaml", "2026-13-45", "2026-11-30")),
+        [
+            (
+                "accelerators/arc-pro-b70.yaml",
+                "interconnect_ids: [pcie-gen5]",
+                "interconnect_ids: [nvlink-4]\nupdated: 2026-13-45",
+            )
+        ],
+        ("accelerators/arc-pro-b70.yaml", "2026-13-45", "2026-11-30"),
+    ),
 }
 
 
@@ -214,19 +283,22 @@ def test_what_a_refused_build_changed_is_derived_once_it_is_mended(tmp_path, cop
     assert incremental ^ _quads(build_store(data, tmp_path / "fresh")) == set()
 
 
-def test_two_files_of_one_id_in_one_load_leave_the_last_one_read(tmp_path, copy_data,
-                                                                  monkeypatch):
+def test_two_files_of_one_id_in_one_load_leave_the_last_one_read(tmp_path, copy_data, monkeypatch):
     """The store loads batches as they come, one record each here: the second file of an id
     replaces the first in the store, so deleting the first leaves what a fresh build has."""
-    import benchgraph.build as build_module
+    import benchgraph.pipeline.workers as workers
     from benchgraph.errors import RecordsInvalid
 
-    monkeypatch.setattr(build_module, "BATCH", 1)
+    monkeypatch.setattr(workers, "BATCH", 1)
     data = copy_data(REASONING)
     twin = data / "benchmarks" / "zz" / "h100-1x-tp1.yaml"
     twin.parent.mkdir()
-    twin.write_text((data / "benchmarks/h100-1x-tp1.yaml").read_text(encoding="utf-8")
-                    .replace("accelerator_count: 1", "accelerator_count: 2"), encoding="utf-8")
+    twin.write_text(
+        (data / "benchmarks/h100-1x-tp1.yaml")
+        .read_text(encoding="utf-8")
+        .replace("accelerator_count: 1", "accelerator_count: 2"),
+        encoding="utf-8",
+    )
     with pytest.raises(RecordsInvalid) as refused:
         build_store(data, tmp_path / "cache")
     # both files of the id are named, neither taken for the genuine one
@@ -237,16 +309,16 @@ def test_two_files_of_one_id_in_one_load_leave_the_last_one_read(tmp_path, copy_
 
 
 def test_a_failure_while_the_store_loads_is_raised_as_itself(tmp_path, copy_data, monkeypatch):
-    import benchgraph.build as build_module
+    import benchgraph.pipeline.workers as workers
 
-    real = build_module.process
+    real = workers.process
 
     def process(path, *args):
         if path.endswith("pcie-8x-tp8.yaml"):
             raise RuntimeError("conversion failed")
         return real(path, *args)
 
-    monkeypatch.setattr(build_module, "process", process)
+    monkeypatch.setattr(workers, "process", process)
     with pytest.raises(RuntimeError, match="conversion failed"):
         build_store(copy_data(REASONING), tmp_path / "cache")
 
@@ -254,8 +326,10 @@ def test_a_failure_while_the_store_loads_is_raised_as_itself(tmp_path, copy_data
 # A build stopped after writing the store and before committing the cache's account of it
 # (killed, or Ctrl-C in a long first build), then a further edit: the store must not keep
 # what the stopped build loaded. name: the edits the stopped build was to bring in.
-RUN_ON_TWO = [("benchmarks/h100-1x-tp1.yaml", "accelerator_count: 1", "accelerator_count: 2"),
-              ("benchmarks/h100-1x-tp1.yaml", "{tensor: 1}", "{tensor: 2}")]
+RUN_ON_TWO = [
+    ("benchmarks/h100-1x-tp1.yaml", "accelerator_count: 1", "accelerator_count: 2"),
+    ("benchmarks/h100-1x-tp1.yaml", "{tensor: 1}", "{tensor: 2}"),
+]
 INTERRUPTED = {
     "a first build": [],
     "an edit's build": RUN_ON_TWO,
@@ -263,9 +337,10 @@ INTERRUPTED = {
 
 
 @pytest.mark.parametrize("name", sorted(INTERRUPTED))
-def test_a_build_stopped_after_loading_leaves_nothing_behind(tmp_path, copy_data, monkeypatch,
-                                                            name):
-    import benchgraph.build as build_module
+def test_a_build_stopped_after_loading_leaves_nothing_behind(
+    tmp_path, copy_data, monkeypatch, name
+):
+    import benchgraph.pipeline.steps as build_module
     import benchgraph.store.load as load_module
 
     monkeypatch.setattr(load_module, "READ", 3)  # the store filled from the cache in loads
@@ -309,8 +384,10 @@ def test_a_changed_link_replaces_the_old_one_in_the_link_graph(tmp_path, copy_da
     build_store(data, tmp_path / "cache")
     _edit(part, "[https://example.org/old]", "[https://example.org/new]")
     store = build_store(data, tmp_path / "cache")
-    linked = (f"SELECT ?o WHERE {{ GRAPH <{LINKS}> {{ "
-              f"<{RUNS.replace('benchmarks', 'accelerators')}arc-pro-b70> ?p ?o }} }}")
+    linked = (
+        f"SELECT ?o WHERE {{ GRAPH <{LINKS}> {{ "
+        f"<{RUNS.replace('benchmarks', 'accelerators')}arc-pro-b70> ?p ?o }} }}"
+    )
     assert set(select(store, linked)) == {("https://example.org/new",)}
     incremental = _quads(store)
     del store

@@ -8,17 +8,25 @@ import pytest
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, XSD
 
-from benchgraph.build import ontology_graph, reasoner
-from benchgraph.infer import Reasoner, owlrl_closure, useful
 from benchgraph.namespaces import BG, INFERRED_GRAPH
-from benchgraph.queries import run
+from benchgraph.query.render import run
+from benchgraph.reasoning.infer import Reasoner, owlrl_closure, useful
+from benchgraph.reasoning.ontology import ontology_graph, reasoner
 
 from .reasoning_support import INFERRED, REASONING, build_store, select
 
 # What the build derives that is not OWL: the project's own rules (infer.derive_local, rules.py).
-PROJECT = {BG.fabricStatus, BG.crossesDevices, BG.acceleratorKinds, BG.comparison,
-           BG.compared, BG.baseline, BG.relativeChange, BG.outperformsBaseline,
-           BG.fabricStatusBasis}
+PROJECT = {
+    BG.fabricStatus,
+    BG.crossesDevices,
+    BG.acceleratorKinds,
+    BG.comparison,
+    BG.compared,
+    BG.baseline,
+    BG.relativeChange,
+    BG.outperformsBaseline,
+    BG.fabricStatusBasis,
+}
 
 
 def _rdflib(term):
@@ -26,8 +34,11 @@ def _rdflib(term):
         return URIRef(term.value)
     if isinstance(term, ox.BlankNode):
         return BNode(term.value)
-    return Literal(term.value, lang=term.language,
-                   datatype=None if term.language else URIRef(term.datatype.value))
+    return Literal(
+        term.value,
+        lang=term.language,
+        datatype=None if term.language else URIRef(term.datatype.value),
+    )
 
 
 def _split(store: ox.Store) -> tuple[set, set]:
@@ -40,8 +51,9 @@ def _split(store: ox.Store) -> tuple[set, set]:
 
 
 def _project(triples: set) -> set:
-    comparisons = {s for s, p, o in triples if p == RDF.type
-                   and o in (BG.Comparison, BG.FabricStatusBasis)}
+    comparisons = {
+        s for s, p, o in triples if p == RDF.type and o in (BG.Comparison, BG.FabricStatusBasis)
+    }
     return {t for t in triples if t[1] in PROJECT or t[0] in comparisons}
 
 
@@ -56,11 +68,14 @@ def _noise(triples) -> dict[str, int]:
     return {
         "reflexive sameAs": sum(1 for s, p, o in triples if p == OWL.sameAs and s == o),
         "owl:Thing / rdfs:Resource typing": sum(
-            1 for s, p, o in triples if p == RDF.type and o in (OWL.Thing, RDFS.Resource)),
+            1 for s, p, o in triples if p == RDF.type and o in (OWL.Thing, RDFS.Resource)
+        ),
         "datatype axioms": sum(
-            1 for s, p, o in triples
-            if str(s).startswith(str(XSD)) or (p == RDF.type and (
-                o == RDFS.Datatype or str(o).startswith(str(XSD))))),
+            1
+            for s, p, o in triples
+            if str(s).startswith(str(XSD))
+            or (p == RDF.type and (o == RDFS.Datatype or str(o).startswith(str(XSD))))
+        ),
     }
 
 
@@ -91,15 +106,23 @@ def test_raw_owlrl_adds_the_noise_that_the_filter_removes():
 
 def test_the_inferred_graph_has_no_noise(fixture_store):
     _, inferred = _split(fixture_store)
-    assert _noise(inferred) == {"reflexive sameAs": 0, "owl:Thing / rdfs:Resource typing": 0,
-                                "datatype axioms": 0}
+    assert _noise(inferred) == {
+        "reflexive sameAs": 0,
+        "owl:Thing / rdfs:Resource typing": 0,
+        "datatype axioms": 0,
+    }
     assert not any(isinstance(s, BNode) or isinstance(o, BNode) for s, _, o in inferred)
 
 
 def test_the_ontology_closure_is_in_the_inferred_graph(fixture_store):
-    assert bool(run(fixture_store, f"""ASK {{ GRAPH <{INFERRED}> {{
+    assert bool(
+        run(
+            fixture_store,
+            f"""ASK {{ GRAPH <{INFERRED}> {{
         bg:SpeculativeDecodingSetting rdfs:subClassOf mls:HyperParameterSetting .
-        bg:tensorParallelSize rdfs:domain prov:Activity }} }}"""))
+        bg:tensorParallelSize rdfs:domain prov:Activity }} }}""",
+        )
+    )
 
 
 def test_same_answers_as_a_full_owlrl_closure(fixture_store):
@@ -120,9 +143,12 @@ def test_queries_need_no_class_or_property_paths(fixture_store):
     without rdfs:subClassOf* or rdfs:subPropertyOf* in the query."""
     runs = select(fixture_store, "SELECT ?r WHERE { ?r a mls:Run , prov:Activity }")
     assert len(runs) == 11
-    sizes = select(fixture_store, """SELECT ?size WHERE {
+    sizes = select(
+        fixture_store,
+        """SELECT ?size WHERE {
         <https://w3id.org/benchgraph/id/benchmarks/h100-2node-tp8-pp2>
-            bg:modelParallelSize ?size } ORDER BY ?size""")
+            bg:modelParallelSize ?size } ORDER BY ?size""",
+    )
     assert sizes == [("2",), ("8",)]
 
 
@@ -130,9 +156,12 @@ def test_local_reasoning_claims_only_the_records_own_nodes():
     """A record never adds triples about another record, even one whose id it prefixes."""
     own = "https://w3id.org/benchgraph/id/benchmarks/run"
     other = URIRef(own + "-2")
-    triples = [(URIRef(own), RDF.type, BG.BenchmarkRun), (other, RDF.type, BG.BenchmarkRun),
-               (URIRef(own), BG.tensorParallelSize, Literal(2)),
-               (URIRef(own + "#setting-x"), RDF.type, BG.SpeculativeDecodingSetting)]
+    triples = [
+        (URIRef(own), RDF.type, BG.BenchmarkRun),
+        (other, RDF.type, BG.BenchmarkRun),
+        (URIRef(own), BG.tensorParallelSize, Literal(2)),
+        (URIRef(own + "#setting-x"), RDF.type, BG.SpeculativeDecodingSetting),
+    ]
     added = reasoner().local(triples, own)
     assert added and all(s != other for s, _, _ in added)
     assert (URIRef(own + "#setting-x"), RDF.type, BG.EngineSetting) in added
@@ -141,8 +170,11 @@ def test_local_reasoning_claims_only_the_records_own_nodes():
 @pytest.mark.parametrize("predicate", [BG.interconnect, BG.fabricStatus])
 def test_rules_predicates_live_only_in_the_inferred_graph(fixture_store, predicate):
     """What the cross-record rules derive is in the inferred graph, never in a record's."""
-    rows = select(fixture_store, f"""SELECT ?g WHERE {{ ?run a bg:BenchmarkRun .
-        GRAPH ?g {{ ?run <{predicate}> ?o }} }}""")
+    rows = select(
+        fixture_store,
+        f"""SELECT ?g WHERE {{ ?run a bg:BenchmarkRun .
+        GRAPH ?g {{ ?run <{predicate}> ?o }} }}""",
+    )
     graphs = {g for (g,) in rows}
     if predicate == BG.fabricStatus:
         assert graphs == {str(INFERRED_GRAPH)}

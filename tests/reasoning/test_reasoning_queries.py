@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from benchgraph.cli import main
-from benchgraph.queries import saved_queries
+from benchgraph.cli.main import main
+from benchgraph.query.saved import saved_queries
 
 from .reasoning_support import REASONING, select, short_value
 
@@ -23,24 +23,118 @@ CONCATENATED = {"links", "settings", "omittedBySource", "accelerator"}
 def _joined(value: str) -> str:
     return ", ".join(sorted(re.split(r", |; | \+ ", value)))
 
+
 # name: (variables, rows in the query's order)
 EXPECTED = {
     # The fixture holds no MLPerf runs; the shipped-data test below checks real answers.
     "mlperf-llama2-no-fabric": (
-        ("accuracyTarget", "run", "accelerator", "count", "perAccelerator", "scenario"), []),
+        ("accuracyTarget", "run", "accelerator", "count", "perAccelerator", "scenario"),
+        [],
+    ),
     # mixed-2node's figure per accelerator averages over two kinds: left out
     "per-accelerator": (
-        ("accelerator", "perAccelerator", "unit", "metric", "benchmark", "accuracyTarget",
-         "scenario", "count", "status", "run"),
-        [("H100 SXM", "1000", "tok/s", "metrics/tok-s-per-accelerator", None, "99.9", None, "8",
-          "ScaleUpFabricPresent", "benchmarks/h100-8x-acc999")]),
+        (
+            "accelerator",
+            "perAccelerator",
+            "unit",
+            "metric",
+            "benchmark",
+            "accuracyTarget",
+            "scenario",
+            "count",
+            "status",
+            "run",
+        ),
+        [
+            (
+                "H100 SXM",
+                "1000",
+                "tok/s",
+                "metrics/tok-s-per-accelerator",
+                None,
+                "99.9",
+                None,
+                "8",
+                "ScaleUpFabricPresent",
+                "benchmarks/h100-8x-acc999",
+            )
+        ],
+    ),
     # No part of the fixture states its own fabric, and the saved why-query asks about the
     # seed run, which it does not hold: tests/test_fabric_parts.py checks both on parts that do.
     "fabric-contradictions": (
-        ("record", "claimed", "claimSource", "accelerator", "partSource"), []),
+        (
+            "record",
+            "contradiction",
+            "claimed",
+            "claimSource",
+            "accelerator",
+            "partFact",
+            "partSource",
+        ),
+        [],
+    ),
     "why-fabric-status": (
-        ("run", "status", "accelerator", "partFabric", "rule", "kindStatus", "restsOn",
-         "source"), []),
+        (
+            "run",
+            "status",
+            "accelerator",
+            "partFabric",
+            "rule",
+            "kindStatus",
+            "restsOn",
+            "strongest",
+            "evidence",
+            "source",
+        ),
+        [],
+    ),
+    # No run of the fixture has a measured power, and none is on one part at several counts
+    # of one source: tests/test_power_queries.py pins both answers on a fixture that has them.
+    "per-watt": (
+        (
+            "powerKind",
+            "model",
+            "benchmark",
+            "scenario",
+            "accuracyTarget",
+            "workload",
+            "efficiency",
+            "unit",
+            "power",
+            "system",
+            "accelerator",
+            "count",
+            "status",
+            "run",
+        ),
+        [],
+    ),
+    "scaling-by-fabric": (
+        (
+            "line",
+            "count",
+            "share",
+            "perAccelerator",
+            "measuredIn",
+            "status",
+            "partLabel",
+            "modelLabel",
+            "split",
+            "source",
+            "run",
+        ),
+        [],
+    ),
+    # the fixture's sources say nothing of what they are: every stated fact is listed, with
+    # the runs on its part (tests/test_source_kinds.py checks blogs, resellers, derivations)
+    "weakest-facts": (
+        ("accelerator", "fact", "value", "restsOn", "runs", "sources"),
+        [
+            ("accelerators/nvidia-h100-sxm", "formFactor", "SxmModule", "kind not given", "6", ""),
+            ("accelerators/nvidia-h100-sxm", "memoryGB", "80", "kind not given", "6", ""),
+        ],
+    ),
     # No source of the fixture derives a fact: tests/test_fabric_parts.py checks one that does.
     "derived-facts": (("record", "field", "sources"), []),
     "accelerator-profile": (
@@ -94,10 +188,26 @@ EXPECTED = {
     "best-per-model": (
         ("model", "accuracyTarget", "metric", "best", "unit", "run", "engine", "accelerator"),
         [
-            ("models/model-a", "99", "metrics/tok-s", "9000", "tok/s", "benchmarks/mixed-2node",
-             "engines/engine-x", "8 x H100 SXM + 8 x RTX PRO 6000 (PCIe only)"),
-            ("models/model-a", "99.9", "metrics/tok-s", "8000", "tok/s",
-             "benchmarks/h100-8x-acc999", "engines/engine-y", "H100 SXM"),
+            (
+                "models/model-a",
+                "99",
+                "metrics/tok-s",
+                "9000",
+                "tok/s",
+                "benchmarks/mixed-2node",
+                "engines/engine-x",
+                "8 x H100 SXM + 8 x RTX PRO 6000 (PCIe only)",
+            ),
+            (
+                "models/model-a",
+                "99.9",
+                "metrics/tok-s",
+                "8000",
+                "tok/s",
+                "benchmarks/h100-8x-acc999",
+                "engines/engine-y",
+                "H100 SXM",
+            ),
             (
                 "models/model-a",
                 "none stated",
@@ -220,8 +330,13 @@ EXPECTED = {
             ("benchmarks/h100-8x-dp8", "H100 SXM", "8", "ScaleUpFabricPresent", "no"),
             ("benchmarks/h100-8x-unstated", "H100 SXM", "8", "ScaleUpFabricPresent", "no"),
             # one row, its two kinds in one column
-            ("benchmarks/mixed-2node", "8 x H100 SXM + 8 x RTX PRO 6000 (PCIe only)", "16",
-             "ScaleUpFabricPresent", "no"),
+            (
+                "benchmarks/mixed-2node",
+                "8 x H100 SXM + 8 x RTX PRO 6000 (PCIe only)",
+                "16",
+                "ScaleUpFabricPresent",
+                "no",
+            ),
             (
                 "benchmarks/unpublished-1x",
                 "NPU with no published interconnect",
@@ -311,9 +426,7 @@ def example(name: str, data=REASONING, capsys=None) -> tuple[tuple, list[tuple]]
 def _normal(rows: list[tuple], variables: tuple) -> list[tuple]:
     return [
         tuple(
-            _joined(c)
-            if c is not None and v in CONCATENATED
-            else c
+            _joined(c) if c is not None and v in CONCATENATED else c
             for v, c in zip(variables, row, strict=True)
         )
         for row in rows
@@ -344,7 +457,7 @@ def test_exact_answer_on_the_fixture(name, capsys):
 
 # --- properties of the answers on the shipped data (which grows) ----------------------
 def _shipped(shipped_store, name: str) -> list[dict]:
-    from benchgraph.queries import run
+    from benchgraph.query.render import run
 
     result = run(shipped_store, saved_queries()[name].text)
     variables = [v.value for v in result.variables]
@@ -431,7 +544,8 @@ def test_shipped_accelerator_profile(shipped_store):
         for r in _shipped(shipped_store, "accelerator-profile")
     }
     assert ("interconnects/nvlink-4", "role", "ScaleUpFabricRole") in rows
-    assert ("interconnects/nvswitch-4", "role", "ScaleUpFabricRole") in rows
+    # NVSwitch belongs to a baseboard, not to the module: a 4-GPU board has none
+    assert not {s for s, _, _ in rows if s.startswith("interconnects/nvswitch")}
 
 
 # The units the shipped runs give values of one quantity in, in the SI unit (the test's own
@@ -456,16 +570,17 @@ def test_shipped_best_per_model_has_nothing_better(shipped_store):
     for r in rows:
         pick = max if directions[r["metric"]] == "HigherIsBetter" else min
         assert float(r["best"]) * IN_SI[r["unit"]] == pytest.approx(
-            pick(values[(r["model"], r["accuracyTarget"], r["metric"])]), rel=1e-12)
+            pick(values[(r["model"], r["accuracyTarget"], r["metric"])]), rel=1e-12
+        )
     assert {(r["model"], r["accuracyTarget"], r["metric"]) for r in rows} == set(values)
     # MLPerf v4.1 gives latencies in ns, v5.1 in ms: the bare numbers would rank any ms value
     # first. A v4.1 resnet50 run's 118,879 ns beats every v5.1 one (the best 0.305005 ms).
-    best = {(r["model"], r["accuracyTarget"], r["metric"]): (r["best"], r["unit"])
-            for r in rows}
+    best = {(r["model"], r["accuracyTarget"], r["metric"]): (r["best"], r["unit"]) for r in rows}
     assert best[("models/resnet50", "none stated", "metrics/latency-p90")] == ("118879", "ns")
     # llama2-70b-99 and -99.9 are distinct results: each target has its own best
-    assert {("models/llama2-70b", t, "metrics/throughput-tok-s") in best
-            for t in ("99", "99.9")} == {True}
+    assert {
+        ("models/llama2-70b", t, "metrics/throughput-tok-s") in best for t in ("99", "99.9")
+    } == {True}
 
 
 def test_shipped_mlperf_llama2_without_fabric_ranked_per_accelerator(shipped_store):
@@ -477,14 +592,23 @@ def test_shipped_mlperf_llama2_without_fabric_ranked_per_accelerator(shipped_sto
     for target in set(targets):
         values = [float(r["perAccelerator"]) for r in rows if r["accuracyTarget"] == target]
         assert values == sorted(values, reverse=True)
-    status = {r[0]: r[1] for r in select(shipped_store, """SELECT ?r ?s WHERE {
-        ?r bg:fabricStatus ?s }""")}
+    status = {
+        r[0]: r[1]
+        for r in select(
+            shipped_store,
+            """SELECT ?r ?s WHERE {
+        ?r bg:fabricStatus ?s }""",
+        )
+    }
     for row in rows:
         assert row["run"].startswith("benchmarks/mlperf-v5.1-closed-")
         assert "llama2-70b" in row["run"]
         assert status[row["run"]] == "NoScaleUpFabric"
-        headline = select(shipped_store, f"""SELECT ?v WHERE {{
-            <https://w3id.org/benchgraph/id/{row['run']}> bg:value ?v }}""")[0][0]
+        headline = select(
+            shipped_store,
+            f"""SELECT ?v WHERE {{
+            <https://w3id.org/benchgraph/id/{row["run"]}> bg:value ?v }}""",
+        )[0][0]
         assert abs(float(headline) / int(row["count"]) - float(row["perAccelerator"])) < 0.01
 
 
@@ -495,22 +619,31 @@ OTHER_ROWS = re.compile(r"\(one row per (?!run\))[^)]+\)")
 
 
 def _runs_seen_twice(store, name: str) -> dict[str, int]:
-    from benchgraph.queries import run
+    from benchgraph.query.render import run
 
     result = run(store, saved_queries()[name].text)
     variables = list(result.variables)
     seen: Counter = Counter()
     for row in result:
-        seen.update({row[v].value for v in variables if row[v] is not None
-                     and type(row[v]).__name__ == "NamedNode"
-                     and row[v].value.startswith(RUN_PREFIX) and "#" not in row[v].value})
+        seen.update(
+            {
+                row[v].value
+                for v in variables
+                if row[v] is not None
+                and type(row[v]).__name__ == "NamedNode"
+                and row[v].value.startswith(RUN_PREFIX)
+                and "#" not in row[v].value
+            }
+        )
     return {run: n for run, n in seen.items() if n > 1}
 
 
-@pytest.mark.parametrize("name", sorted(n for n, q in saved_queries().items()
-                                         if not OTHER_ROWS.search(q.title)))
+@pytest.mark.parametrize(
+    "name", sorted(n for n, q in saved_queries().items() if not OTHER_ROWS.search(q.title))
+)
 def test_a_saved_query_answers_one_row_per_run_unless_its_title_says_otherwise(
-        name, shipped_store, fixture_store):
+    name, shipped_store, fixture_store
+):
     """On the shipped data (8 runs on two kinds of accelerator) and the fixture (mixed-2node),
     a run is one row: fabric-status gave 5,108 rows for 5,100 runs, one per kind."""
     for store in (fixture_store, shipped_store):
@@ -520,25 +653,36 @@ def test_a_saved_query_answers_one_row_per_run_unless_its_title_says_otherwise(
 def test_a_title_promising_other_rows_is_honest(fixture_store):
     """condition-beats and changed-after do list a run more than once: their titles say so."""
     said = {n for n, q in saved_queries().items() if OTHER_ROWS.search(q.title)}
-    assert said == {"condition-beats", "changed-after", "per-accelerator", "why-fabric-status"}
+    assert said == {
+        "condition-beats",
+        "changed-after",
+        "per-accelerator",
+        "why-fabric-status",
+        "scaling-by-fabric",
+        "derived-facts",
+        "weakest-facts",
+    }
     assert _runs_seen_twice(fixture_store, "condition-beats")
 
 
 def test_queries_that_rank_or_count_results_keep_accuracy_targets_apart_and_say_so():
-    for name in ("best-per-model", "condition-beats", "mlperf-llama2-no-fabric",
-                 "per-accelerator"):
+    for name in ("best-per-model", "condition-beats", "mlperf-llama2-no-fabric", "per-accelerator"):
         text = saved_queries()[name].description
         assert "99 and 99.9" in text, name
 
 
 def test_shipped_mixed_runs_are_one_row_each_with_each_kinds_total(shipped_store):
-    rows = [r for r in _shipped(shipped_store, "fabric-status")
-            if "-16xmi325x-2xepyc-9655-" in r["run"] or "-16xmi325x-8xmi300x-" in r["run"]]
+    rows = [
+        r
+        for r in _shipped(shipped_store, "fabric-status")
+        if "-16xmi325x-2xepyc-9655-" in r["run"] or "-16xmi325x-8xmi300x-" in r["run"]
+    ]
     assert len(rows) == 8
     for r in rows:
         assert sorted(r["accelerator"].split(" + ")) in (
             ["16 x AMD Instinct MI325X 256 GB", "32 x AMD Instinct MI300X 192 GB"],
-            ["16 x AMD Instinct MI325X 256 GB", "8 x AMD Instinct MI300X 192 GB"]), r
+            ["16 x AMD Instinct MI325X 256 GB", "8 x AMD Instinct MI300X 192 GB"],
+        ), r
         assert r["count"] in ("48", "24")
 
 
@@ -555,12 +699,134 @@ def test_the_readmes_queries_answer_on_the_shipped_data(shipped_store):
     run as written and answer something."""
     from paths import ROOT
 
-    blocks = [b for b in re.findall(r"```sparql\n(.*?)```",
-                                    (ROOT / "README.md").read_text("utf-8"), re.S)
-              if "SELECT" in b]  # not the header lines shown on their own
+    blocks = [
+        b
+        for b in re.findall(r"```sparql\n(.*?)```", (ROOT / "README.md").read_text("utf-8"), re.S)
+        if "SELECT" in b
+    ]  # not the header lines shown on their own
     assert len(blocks) >= 2
     for text in blocks:
         assert select(shipped_store, text), text
     per_kind = next(b for b in blocks if "bg:acceleratorKinds 1" in b)
     labels = {row[0] for row in select(shipped_store, per_kind)}
     assert "AMD Instinct MI300X 192 GB" in labels and not any(" + " in x for x in labels)
+
+
+# --- issue 26: what each source is, and how strong each answer is (shipped data) ----------
+PART = "https://w3id.org/benchgraph/id/accelerators/"
+
+
+def _shipped_strength(shipped_store, part: str) -> Counter:
+    """(status, rule, strongest kind, stated or derived) of each run on the part, counted."""
+    return Counter(
+        row[1:]
+        for row in select(
+            shipped_store,
+            f"""
+        SELECT ?run ?status ?rule ?kind ?evidence WHERE {{
+        ?run bg:fabricStatus ?status ; bg:fabricStatusBasis ?b .
+        ?b bg:basisAccelerator <{PART}{part}> ; bg:basisRule ?rule .
+        OPTIONAL {{ ?b bg:basisSourceKind ?kind }} OPTIONAL {{ ?b bg:basisEvidence ?evidence }}
+        }}""",
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        "untetherai-speedai240-slim",
+        "untetherai-speedai240-preview",
+        "maxsun-intel-arc-pro-b60-dual-48g",
+    ],
+)
+def test_shipped_vendors_own_descriptions_state_no_peer_link(shipped_store, part):
+    """One rule for MLPerf system descriptions: the part's vendor's own description of a
+    multi-card system, with the host link stated and "N/A" as its only interconnect, states
+    that the cards have no peer link (for MAXSUN's card, the chip vendor Intel's)."""
+    found = _shipped_strength(shipped_store, part)
+    assert set(found) == {("NoScaleUpFabric", "PartHasNoPeerFabric", "VendorSource", "StatedFact")}
+
+
+def test_shipped_vendors_own_description_gives_the_host_link(shipped_store):
+    rows = select(
+        shipped_store,
+        f"""SELECT ?host ?kind WHERE {{
+        <{PART}google-tpu-v5e> bg:hostInterface ?host ; dct:source ?s .
+        ?s bg:states bg:hostInterface ; bg:sourceKind ?kind }}""",
+    )
+    assert rows == [("interconnects/pcie-gen3", "VendorSource")]
+
+
+def test_shipped_derived_parts_are_derived_answers(shipped_store):
+    """Argonne's H100 runs that the repository's other files place on the SXM part answer
+    "present" from the part's vendor, derived; those its own nvidia-smi shows are derived
+    too (the run's part is derived either way)."""
+    rows = Counter(
+        row[1:]
+        for row in select(
+            shipped_store,
+            f"""
+        SELECT ?run ?engine ?kind ?evidence WHERE {{
+        ?run bg:accelerator <{PART}nvidia-h100-sxm> ; bg:engine ?engine ;
+             bg:fabricStatusBasis ?b .
+        ?b bg:basisSourceKind ?kind ; bg:basisEvidence ?evidence .
+        FILTER(STRSTARTS(STR(?run), "https://w3id.org/benchgraph/id/benchmarks/argonne-")) }}""",
+        )
+    )
+    assert {engine for engine, _, _ in rows} == {
+        "engines/vllm",
+        "engines/tensorrt-llm",
+        "engines/llama-cpp",
+    }
+    assert {(k, e) for _, k, e in rows} == {("VendorSource", "DerivedFact")}
+
+
+def test_shipped_weakest_facts_rest_only_on_blogs_resellers_or_derivations(shipped_store):
+    rows = _shipped(shipped_store, "weakest-facts")
+    assert rows, "the shipped catalogue has weak facts to list"
+    runs = [int(r["runs"]) for r in rows]
+    assert runs == sorted(runs, reverse=True) and runs[0] > 0
+    for r in rows:
+        assert set(r["restsOn"].split(", ")) <= {"blog", "reseller", "derived"}, r
+    stated_strongly = set(
+        select(
+            shipped_store,
+            """SELECT ?a ?fact WHERE {
+        ?a a bg:Accelerator ; dct:source ?s . ?s bg:states ?fact ; bg:sourceKind ?k .
+        FILTER(?k NOT IN (bg:BlogSource, bg:ResellerSource)) }""",
+        )
+    )
+    assert not {(r["accelerator"], r["fact"]) for r in rows} & stated_strongly
+
+
+def test_shipped_contradictions_include_a_host_link_the_part_cannot_run(shipped_store):
+    rows = _shipped(shipped_store, "fabric-contradictions")
+    cisco = {
+        (r["claimed"], r["partFact"])
+        for r in rows
+        if r["record"] == "systems/mlperf-v5.1-closed-cisco-c845a-l40sx8-trt"
+    }
+    assert cisco == {
+        ("interconnects/nvlink-4", "NoPeerFabric"),
+        ("interconnects/pcie-gen5", "interconnects/pcie-gen4"),
+    }
+
+
+def test_shipped_part_facts_rest_on_no_aggregator_alone():
+    """No fact of a shipped accelerator or interconnect record rests only on a spec
+    aggregator or content site, and no source is of no kind."""
+    from benchgraph.records.reader import load_record
+    from paths import DATA
+
+    found = []
+    for folder in ("accelerators", "interconnects"):
+        for path in sorted((DATA / folder).glob("*.yaml")):
+            record, problems = load_record(path, DATA)
+            found += [str(p) for p in problems if p.code in ("aggregator-only", "secondary")]
+            found += [
+                f"{path}: source {i} has no kind"
+                for i, src in enumerate(record.fields.get("source") or [])
+                if isinstance(src, dict) and not src.get("kind")
+            ]
+    assert found == []

@@ -19,9 +19,10 @@ from stores import servers
 def _available(name: str) -> None:
     binary = {"oxigraph": servers.oxigraph_binary, "virtuoso": servers.virtuoso_binary}[name]()
     if binary is None:
-        reason = {"oxigraph": "the oxigraph server binary (pip install oxigraph) is not here",
-                  "virtuoso": "virtuoso-t is not here (apt-get install virtuoso-opensource)"
-                  }[name]
+        reason = {
+            "oxigraph": "the oxigraph server binary (pip install oxigraph) is not here",
+            "virtuoso": "virtuoso-t is not here (apt-get install virtuoso-opensource)",
+        }[name]
         if os.environ.get("BENCHGRAPH_REQUIRE_STORES"):
             pytest.fail(reason + " and BENCHGRAPH_REQUIRE_STORES is set")
         pytest.skip(reason)

@@ -22,8 +22,10 @@ from pathlib import Path
 VIRTUOSO_USER, VIRTUOSO_PASSWORD = "dba", "dba"  # a fresh database's own administrator
 # The serving account the README tells Virtuoso's operators to make: it can only read.
 READER_USER, READER_PASSWORD = "bgserve", "bgserve-secret"
-READER_SQL = (f"DB.DBA.USER_CREATE ('{READER_USER}', '{READER_PASSWORD}'); "
-              f'GRANT SPARQL_SELECT TO "{READER_USER}";')
+READER_SQL = (
+    f"DB.DBA.USER_CREATE ('{READER_USER}', '{READER_PASSWORD}'); "
+    f'GRANT SPARQL_SELECT TO "{READER_USER}";'
+)
 DEBIAN_PORTS = {8890, 1111}
 
 
@@ -92,12 +94,21 @@ def start_oxigraph(folder: Path, read_only: bool = False) -> Server:
     folder.mkdir(parents=True, exist_ok=True)
     log = folder / ("oxigraph-read-only.log" if read_only else "oxigraph.log")
     proc = subprocess.Popen(
-        [oxigraph_binary(), "serve-read-only" if read_only else "serve",
-         "--location", str(folder / "store"),
-         "--bind", f"127.0.0.1:{port}", "--union-default-graph",
-         # as an operator would: a query the client gave up on stops here too
-         "--timeout-s", "10"],
-        stdout=log.open("wb"), stderr=subprocess.STDOUT)
+        [
+            oxigraph_binary(),
+            "serve-read-only" if read_only else "serve",
+            "--location",
+            str(folder / "store"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--union-default-graph",
+            # as an operator would: a query the client gave up on stops here too
+            "--timeout-s",
+            "10",
+        ],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     server = Server("oxigraph", f"{base}/query", f"{base}/store", proc, log)
     try:
@@ -158,13 +169,23 @@ def start_virtuoso(folder: Path) -> Server:
     ini = folder / "virtuoso.ini"
     ini.write_text(VIRTUOSO_INI.format(d=folder, sql=sql, http=http))
     log = folder / "virtuoso-stdout.log"
-    proc = subprocess.Popen([virtuoso_binary(), "+foreground", "+configfile", str(ini)],
-                            cwd=folder, stdout=log.open("wb"), stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [virtuoso_binary(), "+foreground", "+configfile", str(ini)],
+        cwd=folder,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{http}"
-    server = Server("virtuoso", f"{base}/sparql", f"{base}/sparql-graph-crud-auth", proc, log,
-                    {"BENCHGRAPH_STORE_USER": VIRTUOSO_USER,
-                     "BENCHGRAPH_STORE_PASSWORD": VIRTUOSO_PASSWORD}, sql)
+    server = Server(
+        "virtuoso",
+        f"{base}/sparql",
+        f"{base}/sparql-graph-crud-auth",
+        proc,
+        log,
+        {"BENCHGRAPH_STORE_USER": VIRTUOSO_USER, "BENCHGRAPH_STORE_PASSWORD": VIRTUOSO_PASSWORD},
+        sql,
+    )
     try:
         _wait(server.query, proc, log, timeout=120)
     except BaseException:
@@ -176,11 +197,22 @@ def start_virtuoso(folder: Path) -> Server:
 def add_reader(server: Server) -> dict[str, str]:
     """The README's read-only Virtuoso account, made through isql (READER_SQL); its
     credentials as `benchgraph serve` reads them."""
-    subprocess.run(["isql-vt", f"127.0.0.1:{server.sql_port}", VIRTUOSO_USER,
-                    VIRTUOSO_PASSWORD, f"exec={READER_SQL}"], check=True, capture_output=True,
-                   timeout=60)
-    return {"BENCHGRAPH_SERVE_STORE_USER": READER_USER,
-            "BENCHGRAPH_SERVE_STORE_PASSWORD": READER_PASSWORD}
+    subprocess.run(
+        [
+            "isql-vt",
+            f"127.0.0.1:{server.sql_port}",
+            VIRTUOSO_USER,
+            VIRTUOSO_PASSWORD,
+            f"exec={READER_SQL}",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return {
+        "BENCHGRAPH_SERVE_STORE_USER": READER_USER,
+        "BENCHGRAPH_SERVE_STORE_PASSWORD": READER_PASSWORD,
+    }
 
 
 if __name__ == "__main__":  # start one by hand: python tests/stores/servers.py oxigraph DIR

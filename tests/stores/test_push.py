@@ -9,9 +9,9 @@ import shutil
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import build
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 from benchgraph.namespaces import graph_iri
+from benchgraph.pipeline.steps import build
 from benchgraph.store import push as push_module
 from benchgraph.store.push import local_graphs, push
 from benchgraph.store.remote import MANIFEST, RemoteStore
@@ -22,11 +22,15 @@ RECORDS = ROOT / "tests" / "web" / "data" / "records"
 
 def store_quads(remote: RemoteStore) -> dict[str, int]:
     """Quads per graph benchgraph wrote in the store (the manifest left out)."""
-    rows = remote._select("SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } "
-                          "GROUP BY ?g", raw=True)
-    return {r["g"]["value"]: int(r["n"]["value"]) for r in rows
-            if r["g"]["value"].startswith("https://w3id.org/benchgraph/")
-            and r["g"]["value"] != MANIFEST}
+    rows = remote._select(
+        "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g", raw=True
+    )
+    return {
+        r["g"]["value"]: int(r["n"]["value"])
+        for r in rows
+        if r["g"]["value"].startswith("https://w3id.org/benchgraph/")
+        and r["g"]["value"] != MANIFEST
+    }
 
 
 @pytest.fixture
@@ -57,8 +61,11 @@ def test_push_is_whole_then_sends_only_changes(store_env, records):
     assert again.plan.send == [] and again.plan.remove == []  # a second push sends nothing
 
     engine = records / "engines" / "markup-notes.yaml"
-    engine.write_text(engine.read_text().replace("must reach the reader as text",
-                                                 "must reach every reader as text"))
+    engine.write_text(
+        engine.read_text().replace(
+            "must reach the reader as text", "must reach every reader as text"
+        )
+    )
     edited = pushed(records, server)
     assert [g.name for g in edited.plan.send] == [str(graph_iri("engines", "markup-notes"))]
     assert edited.plan.remove == []
@@ -73,8 +80,9 @@ def test_push_is_whole_then_sends_only_changes(store_env, records):
     removed = pushed(records, server)
     assert str(graph_iri("engines", "extra-engine")) in removed.plan.remove
     assert removed.plan.send == []
-    assert store_quads(remote) == {n: g.quads for n, g in local_graphs(
-        build(records).open()).items()}
+    assert store_quads(remote) == {
+        n: g.quads for n, g in local_graphs(build(records).open()).items()
+    }
 
 
 def test_interrupted_push_leaves_whole_graphs_and_resumes(store_env, records, monkeypatch):
@@ -114,8 +122,18 @@ def test_dry_run_sends_nothing_and_says_what_it_would(store_env, records, capsys
     engine = records / "engines" / "markup-notes.yaml"
     engine.write_text(engine.read_text() + "\n# touched\n")
     engine.write_text(engine.read_text().replace("Ampersands", "Ampersands (edited)"))
-    code = main(["push", "--data", str(records), "--store", server.query,
-                 "--graph-store", server.graph_store, "--dry-run"])
+    code = main(
+        [
+            "push",
+            "--data",
+            str(records),
+            "--store",
+            server.query,
+            "--graph-store",
+            server.graph_store,
+            "--dry-run",
+        ]
+    )
     said = capsys.readouterr().err
     # the edited record, and the description graph the command adds (the library's push
     # above sent none)
@@ -131,8 +149,18 @@ def test_credentials_stay_out_of_urls_and_messages(store_env, records, monkeypat
     assert code == 2 and "secret-word" not in err and "BENCHGRAPH_STORE_USER" in err
     if server.env:  # a store that asks for credentials refuses wrong ones, without echoing
         monkeypatch.setenv("BENCHGRAPH_STORE_PASSWORD", "wrong-secret")
-        code = main(["push", "--data", str(records), "--store", server.query,
-                     "--graph-store", server.graph_store, "--full"])
+        code = main(
+            [
+                "push",
+                "--data",
+                str(records),
+                "--store",
+                server.query,
+                "--graph-store",
+                server.graph_store,
+                "--full",
+            ]
+        )
         err = capsys.readouterr().err
         assert code == 2 and "refused access" in err and "wrong-secret" not in err
 
@@ -153,18 +181,22 @@ def test_remote_store_reads_as_the_build(store_env, records):
     local = build(records).open()
     remote = RemoteStore(server.query)
     assert sorted(g.value for g in remote.named_graphs()) == sorted(
-        g.value for g in local.named_graphs())
+        g.value for g in local.named_graphs()
+    )
     from benchgraph.store.export import dumps
 
     for fmt in ("nq", "trig", "nt"):
         assert dumps(remote, fmt) == dumps(local, fmt)
-    run = ox.NamedNode("https://w3id.org/benchgraph/id/benchmarks/"
-                       "ev-sglang-dsv41-production-decode-tok-s-per-user")
+    run = ox.NamedNode(
+        "https://w3id.org/benchgraph/id/benchmarks/ev-sglang-dsv41-production-decode-tok-s-per-user"
+    )
     inferred = ox.NamedNode("https://w3id.org/benchgraph/graph/inferred")
     assert set(remote.quads_for_pattern(run, None, None, inferred)) == set(
-        local.quads_for_pattern(run, None, None, inferred))
+        local.quads_for_pattern(run, None, None, inferred)
+    )
     assert set(remote.quads_for_pattern(None, None, run, None)) == set(
-        local.quads_for_pattern(None, None, run, None))
+        local.quads_for_pattern(None, None, run, None)
+    )
 
 
 def test_every_removal_ends_before_any_graph_is_sent(monkeypatch):
@@ -192,9 +224,9 @@ def test_every_removal_ends_before_any_graph_is_sent(monkeypatch):
             return Answer()
 
     graphs = [Graph(f"https://w3id.org/benchgraph/graph/x/{i}", b"", 0) for i in range(12)]
-    plan = Plan(send=graphs, remove=[f"https://w3id.org/benchgraph/graph/old/{i}"
-                                     for i in range(12)])
-    Pusher("http://127.0.0.1:1/store", Recorder(), {}, "key").run(
-        plan, Progress(24, io.StringIO()))
+    plan = Plan(
+        send=graphs, remove=[f"https://w3id.org/benchgraph/graph/old/{i}" for i in range(12)]
+    )
+    Pusher("http://127.0.0.1:1/store", Recorder(), {}, "key").run(plan, Progress(24, io.StringIO()))
     methods = [m for m, name in asked if not name.endswith("/manifest")]
     assert methods == ["DELETE"] * 12 + ["PUT"] * 12

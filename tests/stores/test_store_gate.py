@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from benchgraph.build import build
+from benchgraph.pipeline.steps import build
 from benchgraph.store.push import push
 from benchgraph.store.remote import MANIFEST, RemoteStore
 from benchgraph.web import create_app
@@ -28,8 +28,11 @@ from stores.test_push import RECORDS
 from web.web_support import Listener
 
 JSON = {"Accept": "application/sparql-results+json"}
-SERVE_VARS = ("BENCHGRAPH_SERVE_STORE_USER", "BENCHGRAPH_SERVE_STORE_PASSWORD",
-              "BENCHGRAPH_SERVE_STORE_TOKEN")
+SERVE_VARS = (
+    "BENCHGRAPH_SERVE_STORE_USER",
+    "BENCHGRAPH_SERVE_STORE_PASSWORD",
+    "BENCHGRAPH_SERVE_STORE_TOKEN",
+)
 
 
 @dataclass
@@ -60,8 +63,12 @@ def setup(request, tmp_path_factory):
             yield Setup(server, {"anonymous": server.query}, {}, graphs)
         else:
             reader = servers.add_reader(server)
-            yield Setup(server, {"anonymous": server.query,
-                                 "authenticated": server.query + "-auth"}, reader, graphs)
+            yield Setup(
+                server,
+                {"anonymous": server.query, "authenticated": server.query + "-auth"},
+                reader,
+                graphs,
+            )
     finally:
         server.stop()
 
@@ -77,13 +84,18 @@ def serving(url: str, env: dict[str, str]):
     """An app serving the store at `url` with the serving account `env` (and nothing of
     push's in the environment)."""
     with pytest.MonkeyPatch.context() as mp:
-        for key in (*SERVE_VARS, "BENCHGRAPH_STORE_USER", "BENCHGRAPH_STORE_PASSWORD",
-                    "BENCHGRAPH_STORE_TOKEN"):
+        for key in (
+            *SERVE_VARS,
+            "BENCHGRAPH_STORE_USER",
+            "BENCHGRAPH_STORE_PASSWORD",
+            "BENCHGRAPH_STORE_TOKEN",
+        ):
             mp.delenv(key, raising=False)
         for key, value in env.items():
             mp.setenv(key, value)
-        return create_app({"STORE_URL": url, "QUERY_WORKERS": 1, "TESTING": True,
-                           "QUERY_TIMEOUT": 20})
+        return create_app(
+            {"STORE_URL": url, "QUERY_WORKERS": 1, "TESTING": True, "QUERY_TIMEOUT": 20}
+        )
 
 
 @pytest.fixture(scope="module", params=["anonymous", "authenticated"])
@@ -107,12 +119,13 @@ def fetch_queries(port: int) -> list[tuple[str, str]]:
         (f"SELECT (<bif:http_get>({url}) AS ?x) {{}}", "<bif:http_get>"),
         (f"SELECT (<bif:HTTP_GET>({url}) AS ?x) {{}}", "<bif:HTTP_GET>"),
         (f"PREFIX b: <bif:> SELECT ?x {{ BIND(b:http_get({url}) AS ?x) }}", "b:http_get"),
-        (f"PREFIX xsd: <bif:> SELECT ?x {{ BIND(xsd:http_get({url}) AS ?x) }}",
-         "xsd:http_get"),
+        (f"PREFIX xsd: <bif:> SELECT ?x {{ BIND(xsd:http_get({url}) AS ?x) }}", "xsd:http_get"),
         (f"SELECT * {{ ?s ?p ?o }} ORDER BY bif:http_get({url}) LIMIT 1", "bif:http_get"),
         (f"SELECT (<bif:http_get>(DISTINCT {url}) AS ?x) {{}}", "<bif:http_get>"),
-        (f"ASK {{ FILTER EXISTS {{ {{ SELECT ?x {{ BIND(bif:http_get({url}) AS ?x) }} }} }} }}",
-         "bif:http_get"),
+        (
+            f"ASK {{ FILTER EXISTS {{ {{ SELECT ?x {{ BIND(bif:http_get({url}) AS ?x) }} }} }} }}",
+            "bif:http_get",
+        ),
     ]
 
 
@@ -129,7 +142,7 @@ def test_a_stores_own_functions_are_refused_and_nothing_is_fetched(app, listener
 
 def test_query_and_export_with_store_are_gated_too(setup, listener, capsys, tmp_path):
     """`benchgraph query --store` sent the query as it was; `export --store` still dumps."""
-    from benchgraph.cli import main
+    from benchgraph.cli.main import main
 
     query, _named = fetch_queries(listener.port)[0]
     before = len(listener.connections)
@@ -147,8 +160,11 @@ def test_query_and_export_with_store_are_gated_too(setup, listener, capsys, tmp_
 
 
 def test_sparql_functions_and_casts_still_run(app):
-    r = ask(app, 'SELECT (xsd:integer("3") + STRLEN(STR(xsd:date("2025-01-02"))) AS ?n) '
-                 '(COUNT(DISTINCT ?s) AS ?c) WHERE { ?s ?p ?o }')
+    r = ask(
+        app,
+        'SELECT (xsd:integer("3") + STRLEN(STR(xsd:date("2025-01-02"))) AS ?n) '
+        "(COUNT(DISTINCT ?s) AS ?c) WHERE { ?s ?p ?o }",
+    )
     assert r.status_code == 200, r.get_json()
     row = r.get_json()["results"]["bindings"][0]
     assert int(row["n"]["value"]) == 13 and int(row["c"]["value"]) > 10
@@ -159,16 +175,23 @@ def test_writes_and_files_are_refused_even_to_an_account_that_could(setup):
     triple into the store, bif:file_to_string read Virtuoso's log."""
     if setup.server.name != "virtuoso":
         pytest.skip("Virtuoso's functions")
-    admin = {"BENCHGRAPH_SERVE_STORE_USER": servers.VIRTUOSO_USER,
-             "BENCHGRAPH_SERVE_STORE_PASSWORD": servers.VIRTUOSO_PASSWORD}
+    admin = {
+        "BENCHGRAPH_SERVE_STORE_USER": servers.VIRTUOSO_USER,
+        "BENCHGRAPH_SERVE_STORE_PASSWORD": servers.VIRTUOSO_PASSWORD,
+    }
     graph = "urn:benchgraph:test:written"
     made = serving(setup.endpoints["authenticated"], admin)
     try:
         for query, named in [
-            (f"SELECT (sql:TTLP('<urn:a> <urn:b> <urn:c> .', '', '{graph}') AS ?x) {{}}",
-             "sql:TTLP"),
-            (f"PREFIX s: <sql:> SELECT (s:TTLP('<urn:a> <urn:b> <urn:c> .', '', '{graph}') "
-             "AS ?x) {}", "s:TTLP"),
+            (
+                f"SELECT (sql:TTLP('<urn:a> <urn:b> <urn:c> .', '', '{graph}') AS ?x) {{}}",
+                "sql:TTLP",
+            ),
+            (
+                f"PREFIX s: <sql:> SELECT (s:TTLP('<urn:a> <urn:b> <urn:c> .', '', '{graph}') "
+                "AS ?x) {}",
+                "s:TTLP",
+            ),
             ("SELECT (bif:file_to_string('virtuoso.log') AS ?x) {}", "bif:file_to_string"),
         ]:
             r = ask(made, query)
@@ -181,8 +204,9 @@ def test_writes_and_files_are_refused_even_to_an_account_that_could(setup):
 
 def store_asks(url: str, query: str) -> bool:
     """The store's own answer to an ASK (not through benchgraph)."""
-    request = urllib.request.Request(url, data=urllib.parse.urlencode({"query": query}).encode(),
-                                     headers=JSON)
+    request = urllib.request.Request(
+        url, data=urllib.parse.urlencode({"query": query}).encode(), headers=JSON
+    )
     with urllib.request.urlopen(request, timeout=30) as r:
         return json.loads(r.read())["boolean"]
 
@@ -191,18 +215,36 @@ def serve_command(url: str, env: dict[str, str], timeout: float = 120):
     """`benchgraph serve --store url` with the serving account `env` (nothing of push's):
     its exit code and stderr once it ends, or None for the code once it answers a query
     (it is then stopped)."""
-    clean = {k: v for k, v in os.environ.items()
-             if k not in SERVE_VARS and not k.startswith("BENCHGRAPH_STORE_")}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in SERVE_VARS and not k.startswith("BENCHGRAPH_STORE_")
+    }
     port = servers.free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "benchgraph", "serve", "--store", url,
-                             "--port", str(port), "--query-workers", "1"],
-                            env=clean | env, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchgraph",
+            "serve",
+            "--store",
+            url,
+            "--port",
+            str(port),
+            "--query-workers",
+            "1",
+        ],
+        env=clean | env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline and proc.poll() is None:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/sparql?query=ASK%7B%7D",
-                                            timeout=5) as r:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/sparql?query=ASK%7B%7D", timeout=5
+                ) as r:
                     if r.status == 200:
                         return None, ""
             except OSError:
@@ -231,9 +273,13 @@ def test_an_account_that_can_write_is_refused_at_start(setup, tmp_path):
         finally:
             writable.stop()
     else:
-        code, err = serve_command(setup.endpoints["authenticated"], {
-            "BENCHGRAPH_SERVE_STORE_USER": servers.VIRTUOSO_USER,
-            "BENCHGRAPH_SERVE_STORE_PASSWORD": servers.VIRTUOSO_PASSWORD})
+        code, err = serve_command(
+            setup.endpoints["authenticated"],
+            {
+                "BENCHGRAPH_SERVE_STORE_USER": servers.VIRTUOSO_USER,
+                "BENCHGRAPH_SERVE_STORE_PASSWORD": servers.VIRTUOSO_PASSWORD,
+            },
+        )
     assert code == 2, err
     assert "the serving account can write to the store" in err and "Traceback" not in err
     for url in setup.endpoints.values():
@@ -242,7 +288,7 @@ def test_an_account_that_can_write_is_refused_at_start(setup, tmp_path):
 
 
 def test_read_only_setups_are_served_without_a_warning(setup):
-    from benchgraph.serve import _check_read_only
+    from benchgraph.cli.serve import _check_read_only
 
     with pytest.MonkeyPatch.context() as mp:
         for key, value in setup.env.items():
@@ -256,9 +302,13 @@ def test_push_account_is_not_the_serving_account(setup):
     them only, /sparql-auth refuses access (before, push's dba account served)."""
     if "authenticated" not in setup.endpoints:
         pytest.skip("no authenticated endpoint")
-    made = serving(setup.endpoints["authenticated"], {
-        "BENCHGRAPH_STORE_USER": servers.VIRTUOSO_USER,
-        "BENCHGRAPH_STORE_PASSWORD": servers.VIRTUOSO_PASSWORD})
+    made = serving(
+        setup.endpoints["authenticated"],
+        {
+            "BENCHGRAPH_STORE_USER": servers.VIRTUOSO_USER,
+            "BENCHGRAPH_STORE_PASSWORD": servers.VIRTUOSO_PASSWORD,
+        },
+    )
     try:
         r = ask(made, "ASK { ?s ?p ?o }")
         assert r.status_code != 200 and "BENCHGRAPH_SERVE_STORE_USER" in r.get_json()["error"]
@@ -269,8 +319,11 @@ def test_push_account_is_not_the_serving_account(setup):
 def optionals(n: int) -> str:
     """n OPTIONAL blocks of one pattern each: 105 KB for 3,000, as the query that aborted
     the Oxigraph server (measured: it dies from about 790 of them)."""
-    return "SELECT * WHERE { " + "".join(
-        f"OPTIONAL {{ <urn:s> <urn:p> ?o{i} }} " for i in range(n)) + "}"
+    return (
+        "SELECT * WHERE { "
+        + "".join(f"OPTIONAL {{ <urn:s> <urn:p> ?o{i} }} " for i in range(n))
+        + "}"
+    )
 
 
 def test_a_query_past_the_budget_is_refused_and_the_store_lives(app, setup):
@@ -285,9 +338,11 @@ def test_a_query_past_the_budget_is_refused_and_the_store_lives(app, setup):
 
 def test_only_benchgraphs_graphs_are_seen(app, setup):
     """Virtuoso's GRAPH ?g ranged over its own system graphs too (virtrdf#, ...)."""
-    for query in ("SELECT DISTINCT ?g { GRAPH ?g { } }",
-                  "SELECT DISTINCT ?g { GRAPH ?g { ?s ?p ?o } }",
-                  "SELECT DISTINCT ?g { ?s ?p ?o . GRAPH ?g { ?s ?p ?o } }"):
+    for query in (
+        "SELECT DISTINCT ?g { GRAPH ?g { } }",
+        "SELECT DISTINCT ?g { GRAPH ?g { ?s ?p ?o } }",
+        "SELECT DISTINCT ?g { ?s ?p ?o . GRAPH ?g { ?s ?p ?o } }",
+    ):
         r = ask(app, query)
         assert r.status_code == 200, r.get_json()
         seen = {b["g"]["value"] for b in r.get_json()["results"]["bindings"]}
@@ -299,13 +354,14 @@ def test_only_benchgraphs_graphs_are_seen(app, setup):
 def test_the_stores_own_graphs_are_not_read(app):
     """Not by naming one, nor through the default graph: before, the word GRAPH anywhere in
     the text (in a comment too) left Virtuoso's default graph with its system graphs."""
-    r = ask(app, "SELECT * { GRAPH <http://www.openlinksw.com/schemas/virtrdf#> "
-                 "{ ?s ?p ?o } }")
+    r = ask(app, "SELECT * { GRAPH <http://www.openlinksw.com/schemas/virtrdf#> { ?s ?p ?o } }")
     assert r.status_code == 403 and r.get_json()["title"] == "graph refused"
     own = 'FILTER(STRSTARTS(STR(?s), "http://www.openlinksw.com/"))'
-    for query in (f"# GRAPH ?g\nSELECT (COUNT(*) AS ?n) {{ ?s ?p ?o {own} }}",
-                  f"SELECT (COUNT(*) AS ?n) {{ ?s ?p ?o GRAPH ?g {{ }} {own} }}",
-                  f"SELECT (COUNT(*) AS ?n) {{ GRAPH ?g {{ ?s ?p ?o }} {own} }}"):
+    for query in (
+        f"# GRAPH ?g\nSELECT (COUNT(*) AS ?n) {{ ?s ?p ?o {own} }}",
+        f"SELECT (COUNT(*) AS ?n) {{ ?s ?p ?o GRAPH ?g {{ }} {own} }}",
+        f"SELECT (COUNT(*) AS ?n) {{ GRAPH ?g {{ ?s ?p ?o }} {own} }}",
+    ):
         r = ask(app, query)
         assert r.status_code == 200, r.get_json()
         assert r.get_json()["results"]["bindings"][0]["n"]["value"] == "0", query

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 from benchgraph.store.http import Client, StoreUnavailable
 from benchgraph.web import create_app
 from stores.servers import free_port
@@ -81,8 +81,9 @@ def test_store_down_is_a_clear_error(monkeypatch, capsys):
 
 def test_endpoint_answers_503_while_the_store_is_down(monkeypatch):
     monkeypatch.setattr("benchgraph.store.http.RETRIES", (0.01,))
-    app = create_app({"STORE_URL": f"http://127.0.0.1:{free_port()}/sparql",
-                      "QUERY_WORKERS": 1, "TESTING": True})
+    app = create_app(
+        {"STORE_URL": f"http://127.0.0.1:{free_port()}/sparql", "QUERY_WORKERS": 1, "TESTING": True}
+    )
     try:
         r = app.test_client().get("/sparql", query_string={"query": "ASK { ?s ?p ?o }"})
         assert r.status_code == 503
@@ -111,7 +112,7 @@ class _OtherStore(BaseHTTPRequestHandler):
 def test_a_store_whose_rights_cannot_be_read_is_served_with_a_loud_warning(capsys, caplog):
     """Nothing is written to learn it: the warning goes to stderr, and to the server's log
     from each server process."""
-    from benchgraph.serve import _check_read_only
+    from benchgraph.cli.serve import _check_read_only
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), _OtherStore)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -120,8 +121,9 @@ def test_a_store_whose_rights_cannot_be_read_is_served_with_a_loud_warning(capsy
         warning = _check_read_only(url)
         assert warning and "could not learn whether the serving account can write" in warning
         assert warning in capsys.readouterr().err
-        app = create_app({"STORE_URL": url, "QUERY_WORKERS": 1, "TESTING": True,
-                          "STORE_WARNING": warning})
+        app = create_app(
+            {"STORE_URL": url, "QUERY_WORKERS": 1, "TESTING": True, "STORE_WARNING": warning}
+        )
         app.extensions["benchgraph"].close()
         assert warning in caplog.text
     finally:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchgraph.records import Record
+from benchgraph.records.schema import Record
 
 from .validation_support import BASE, Example, convert_folder, load_examples
 

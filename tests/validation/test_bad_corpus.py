@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchgraph import validate
-from benchgraph.build import build
-from benchgraph.records import KINDS
+from benchgraph.pipeline.steps import build
+from benchgraph.records.schema import KINDS
+from benchgraph.validation.reference import fast_results, reference_results
 
 from .validation_support import BAD, BASE, convert_folder, diff, keys, union_graph
 
@@ -50,8 +50,7 @@ def test_the_corpus_is_big_enough():
 def test_bad_record(file, reported):
     want = EXPECTED[file]
     got = [(p.line, p.field, p.code, p.severity) for p in reported.get(file, [])]
-    assert got == [(want["line"], want["field"], want["code"],
-                    want.get("severity", "violation"))]
+    assert got == [(want["line"], want["field"], want["code"], want.get("severity", "violation"))]
 
 
 def test_good_records_give_nothing(reported):
@@ -61,15 +60,18 @@ def test_good_records_give_nothing(reported):
 def test_every_shape_a_record_can_break_is_in_the_corpus():
     """Shapes only RDF can break (a field given twice, ...) are covered by shapes/examples."""
     covered = {e["code"] for e in EXPECTED.values()}
-    yaml_only = {"bg:" + e.shape for e in _examples() if e.verdict == "invalid"
-                 and isinstance(e.change, dict)}
+    yaml_only = {
+        "bg:" + e.shape
+        for e in _examples()
+        if e.verdict == "invalid" and isinstance(e.change, dict)
+    }
     assert yaml_only - covered == set()
 
 
 def test_pyshacl_agrees_on_the_corpus():
     converted = convert_folder(BAD)
-    fast = keys(validate.fast_results(converted))
-    reference = keys(validate.reference_results(union_graph(converted)))
+    fast = keys(fast_results(converted))
+    reference = keys(reference_results(union_graph(converted)))
     assert fast == reference, diff(fast, reference)
     assert len(fast) >= 60
 
@@ -91,11 +93,11 @@ def test_pyshacl_agrees_on_a_synthetic_sample(tmp_path):
             record.fields["interconnect_ids"] = ["nvlink-4"]
             record.fields["unit"] = "ms" if record.fields["unit"] != "ms" else "tok/s"
             record.fields["model"] = "no-such-model"
-    from benchgraph.convert import record_triples
+    from benchgraph.rdf.convert import record_triples
 
     converted = [(r, record_triples(r)) for r, _ in converted]
-    fast = keys(validate.fast_results(converted))
-    reference = keys(validate.reference_results(union_graph(converted)))
+    fast = keys(fast_results(converted))
+    reference = keys(reference_results(union_graph(converted)))
     assert fast == reference, diff(fast, reference)
     assert len(fast) > 40
 
@@ -112,19 +114,28 @@ def test_pyshacl_agrees_on_every_pair_of_units(tmp_path):
 
     data = tmp_path / "data"
     shutil.copytree(BASE, data)
-    run = yaml.safe_load((BASE / "benchmarks" /
-                          "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml").read_text())
+    run = yaml.safe_load(
+        (BASE / "benchmarks" / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml").read_text()
+    )
     for i, metric_unit in enumerate(UNITS):
-        (data / "metrics" / f"m{i}.yaml").write_text(yaml.safe_dump(
-            {"id": f"m{i}", "name": f"m{i}", "unit": metric_unit,
-             "direction": "lower-is-better"}))
+        (data / "metrics" / f"m{i}.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "id": f"m{i}",
+                    "name": f"m{i}",
+                    "unit": metric_unit,
+                    "direction": "lower-is-better",
+                }
+            )
+        )
         for j, unit in enumerate(UNITS):
             run.update(id=f"r{i}-{j}", metric=f"m{i}", unit=unit, measurements=None)
-            (data / "benchmarks" / f"r{i}-{j}.yaml").write_text(yaml.safe_dump(
-                {k: v for k, v in run.items() if v is not None}))
+            (data / "benchmarks" / f"r{i}-{j}.yaml").write_text(
+                yaml.safe_dump({k: v for k, v in run.items() if v is not None})
+            )
     converted = convert_folder(data)
-    fast = keys(validate.fast_results(converted))
-    reference = keys(validate.reference_results(union_graph(converted)))
+    fast = keys(fast_results(converted))
+    reference = keys(reference_results(union_graph(converted)))
     assert fast == reference, diff(fast, reference)
     fits = len(UNITS) ** 2 - len(fast)
     assert fits == len(UNITS) + 4 * 3  # each unit fits itself; ns, us, ms, s fit each other

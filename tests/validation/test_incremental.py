@@ -10,7 +10,7 @@ import shutil
 import pytest
 import yaml
 
-from benchgraph.build import build
+from benchgraph.pipeline.steps import build
 
 from .validation_support import BAD
 
@@ -21,8 +21,10 @@ def edit(data, rel: str, **fields) -> None:
     path = data / rel
     record = yaml.safe_load(path.read_text(encoding="utf-8"))
     record.update(fields)
-    path.write_text(yaml.safe_dump({k: v for k, v in record.items() if v is not None},
-                                   sort_keys=False), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump({k: v for k, v in record.items() if v is not None}, sort_keys=False),
+        encoding="utf-8",
+    )
 
 
 EDITS = [
@@ -32,14 +34,22 @@ EDITS = [
     ("interconnect role", lambda d: edit(d, "interconnects/pcie.yaml", role="scale-up-fabric")),
     # a record others name disappears, then comes back
     ("removed accelerator", lambda d: (d / "accelerators" / "nvidia-h100-sxm.yaml").unlink()),
-    ("restored accelerator", lambda d: shutil.copy(BAD / "accelerators" / "nvidia-h100-sxm.yaml",
-                                                   d / "accelerators")),
+    (
+        "restored accelerator",
+        lambda d: shutil.copy(BAD / "accelerators" / "nvidia-h100-sxm.yaml", d / "accelerators"),
+    ),
     # an accelerator's interconnects: a run's fabric claim is now carried
-    ("accelerator interconnects", lambda d: edit(
-        d, "accelerators/nvidia-rtx-pro-6000-blackwell.yaml", interconnect_ids=["nvlink-4"])),
+    (
+        "accelerator interconnects",
+        lambda d: edit(
+            d, "accelerators/nvidia-rtx-pro-6000-blackwell.yaml", interconnect_ids=["nvlink-4"]
+        ),
+    ),
     # what no other record reads (a note, a description): only the record is checked again
-    ("accelerator note", lambda d: edit(d, "accelerators/nvidia-rtx-pro-6000-blackwell.yaml",
-                                        notes="edited")),
+    (
+        "accelerator note",
+        lambda d: edit(d, "accelerators/nvidia-rtx-pro-6000-blackwell.yaml", notes="edited"),
+    ),
     ("metric description", lambda d: edit(d, "metrics/ttft.yaml", description="edited")),
     # then what others read of the same record: its readers are checked again
     ("metric unit back", lambda d: edit(d, "metrics/ttft.yaml", unit="ms")),
@@ -49,13 +59,19 @@ EDITS = [
     ("run removed", lambda d: (d / "benchmarks" / "bad-run-unit.yaml").unlink()),
     # a run's link dangles, then is mended, while every file keeps its id
     ("run link dangles", lambda d: edit(d, RUN, model="no-such-model")),
-    ("another run link dangles", lambda d: edit(d, "benchmarks/bad-run-confidence.yaml",
-                                                engine="no-such-engine")),
+    (
+        "another run link dangles",
+        lambda d: edit(d, "benchmarks/bad-run-confidence.yaml", engine="no-such-engine"),
+    ),
     ("run link mended", lambda d: edit(d, RUN, model="deepseek-v4.1-flash")),
     # the file repeating another's id is edited: its id moves to another line
-    ("duplicate id moves", lambda d: edit(d, "benchmarks/mirror/" + RUN.split("/")[1],
-                                          title="First field now", id=None)
-     or _append(d / "benchmarks/mirror" / RUN.split("/")[1], f"id: {RUN[11:-5]}\n")),
+    (
+        "duplicate id moves",
+        lambda d: (
+            edit(d, "benchmarks/mirror/" + RUN.split("/")[1], title="First field now", id=None)
+            or _append(d / "benchmarks/mirror" / RUN.split("/")[1], f"id: {RUN[11:-5]}\n")
+        ),
+    ),
 ]
 
 

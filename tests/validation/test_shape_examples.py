@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 from rdflib.namespace import RDF, SH
 
-from benchgraph import validate
 from benchgraph.namespaces import BG
+from benchgraph.validation.reference import fast_results, reference_results
+from benchgraph.validation.shapes import shapes_graph
 
 from .validation_support import BASE, convert_folder, diff, keys, load_examples, union_graph
 
@@ -21,7 +22,7 @@ EXAMPLES = load_examples()
 @pytest.fixture(scope="module")
 def results_by_record(example_dataset):
     by_record: dict[str, list] = {}
-    for r in validate.fast_results(example_dataset):
+    for r in fast_results(example_dataset):
         by_record.setdefault(str(r.focus).split("#")[0], []).append(r)
     return by_record
 
@@ -42,29 +43,36 @@ def test_example(example, results_by_record):
 
 
 def test_every_shape_with_constraints_has_valid_and_invalid_examples():
-    g = validate.shapes_graph()
+    g = shapes_graph()
     have = {(e.shape, e.verdict) for e in EXAMPLES}
     missing = []
     for shape in set(g.subjects(RDF.type, SH.PropertyShape)) | set(
-            g.subjects(RDF.type, SH.NodeShape)):
+        g.subjects(RDF.type, SH.NodeShape)
+    ):
         own = {p for p in g.predicates(shape) if str(p).startswith(str(SH))} - {
-            SH.targetClass, SH.property, SH.message, SH.severity, SH.name, SH.path}
-        name = shape[len(BG):]
+            SH.targetClass,
+            SH.property,
+            SH.message,
+            SH.severity,
+            SH.name,
+            SH.path,
+        }
+        name = shape[len(BG) :]
         if own and not {(name, "valid"), (name, "invalid")} <= have:
             missing.append(name)
     assert missing == []
 
 
 def test_examples_name_real_shapes():
-    g = validate.shapes_graph()
+    g = shapes_graph()
     unknown = {e.shape for e in EXAMPLES if (BG[e.shape], None, None) not in g}
     assert unknown == set()
 
 
 @pytest.mark.slow
 def test_pyshacl_agrees_on_the_examples(example_dataset):
-    fast = keys(validate.fast_results(example_dataset))
-    reference = keys(validate.reference_results(union_graph(example_dataset)))
+    fast = keys(fast_results(example_dataset))
+    reference = keys(reference_results(union_graph(example_dataset)))
     assert fast == reference, diff(fast, reference)
 
 

@@ -9,34 +9,37 @@ from rdflib.collection import Collection
 from rdflib.compare import isomorphic
 from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, SH
 
-from benchgraph import namespaces, records, validate, vocab
-from benchgraph.convert import CLASSES
+from benchgraph import namespaces, vocab
 from benchgraph.namespaces import BG, QUDT
+from benchgraph.rdf.convert import CLASSES
+from benchgraph.records import schema
+from benchgraph.validation.across import ACROSS_TWINS, across_checks
+from benchgraph.validation.record import LOCAL_TWINS, local_shapes
+from benchgraph.validation.shapes import shapes_dir, shapes_graph
 
 from .validation_support import BASE, convert_folder
 
-SHAPES = validate.shapes_dir() / "benchgraph-shapes.ttl"
+SHAPES = shapes_dir() / "benchgraph-shapes.ttl"
 
 
 def shapes() -> set[URIRef]:
-    g = validate.shapes_graph()
+    g = shapes_graph()
     return set(g.subjects(RDF.type, SH.NodeShape)) | set(g.subjects(RDF.type, SH.PropertyShape))
 
 
 def test_header():
-    g = validate.shapes_graph()
+    g = shapes_graph()
     onto = URIRef("https://w3id.org/benchgraph/shapes")
     assert (onto, RDF.type, OWL.Ontology) in g
-    for p in (DCTERMS.title, DCTERMS.description, DCTERMS.license, OWL.versionIRI,
-              OWL.versionInfo):
+    for p in (DCTERMS.title, DCTERMS.description, DCTERMS.license, OWL.versionIRI, OWL.versionInfo):
         assert g.value(onto, p) is not None, p
 
 
 def test_every_shape_has_a_stable_iri_a_message_and_a_meant_severity():
-    g = validate.shapes_graph()
+    g = shapes_graph()
     for shape in shapes():
         assert isinstance(shape, URIRef) and shape.startswith(str(BG)), shape
-        assert shape[len(BG):].split("-")[0].endswith("Shape"), shape
+        assert shape[len(BG) :].split("-")[0].endswith("Shape"), shape
         assert str(g.value(shape, SH.message) or "").strip(), shape
         assert g.value(shape, SH.severity) in (None, SH.Violation, SH.Warning, SH.Info), shape
     severities = {g.value(s, SH.severity) for s in shapes()}
@@ -44,11 +47,11 @@ def test_every_shape_has_a_stable_iri_a_message_and_a_meant_severity():
 
 
 def test_the_fast_parse_reads_what_rdflib_reads():
-    assert isomorphic(validate.shapes_graph(), Graph().parse(SHAPES, format="turtle"))
+    assert isomorphic(shapes_graph(), Graph().parse(SHAPES, format="turtle"))
 
 
 def _in(shape: URIRef) -> set:
-    g = validate.shapes_graph()
+    g = shapes_graph()
     return set(Collection(g, g.value(BG[shape], SH["in"])))
 
 
@@ -64,19 +67,23 @@ def test_controlled_values_are_the_record_formats():
 
 
 def test_every_sparql_constraint_has_a_twin():
-    validate.local_shapes()
-    validate.across_checks()
-    g = validate.shapes_graph()
+    local_shapes()
+    across_checks()
+    g = shapes_graph()
     constraints = set(g.objects(None, SH.sparql))
-    assert constraints == set(validate.LOCAL_TWINS) | set(validate.ACROSS_TWINS)
+    assert constraints == set(LOCAL_TWINS) | set(ACROSS_TWINS)
 
 
 def test_fields_named_by_shapes_are_fields_of_the_record_format():
-    g = validate.shapes_graph()
-    nested = {BG.Source: records.SOURCE, BG.Revision: records.HISTORY,
-              BG.Measurement: records.MEASUREMENT,
-              BG.AcceleratorConfig: {"id": 0, "count": 0}, BG.Mapping: records.SAME_AS,
-              BG.AcceleratorUse: records.ACCELERATOR_COUNT}
+    g = shapes_graph()
+    nested = {
+        BG.Source: schema.SOURCE,
+        BG.Revision: schema.HISTORY,
+        BG.Measurement: schema.MEASUREMENT,
+        BG.AcceleratorConfig: {"id": 0, "count": 0},
+        BG.Mapping: schema.SAME_AS,
+        BG.AcceleratorUse: schema.ACCELERATOR_COUNT,
+    }
     kinds = {cls: kind for kind, cls in CLASSES.items()}
     for shape in shapes():
         field = str(g.value(shape, SH.name) or g.value(shape, BG.recordField) or "")
@@ -84,7 +91,7 @@ def test_fields_named_by_shapes_are_fields_of_the_record_format():
             continue
         parents = list(g.subjects(SH.property, shape)) or [shape]
         for cls in {c for p in parents for c in g.objects(p, SH.targetClass)}:
-            spec = nested.get(cls) or records.KINDS[kinds[cls]]
+            spec = nested.get(cls) or schema.KINDS[kinds[cls]]
             head, _, tail = field.partition(".")
             assert head in spec, (shape, field)
             if tail:
@@ -97,7 +104,7 @@ COPIES = {(str(BG.System), BG.accelerator)}  # of accelerators.N.id, checked the
 
 
 def test_every_predicate_the_conversion_writes_has_a_shape():
-    g = validate.shapes_graph()
+    g = shapes_graph()
     paths: dict[str, set] = {}
     for node_shape in g.subjects(SH.targetClass, None):
         for cls in g.objects(node_shape, SH.targetClass):
@@ -118,7 +125,17 @@ def test_every_predicate_the_conversion_writes_has_a_shape():
 
 
 def test_datatypes_are_xsd():
-    g = validate.shapes_graph()
+    g = shapes_graph()
     assert {str(d) for d in g.objects(None, SH.datatype)} <= {
-        str(ns.XSD[t]) for t in ("string", "integer", "decimal", "boolean", "date", "dateTime",
-                                 "gYear", "gYearMonth")}
+        str(ns.XSD[t])
+        for t in (
+            "string",
+            "integer",
+            "decimal",
+            "boolean",
+            "date",
+            "dateTime",
+            "gYear",
+            "gYearMonth",
+        )
+    }

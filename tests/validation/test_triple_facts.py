@@ -5,8 +5,8 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
 from benchgraph.namespaces import BG, QUDT, SCHEMA, record_iri
-from benchgraph.rdfio import nquads
-from benchgraph.validate import facts_from_nquads, triple_facts
+from benchgraph.rdf.nquads import nquads
+from benchgraph.validation.facts import facts_from_nquads, triple_facts
 
 
 def test_triple_facts_equal_the_text_s_for_every_kind_of_object() -> None:

@@ -12,7 +12,7 @@ import yaml
 from rdflib import Graph, Literal
 from rdflib.namespace import RDF, SH
 
-from benchgraph.cli import main
+from benchgraph.cli.main import main
 
 from .validation_support import BAD, BASE
 
@@ -71,15 +71,23 @@ def test_json_gives_the_same_entries(tmp_path, capsys):
     assert main(["validate", "--data", str(data), "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["conforms"] is False
-    assert report["problems"] == [{
-        "file": "data/benchmarks/bad-run-confidence.yaml", "line": 6, "field": "confidence",
-        "message": "must be a number from 0 to 1", "value": "1.4",
-        "code": "bg:BenchmarkRunShape-confidence", "severity": "violation"}]
+    assert report["problems"] == [
+        {
+            "file": "data/benchmarks/bad-run-confidence.yaml",
+            "line": 6,
+            "field": "confidence",
+            "message": "must be a number from 0 to 1",
+            "value": "1.4",
+            "code": "bg:BenchmarkRunShape-confidence",
+            "severity": "violation",
+        }
+    ]
 
 
 def test_turtle_gives_a_shacl_report(tmp_path, capsys):
-    data = folder(tmp_path, ["benchmarks/bad-run-confidence.yaml",
-                             "benchmarks/bad-run-yaml-syntax.yaml"])
+    data = folder(
+        tmp_path, ["benchmarks/bad-run-confidence.yaml", "benchmarks/bad-run-yaml-syntax.yaml"]
+    )
     assert main(["validate", "--data", str(data), "--format", "turtle"]) == 1
     g = Graph().parse(data=capsys.readouterr().out, format="turtle")
     report = next(g.subjects(RDF.type, SH.ValidationReport))
@@ -88,8 +96,7 @@ def test_turtle_gives_a_shacl_report(tmp_path, capsys):
     assert len(results) == 2
     shapes = {str(g.value(r, SH.sourceShape)).rsplit("#", 1)[1] for r in results}
     assert shapes == {"BenchmarkRunShape-confidence", "yaml-syntax"}
-    confidence = next(r for r in results if str(g.value(r, SH.sourceShape)).endswith(
-        "confidence"))
+    confidence = next(r for r in results if str(g.value(r, SH.sourceShape)).endswith("confidence"))
     assert str(g.value(confidence, SH.focusNode)).endswith("/benchmarks/bad-run-confidence")
     assert str(g.value(confidence, SH.resultPath)).endswith("#confidence")
     assert g.value(confidence, SH.value) == Literal("1.4")
@@ -126,18 +133,22 @@ def test_build_refuses_with_the_same_report(tmp_path, capsys):
 
 def test_skip_invalid_builds_the_rest_and_names_what_it_left_out(tmp_path, capsys):
     data = folder(tmp_path, TEN)
-    run = yaml.safe_load((BASE / "benchmarks" /
-                          "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml").read_text())
-    run.update(id="run-on-a-bad-accelerator", accelerators=["bad-acc-no-vendor"],
-               interconnect_ids=[])
+    run = yaml.safe_load(
+        (BASE / "benchmarks" / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml").read_text()
+    )
+    run.update(
+        id="run-on-a-bad-accelerator", accelerators=["bad-acc-no-vendor"], interconnect_ids=[]
+    )
     (data / "benchmarks" / "run-on-a-bad-accelerator.yaml").write_text(yaml.safe_dump(run))
     out = tmp_path / "dump.nq"
     assert main(["build", "--data", str(data), "--skip-invalid", "--out", str(out)]) == 0
     err = capsys.readouterr().err
     for rel in TEN:
         assert expected_line(rel) in err
-    assert ("data/benchmarks/run-on-a-bad-accelerator.yaml: left out: links to "
-            "data/accelerators/bad-acc-no-vendor.yaml") in err
+    assert (
+        "data/benchmarks/run-on-a-bad-accelerator.yaml: left out: links to "
+        "data/accelerators/bad-acc-no-vendor.yaml"
+    ) in err
     assert "11 record(s) left out of the build" in err
     dumped = out.read_text()
     assert "/benchmarks/ev-sglang-dsv41-production-decode-tok-s-per-user>" in dumped
@@ -150,8 +161,11 @@ def test_every_format_reports_the_corpus(tmp_path, capsys, fmt):
     shutil.copytree(BAD, data)
     assert main(["validate", "--data", str(data), "--format", fmt]) == 1
     out = capsys.readouterr().out
-    count = {"text": lambda: len(out.splitlines()) - 1,
-             "json": lambda: len(json.loads(out)["problems"]),
-             "turtle": lambda: len(list(Graph().parse(data=out, format="turtle").objects(
-                 None, SH.result)))}[fmt]()
+    count = {
+        "text": lambda: len(out.splitlines()) - 1,
+        "json": lambda: len(json.loads(out)["problems"]),
+        "turtle": lambda: len(
+            list(Graph().parse(data=out, format="turtle").objects(None, SH.result))
+        ),
+    }[fmt]()
     assert count == len(EXPECTED)

@@ -9,9 +9,11 @@ from typing import Any
 import yaml
 from rdflib import Graph
 
-from benchgraph.convert import record_triples
 from benchgraph.namespaces import PREFIXES, record_iri
-from benchgraph.records import Record, find_record_files, load_record
+from benchgraph.rdf.convert import record_triples
+from benchgraph.records.files import find_record_files
+from benchgraph.records.reader import load_record
+from benchgraph.records.schema import Record
 from paths import ROOT
 
 EXAMPLES = ROOT / "shapes" / "examples"
@@ -73,14 +75,16 @@ class Example:
         fields = {k: v for k, v in fields.items() if v is not None}
         fields["id"] = self.id
         text = yaml.safe_dump(fields, sort_keys=False, allow_unicode=True)
-        record, problems = load_record(Path("/examples") / kind / f"{self.id}.yaml",
-                                       Path("/examples"), text=text)
+        record, problems = load_record(
+            Path("/examples") / kind / f"{self.id}.yaml", Path("/examples"), text=text
+        )
         assert record is not None and not problems, (self.name, problems)
         triples = record_triples(record)
         if isinstance(self.change, str):
             prefixes = "".join(f"@prefix {p}: <{iri}> .\n" for p, iri in PREFIXES.items())
-            added = Graph().parse(data=prefixes + self.change.replace("$this", self.iri),
-                                  format="turtle")
+            added = Graph().parse(
+                data=prefixes + self.change.replace("$this", self.iri), format="turtle"
+            )
             triples += list(added)
         return record, triples
 

@@ -24,18 +24,31 @@ document.addEventListener("securitypolicyviolation", function (e) {
                             e.lineNumber + ":" + e.columnNumber]);
 });
 """
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1400,1000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1400,1000",
+]
 
 
 @pytest.fixture
 def browser():
-    missing = [name for name, path in (("chromium", CHROMIUM), ("chromedriver", CHROMEDRIVER))
-               if not path or not os.path.exists(path)]
+    missing = [
+        name
+        for name, path in (("chromium", CHROMIUM), ("chromedriver", CHROMEDRIVER))
+        if not path or not os.path.exists(path)
+    ]
     if missing:
-        reason = (f"{' and '.join(missing)} not installed (Debian packages chromium, "
-                  "chromium-driver)")
+        reason = (
+            f"{' and '.join(missing)} not installed (Debian packages chromium, chromium-driver)"
+        )
         if os.environ.get("CI") == "true":
             pytest.fail(reason + "; CI must run the browser test")
         pytest.skip(reason)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from benchgraph.build import build
-from benchgraph.serving import Served, prepare
+from benchgraph.pipeline.steps import build
+from benchgraph.serving.prepare import Served, prepare
 from benchgraph.web import create_app
 from web.browser_support import browser  # noqa: F401 - the fixture, for every browser test
 from web.web_support import EXAMPLES, RECORDS, W3C, LiveServer, start_server, w3c_graph_data
@@ -38,10 +38,16 @@ def served(web_cache) -> Iterator[Served]:
 @pytest.fixture(scope="session")
 def app(served):
     """The app on the test records: 2 query workers, a 5 s limit, a 200 kB result cap."""
-    application = create_app(served.app_config() | {
-        "TESTING": True, "QUERY_WORKERS": 2, "QUERY_TIMEOUT": 5.0,
-        "MAX_RESULT_BYTES": 200_000, "QUERIES_DIR": str(EXAMPLES),
-    })
+    application = create_app(
+        served.app_config()
+        | {
+            "TESTING": True,
+            "QUERY_WORKERS": 2,
+            "QUERY_TIMEOUT": 5.0,
+            "MAX_RESULT_BYTES": 200_000,
+            "QUERIES_DIR": str(EXAMPLES),
+        }
+    )
     yield application
     application.extensions["benchgraph"].close()
 
@@ -59,7 +65,8 @@ def live_server(tmp_path_factory, web_cache) -> Iterator[LiveServer]:
     if W3C.is_dir():
         for path, name in w3c_graph_data():
             extra += ["--with", f"{path}={name}"]
-    server = start_server(tmp_path_factory.mktemp("live"), web_cache, "--max-result-mb", "1",
-                          *extra)
+    server = start_server(
+        tmp_path_factory.mktemp("live"), web_cache, "--max-result-mb", "1", *extra
+    )
     yield server
     server.stop()

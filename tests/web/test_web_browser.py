@@ -67,8 +67,12 @@ def test_every_page_works_under_the_content_security_policy(live_server, browser
     browser.find_element(By.CSS_SELECTOR, ".yasr .select_response").click()
     wait.until(lambda d: "NVIDIA H100" in d.find_element(By.CSS_SELECTOR, ".yasr").text)
     violations += browser.execute_script("return window.__violations")
-    pages = {"/id/engines/markup-notes": "Markup", "/sparql": "SPARQL endpoint",
-             "/ontology": "benchgraph ontology", "/id/engines/no-such-engine": "404"}
+    pages = {
+        "/id/engines/markup-notes": "Markup",
+        "/sparql": "SPARQL endpoint",
+        "/ontology": "benchgraph ontology",
+        "/id/engines/no-such-engine": "404",
+    }
     for path, heading in pages.items():
         browser.get(live_server.url + path)
         assert heading in browser.find_element(By.TAG_NAME, "h1").text, path
@@ -77,6 +81,9 @@ def test_every_page_works_under_the_content_security_policy(live_server, browser
         assert header.value_of_css_property("display") == "flex", path
         violations += browser.execute_script("return window.__violations")
     assert violations == []
-    logged = [e["message"] for e in browser.get_log("browser")
-              if "Content Security Policy" in e["message"]]
+    logged = [
+        e["message"]
+        for e in browser.get_log("browser")
+        if "Content Security Policy" in e["message"]
+    ]
     assert logged == []

@@ -19,8 +19,9 @@ BG = "https://w3id.org/benchgraph/ontology#"
 PREFIXES = f"PREFIX bg: <{BG}>\nPREFIX rdfs: <{RDFS}>\n"
 SELECT = PREFIXES + "SELECT ?a ?label WHERE { ?a a bg:Accelerator ; rdfs:label ?label } ORDER BY ?a"
 ASK = PREFIXES + f"ASK {{ <{H100}> a bg:Accelerator }}"
-CONSTRUCT = PREFIXES + ("CONSTRUCT { ?a rdfs:label ?label } "
-                        "WHERE { ?a a bg:Accelerator ; rdfs:label ?label }")
+CONSTRUCT = PREFIXES + (
+    "CONSTRUCT { ?a rdfs:label ?label } WHERE { ?a a bg:Accelerator ; rdfs:label ?label }"
+)
 DESCRIBE = f"DESCRIBE <{H100}>"
 
 
@@ -44,8 +45,12 @@ def test_sparqlwrapper_select(live_server, method):
 
 def test_sparqlwrapper_ask(live_server):
     assert wrapper(live_server, ASK, JSON).queryAndConvert()["boolean"] is True
-    assert wrapper(live_server, ASK.replace("Accelerator", "Engine"), JSON
-                   ).queryAndConvert()["boolean"] is False
+    assert (
+        wrapper(live_server, ASK.replace("Accelerator", "Engine"), JSON).queryAndConvert()[
+            "boolean"
+        ]
+        is False
+    )
 
 
 @pytest.mark.parametrize("fmt", [RDFXML, TURTLE])

@@ -34,26 +34,63 @@ def fixed(headers) -> list[tuple[str, str]]:
 
 REQUESTS = {
     "get": ("GET", "/sparql?" + urlencode({"query": POINT}), None, {}, {"Accept": JSON}),
-    "get-slash": ("GET", "/sparql/?" + urlencode({"query": POINT}, quote_via=quote), None, {},
-                  {}),
-    "get-format": ("GET", "/sparql?" + urlencode({"query": POINT, "format": "csv"}), None, {},
-                   {}),
-    "get-graphs": ("GET", "/sparql?" + urlencode(
-        {"query": "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }",
-         "default-graph-uri": "https://w3id.org/benchgraph/graph/ontology"}), None, {}, {}),
-    "form": ("POST", "/sparql", urlencode({"query": POINT}),
-             {"Content-Type": "application/x-www-form-urlencoded"}, {"Accept": JSON}),
-    "form-gzip": ("POST", "/sparql", urlencode({"query": POINT}),
-                  {"Content-Type": "application/x-www-form-urlencoded"},
-                  {"Accept": "text/csv", "Accept-Encoding": "gzip"}),
-    "form-url-and-body": ("POST", "/sparql?format=xml", urlencode({"query": POINT}),
-                          {"Content-Type": "application/x-www-form-urlencoded"}, {}),
-    "direct": ("POST", "/sparql", POINT, {"Content-Type": "application/sparql-query"},
-               {"Accept": "application/sparql-results+xml"}),
-    "direct-charset": ("POST", "/sparql", POINT,
-                       {"Content-Type": "application/sparql-query; charset=UTF-8"}, {}),
-    "construct": ("POST", "/sparql", "CONSTRUCT WHERE { ?s ?p ?o } LIMIT 5",
-                  {"Content-Type": "application/sparql-query"}, {"Accept": "text/turtle"}),
+    "get-slash": ("GET", "/sparql/?" + urlencode({"query": POINT}, quote_via=quote), None, {}, {}),
+    "get-format": ("GET", "/sparql?" + urlencode({"query": POINT, "format": "csv"}), None, {}, {}),
+    "get-graphs": (
+        "GET",
+        "/sparql?"
+        + urlencode(
+            {
+                "query": "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }",
+                "default-graph-uri": "https://w3id.org/benchgraph/graph/ontology",
+            }
+        ),
+        None,
+        {},
+        {},
+    ),
+    "form": (
+        "POST",
+        "/sparql",
+        urlencode({"query": POINT}),
+        {"Content-Type": "application/x-www-form-urlencoded"},
+        {"Accept": JSON},
+    ),
+    "form-gzip": (
+        "POST",
+        "/sparql",
+        urlencode({"query": POINT}),
+        {"Content-Type": "application/x-www-form-urlencoded"},
+        {"Accept": "text/csv", "Accept-Encoding": "gzip"},
+    ),
+    "form-url-and-body": (
+        "POST",
+        "/sparql?format=xml",
+        urlencode({"query": POINT}),
+        {"Content-Type": "application/x-www-form-urlencoded"},
+        {},
+    ),
+    "direct": (
+        "POST",
+        "/sparql",
+        POINT,
+        {"Content-Type": "application/sparql-query"},
+        {"Accept": "application/sparql-results+xml"},
+    ),
+    "direct-charset": (
+        "POST",
+        "/sparql",
+        POINT,
+        {"Content-Type": "application/sparql-query; charset=UTF-8"},
+        {},
+    ),
+    "construct": (
+        "POST",
+        "/sparql",
+        "CONSTRUCT WHERE { ?s ?p ?o } LIMIT 5",
+        {"Content-Type": "application/sparql-query"},
+        {"Accept": "text/turtle"},
+    ),
     "ask": ("GET", "/sparql?" + urlencode({"query": "ASK { ?s ?p ?o }"}), None, {}, {}),
 }
 
@@ -95,24 +132,30 @@ def test_the_fast_path_answers_plain_queries_and_hands_on_everything_else(app):
     try:
         answered = whole.get("/sparql?" + urlencode({"query": POINT}))
         assert answered.status_code == 200 and calls == [] and runs == [POINT]
-        malformed = whole.post("/sparql", data={"query": "SELECT * WHERE { ?s"},
-                               headers={"Accept": JSON})
+        malformed = whole.post(
+            "/sparql", data={"query": "SELECT * WHERE { ?s"}, headers={"Accept": JSON}
+        )
         assert malformed.status_code == 400 and calls == ["/sparql"]
         assert runs == [POINT, "SELECT * WHERE { ?s"]  # not run again by Flask
         assert json.loads(malformed.data)["title"] == "malformed query"
         assert malformed.headers["X-Content-Type-Options"] == "nosniff"
         assert malformed.headers["Access-Control-Allow-Origin"] == "*"
         for request in (
-                lambda: whole.get("/sparql"),  # the service description
-                lambda: whole.open("/sparql", method="HEAD", query_string={"query": POINT}),
-                lambda: whole.get("/sparql", query_string={"query": POINT, "download": "1"}),
-                lambda: whole.get("/sparql", query_string={"query": POINT},
-                                  headers={"If-None-Match": 'W/"x"'}),
-                lambda: whole.post("/sparql", data={"update": "CLEAR ALL"}),
-                lambda: whole.post("/sparql", data={"query": POINT, "update": "CLEAR ALL"}),
-                lambda: whole.post("/sparql", data=POINT.encode("utf-16"), headers={
-                    "Content-Type": "application/sparql-query; charset=utf-16"}),
-                lambda: whole.get("/healthz")):
+            lambda: whole.get("/sparql"),  # the service description
+            lambda: whole.open("/sparql", method="HEAD", query_string={"query": POINT}),
+            lambda: whole.get("/sparql", query_string={"query": POINT, "download": "1"}),
+            lambda: whole.get(
+                "/sparql", query_string={"query": POINT}, headers={"If-None-Match": 'W/"x"'}
+            ),
+            lambda: whole.post("/sparql", data={"update": "CLEAR ALL"}),
+            lambda: whole.post("/sparql", data={"query": POINT, "update": "CLEAR ALL"}),
+            lambda: whole.post(
+                "/sparql",
+                data=POINT.encode("utf-16"),
+                headers={"Content-Type": "application/sparql-query; charset=utf-16"},
+            ),
+            lambda: whole.get("/healthz"),
+        ):
             before = len(calls)
             request()
             assert len(calls) == before + 1

@@ -30,26 +30,135 @@ TIME_LIMIT = 5.0  # the app fixture's QUERY_TIMEOUT
 SLACK = 3.0  # seconds past the limit a refusal or a timeout answer may take
 
 
-
 def fuzz(examples: int) -> settings:
     """Hypothesis settings of these tests: fixed examples in CI (derandomized), fresh ones in a
     long run; no deadline (a query worker may be replaced meanwhile)."""
-    return settings(max_examples=examples, deadline=None, derandomize=not LONG, database=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow, HealthCheck.data_too_large])
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=not LONG,
+        database=None,
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+        ],
+    )
+
 
 # --- SPARQL text ------------------------------------------------------------------------------
-ODD = ["\x00", "\r", "\n", "\r\n", "\f", "\v", "\x85", "\u2028", "\u2029", "\ufeff", "\ufffd",
-       "\u200b", "\U0001F600", "\udc80", "\\", "\\u", "\\u0022", "\\U0010FFFF", "\\uD800",
-       "\\u00110000", "#", '"', "'", '"""', "<", ">", "<<", ">>", "{", "}", "(", ")", "[", "]",
-       "?", "$", ":", "@", "^^", ".", ";", ",", "|", "*", "!", "%", "%00", "SERVICE", "SILENT",
-       "LOAD", "INSERT", "DROP", "FROM", "FROM NAMED", "GRAPH", "VALUES", "LIMIT", "OFFSET",
-       "99999999999999999999999999999", "1e999999", "-0", "1.", ".5", "0x1F", "NaN", "INF"]
-TOKENS = ["SELECT", "ASK", "CONSTRUCT", "DESCRIBE", "WHERE", "*", "?s", "?p", "?o", "a",
-          "<http://example.org/x>", "bg:Accelerator", "rdfs:label", '"x"', "1", "{", "}",
-          "(", ")", ".", ";", "FILTER", "OPTIONAL", "UNION", "MINUS", "BIND", "AS", "EXISTS",
-          "NOT", "ORDER BY", "GROUP BY", "COUNT(*)", "LIMIT", "10", "REGEX(?o, \"(a+)+$\")",
-          "SERVICE", "<http://127.0.0.1:9/>", "PREFIX", "ex:", "BASE", "<x>", "DISTINCT"]
+ODD = [
+    "\x00",
+    "\r",
+    "\n",
+    "\r\n",
+    "\f",
+    "\v",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\ufffd",
+    "\u200b",
+    "\U0001f600",
+    "\udc80",
+    "\\",
+    "\\u",
+    "\\u0022",
+    "\\U0010FFFF",
+    "\\uD800",
+    "\\u00110000",
+    "#",
+    '"',
+    "'",
+    '"""',
+    "<",
+    ">",
+    "<<",
+    ">>",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    "?",
+    "$",
+    ":",
+    "@",
+    "^^",
+    ".",
+    ";",
+    ",",
+    "|",
+    "*",
+    "!",
+    "%",
+    "%00",
+    "SERVICE",
+    "SILENT",
+    "LOAD",
+    "INSERT",
+    "DROP",
+    "FROM",
+    "FROM NAMED",
+    "GRAPH",
+    "VALUES",
+    "LIMIT",
+    "OFFSET",
+    "99999999999999999999999999999",
+    "1e999999",
+    "-0",
+    "1.",
+    ".5",
+    "0x1F",
+    "NaN",
+    "INF",
+]
+TOKENS = [
+    "SELECT",
+    "ASK",
+    "CONSTRUCT",
+    "DESCRIBE",
+    "WHERE",
+    "*",
+    "?s",
+    "?p",
+    "?o",
+    "a",
+    "<http://example.org/x>",
+    "bg:Accelerator",
+    "rdfs:label",
+    '"x"',
+    "1",
+    "{",
+    "}",
+    "(",
+    ")",
+    ".",
+    ";",
+    "FILTER",
+    "OPTIONAL",
+    "UNION",
+    "MINUS",
+    "BIND",
+    "AS",
+    "EXISTS",
+    "NOT",
+    "ORDER BY",
+    "GROUP BY",
+    "COUNT(*)",
+    "LIMIT",
+    "10",
+    'REGEX(?o, "(a+)+$")',
+    "SERVICE",
+    "<http://127.0.0.1:9/>",
+    "PREFIX",
+    "ex:",
+    "BASE",
+    "<x>",
+    "DISTINCT",
+]
 
 
 def nested(depth: int, open_: str, close: str) -> str:
@@ -67,9 +176,9 @@ def mutated(draw) -> str:
         if action == "insert":
             text = text[:at] + piece + text[at:]
         elif action == "delete":
-            text = text[:at] + text[at + draw(st.integers(1, 40)):]
+            text = text[:at] + text[at + draw(st.integers(1, 40)) :]
         elif action == "replace":
-            text = text[:at] + piece + text[at + len(piece):]
+            text = text[:at] + piece + text[at + len(piece) :]
         else:
             text = text[:at] + piece * draw(st.integers(2, 400)) + text[at:]
     return text
@@ -79,33 +188,97 @@ sparql = st.one_of(
     mutated(),
     st.lists(st.sampled_from(TOKENS + ODD), max_size=30).map(" ".join),
     st.text(max_size=200),
-    st.builds(nested, st.sampled_from([1, 50, 255, 256, 257, 1000, 20_000]),
-              st.sampled_from(["{", "{ {", "[ ", "(", "<< ", "FILTER(", "{ SELECT * { "]),
-              st.sampled_from(["}", "} }", " ]", ")", " >>", ")", " } }"])),
+    st.builds(
+        nested,
+        st.sampled_from([1, 50, 255, 256, 257, 1000, 20_000]),
+        st.sampled_from(["{", "{ {", "[ ", "(", "<< ", "FILTER(", "{ SELECT * { "]),
+        st.sampled_from(["}", "} }", " ]", ")", " >>", ")", " } }"]),
+    ),
     st.sampled_from(SAVED),
 )
 
 # --- requests ---------------------------------------------------------------------------------
-ACCEPT = ["", "*/*", "application/sparql-results+json", "text/csv;q=0.5, */*;q=0.1",
-          "text/turtle", "application/rdf+xml", "text/html", "application/json;q=abc",
-          "text/*;q=0", "\x00", "a/b/c", ";;;", "*/*;q=1;q=2", "application/sparql-results+xml"
-          ", text/tab-separated-values", "x" * 2000]
-CONTENT_TYPES = ["application/sparql-query", "application/sparql-query; charset=utf-8",
-                 "application/sparql-query; charset=latin-1",
-                 "application/sparql-query; charset=\"utf-8\"",
-                 "application/sparql-query; charset=", "application/x-www-form-urlencoded",
-                 "application/x-www-form-urlencoded; charset=utf-16",
-                 "application/x-www-form-urlencoded; charset=nonsense", "multipart/form-data",
-                 "multipart/form-data; boundary=x", "application/sparql-update", "text/plain",
-                 "", ";", "application/sparql-query; charset=utf-8; charset=ascii"]
-PARAMS = ["query", "query", "query", "update", "default-graph-uri", "named-graph-uri", "format",
-          "download", "x", "", "query[]"]
-FORMATS = ["json", "xml", "csv", "tsv", "turtle", "ntriples", "rdfxml", "jsonld", "html",
-           "application/json", "text/turtle", "", "nonsense"]
-GRAPH_URIS = ["https://w3id.org/benchgraph/graph/x", "http://example.org/g", "", "not an iri",
-              "<http://x>", "http://[::1", "\x00", "urn:x:\U0001F600"]
-BAD_BYTES = [b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80", b"\x00",
-             b"\xef\xbb\xbf"]
+ACCEPT = [
+    "",
+    "*/*",
+    "application/sparql-results+json",
+    "text/csv;q=0.5, */*;q=0.1",
+    "text/turtle",
+    "application/rdf+xml",
+    "text/html",
+    "application/json;q=abc",
+    "text/*;q=0",
+    "\x00",
+    "a/b/c",
+    ";;;",
+    "*/*;q=1;q=2",
+    "application/sparql-results+xml, text/tab-separated-values",
+    "x" * 2000,
+]
+CONTENT_TYPES = [
+    "application/sparql-query",
+    "application/sparql-query; charset=utf-8",
+    "application/sparql-query; charset=latin-1",
+    'application/sparql-query; charset="utf-8"',
+    "application/sparql-query; charset=",
+    "application/x-www-form-urlencoded",
+    "application/x-www-form-urlencoded; charset=utf-16",
+    "application/x-www-form-urlencoded; charset=nonsense",
+    "multipart/form-data",
+    "multipart/form-data; boundary=x",
+    "application/sparql-update",
+    "text/plain",
+    "",
+    ";",
+    "application/sparql-query; charset=utf-8; charset=ascii",
+]
+PARAMS = [
+    "query",
+    "query",
+    "query",
+    "update",
+    "default-graph-uri",
+    "named-graph-uri",
+    "format",
+    "download",
+    "x",
+    "",
+    "query[]",
+]
+FORMATS = [
+    "json",
+    "xml",
+    "csv",
+    "tsv",
+    "turtle",
+    "ntriples",
+    "rdfxml",
+    "jsonld",
+    "html",
+    "application/json",
+    "text/turtle",
+    "",
+    "nonsense",
+]
+GRAPH_URIS = [
+    "https://w3id.org/benchgraph/graph/x",
+    "http://example.org/g",
+    "",
+    "not an iri",
+    "<http://x>",
+    "http://[::1",
+    "\x00",
+    "urn:x:\U0001f600",
+]
+BAD_BYTES = [
+    b"\xff",
+    b"\xc3\x28",
+    b"\xed\xa0\x80",
+    b"\xf4\x90\x80\x80",
+    b"\x80",
+    b"\x00",
+    b"\xef\xbb\xbf",
+]
 
 
 def value_for(name: str, draw) -> str:
@@ -143,16 +316,19 @@ def requests(draw) -> dict:
         if content_type:
             headers["Content-Type"] = content_type
         if content_type.startswith("application/x-www-form-urlencoded"):
-            form = [(n, value_for(n, draw)) for n in
-                    draw(st.lists(st.sampled_from(PARAMS), max_size=3))]
-            body = b"&".join(quote(n).encode() + b"=" + quote(encode(v, draw)).encode()
-                             for n, v in form)
+            form = [
+                (n, value_for(n, draw)) for n in draw(st.lists(st.sampled_from(PARAMS), max_size=3))
+            ]
+            body = b"&".join(
+                quote(n).encode() + b"=" + quote(encode(v, draw)).encode() for n, v in form
+            )
         else:
             body = encode(draw(sparql), draw)
         if not draw(st.booleans()):
             pairs = []  # a direct POST usually carries no query string
-    raw_query = b"&".join(quote(n).encode() + b"=" + quote(encode(v, draw)).encode()
-                          for n, v in pairs)
+    raw_query = b"&".join(
+        quote(n).encode() + b"=" + quote(encode(v, draw)).encode() for n, v in pairs
+    )
     return {"method": method, "query_string": raw_query, "headers": headers, "body": body}
 
 
@@ -167,10 +343,13 @@ def assert_sound(status: int, body: bytes, elapsed: float) -> None:
 @given(requests())
 def test_the_endpoint_never_fails_whatever_comes_in(client, sent):
     start = time.perf_counter()
-    response = client.open("/sparql", method=sent["method"],
-                           query_string=sent["query_string"].decode("ascii"),
-                           headers=sent["headers"],
-                           data=sent["body"])
+    response = client.open(
+        "/sparql",
+        method=sent["method"],
+        query_string=sent["query_string"].decode("ascii"),
+        headers=sent["headers"],
+        data=sent["body"],
+    )
     body = response.get_data()
     assert_sound(response.status_code, body, time.perf_counter() - start)
     if response.status_code >= 400 and response.is_json and body:  # errors have one shape
@@ -178,8 +357,12 @@ def test_the_endpoint_never_fails_whatever_comes_in(client, sent):
 
 
 @fuzz(max(IN_PROCESS_EXAMPLES // 5, 50))
-@given(st.one_of(st.binary(max_size=300), st.builds(lambda t: t.encode("utf-8", "replace"),
-                                                    st.text(max_size=100))))
+@given(
+    st.one_of(
+        st.binary(max_size=300),
+        st.builds(lambda t: t.encode("utf-8", "replace"), st.text(max_size=100)),
+    )
+)
 def test_other_paths_never_fail_whatever_comes_in(client, raw):
     """Random bytes as the path of the pages beside the endpoint (records, ontology, dumps)."""
     path = "/" + quote(raw, safe="/?=&")
@@ -197,8 +380,12 @@ def test_the_live_endpoint_never_fails_whatever_comes_in(live_server, sent):
     start = time.perf_counter()
     try:
         status, _headers, body = live_server.request(
-            sent["method"], path, sent["body"] if sent["method"] in ("POST", "PUT") else None,
-            sent["headers"], timeout=TIME_LIMIT + 30)
+            sent["method"],
+            path,
+            sent["body"] if sent["method"] in ("POST", "PUT") else None,
+            sent["headers"],
+            timeout=TIME_LIMIT + 30,
+        )
     except (BrokenPipeError, ConnectionResetError):
         # A request over a limit (414, 413) is answered before its body is read, and the
         # connection closed: the client may fail to send the rest. The server must live on.
@@ -210,6 +397,5 @@ def test_the_live_endpoint_never_fails_whatever_comes_in(live_server, sent):
 
 def test_the_saved_queries_are_the_seeds():
     """The mutations start from real queries: the shipped queries/ folder."""
-    assert len(SAVED) >= 5 and all("SELECT" in q or "ASK" in q or "CONSTRUCT" in q
-                                   for q in SAVED)
+    assert len(SAVED) >= 5 and all("SELECT" in q or "ASK" in q or "CONSTRUCT" in q for q in SAVED)
     assert Path(ROOT / "queries").is_dir()

@@ -27,8 +27,9 @@ MAX_QUERY_STRING = DEFAULTS["MAX_QUERY_STRING_BYTES"]
 JSON = "application/sparql-results+json"
 
 
-def exchange(server, head: bytes, body: bytes = b"", timeout: float = 30
-             ) -> tuple[int, dict[str, str], bytes]:
+def exchange(
+    server, head: bytes, body: bytes = b"", timeout: float = 30
+) -> tuple[int, dict[str, str], bytes]:
     """Send `head` + `body` on a fresh connection while reading the answer: a server that
     answers before the body is all sent is read, not met with a broken pipe."""
     sock = socket.create_connection((server.host, server.port), timeout=timeout)
@@ -51,15 +52,23 @@ def exchange(server, head: bytes, body: bytes = b"", timeout: float = 30
         sender.join(timeout)
 
 
-def post(server, body: bytes, content_type: str, chunked: bool
-         ) -> tuple[int, dict[str, str], bytes]:
+def post(
+    server, body: bytes, content_type: str, chunked: bool
+) -> tuple[int, dict[str, str], bytes]:
     """POST /sparql with the body sent with its length, or in 64 KiB chunks."""
-    headers = ["POST /sparql HTTP/1.1", "Host: 127.0.0.1", f"Content-Type: {content_type}",
-               f"Accept: {JSON}", "Connection: close"]
+    headers = [
+        "POST /sparql HTTP/1.1",
+        "Host: 127.0.0.1",
+        f"Content-Type: {content_type}",
+        f"Accept: {JSON}",
+        "Connection: close",
+    ]
     if chunked:
         headers.append("Transfer-Encoding: chunked")
-        parts = [b"%x\r\n%s\r\n" % (len(body[i:i + 65536]), body[i:i + 65536])
-                 for i in range(0, len(body), 65536)]
+        parts = [
+            b"%x\r\n%s\r\n" % (len(body[i : i + 65536]), body[i : i + 65536])
+            for i in range(0, len(body), 65536)
+        ]
         payload = b"".join(parts) + b"0\r\n\r\n"
     else:
         headers.append(f"Content-Length: {len(body)}")
@@ -103,7 +112,7 @@ def test_a_client_that_sends_all_before_reading_reads_the_413(live_server, chunk
     try:
         headers = {"Content-Type": "application/sparql-query", "Accept": JSON}
         if chunked:
-            pieces = (body[i:i + 65536] for i in range(0, len(body), 65536))
+            pieces = (body[i : i + 65536] for i in range(0, len(body), 65536))
             conn.request("POST", "/sparql", body=pieces, headers=headers, encode_chunked=True)
         else:
             conn.request("POST", "/sparql", body=body, headers=headers)
@@ -141,8 +150,9 @@ def test_a_query_string_of_64_kb_is_run(live_server):
 
 def test_a_query_string_over_the_limit_is_414(live_server):
     query = "ASK {} #" + "x" * MAX_QUERY_STRING
-    status, headers, data = live_server.request("GET", "/sparql?" + urlencode({"query": query}),
-                                                headers={"Accept": JSON})
+    status, headers, data = live_server.request(
+        "GET", "/sparql?" + urlencode({"query": query}), headers={"Accept": JSON}
+    )
     assert status == 414, data[:300]
     error = json.loads(data)
     assert error["status"] == 414 and "MAX_QUERY_STRING_BYTES" in error["error"]
@@ -182,16 +192,32 @@ def test_a_request_line_past_gunicorns_limit_is_refused_before_it_ends(live_serv
 def test_limits_are_set_by_serve_options(tmp_path, web_cache):
     from web.web_support import start_server
 
-    server = start_server(tmp_path, web_cache, "--max-body-mb", "0.01", "--max-path-kb", "1",
-                          "--max-query-string-kb", "2")
+    server = start_server(
+        tmp_path,
+        web_cache,
+        "--max-body-mb",
+        "0.01",
+        "--max-path-kb",
+        "1",
+        "--max-query-string-kb",
+        "2",
+    )
     try:
         assert server.request("GET", "/id/engines/" + "a" * 1100)[0] == 414
         assert server.request("GET", "/id/engines/" + "a" * 900)[0] == 404
         ask = "ASK {} #"
-        assert server.request("GET", "/sparql?query=" + quote(ask + "x" * 2100),
-                              headers={"Accept": JSON})[0] == 414
-        assert server.request("GET", "/sparql?query=" + quote(ask + "x" * 1900),
-                              headers={"Accept": JSON})[0] == 200
+        assert (
+            server.request(
+                "GET", "/sparql?query=" + quote(ask + "x" * 2100), headers={"Accept": JSON}
+            )[0]
+            == 414
+        )
+        assert (
+            server.request(
+                "GET", "/sparql?query=" + quote(ask + "x" * 1900), headers={"Accept": JSON}
+            )[0]
+            == 200
+        )
         for chunked in (True, False):
             body, content_type = as_body(padded_ask(11_000), form=False)
             assert post(server, body, content_type, chunked)[0] == 413

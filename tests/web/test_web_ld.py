@@ -57,15 +57,16 @@ def test_record_page_shows_facts_links_and_provenance(client):
     text, parsed = page(client, f"/id/{RTX}")
     assert "<h1>NVIDIA RTX PRO 6000 Blackwell Max-Q 96 GB</h1>" in text
     rows = [r for r, _ in parsed.rows]
-    assert "memory (GB) 96 xsd:decimal" in rows  # predicates show their ontology label
+    assert "memory (GB) 96" in rows  # predicates show their ontology label; datatypes on hover
     # an outgoing link, followed to this server's page of the interconnect
     assert "/id/interconnects/pcie" in parsed.links
     # an incoming link: the run that names this accelerator
     assert f"/id/{RUN}" in parsed.links
     assert "Linked from" in text
     # provenance: the record graph's own triples (its source file)
-    assert ("record file tests/web/data/records/accelerators/nvidia-rtx-pro-6000-blackwell.yaml"
-            in rows)
+    assert (
+        "record file tests/web/data/records/accelerators/nvidia-rtx-pro-6000-blackwell.yaml" in rows
+    )
 
 
 def test_derived_facts_are_marked(client):
@@ -91,11 +92,17 @@ def test_every_literal_is_escaped(client):
     assert any("Ampersands & angle brackets < >" in r for r, _ in parsed.rows)
 
 
-@pytest.mark.parametrize(("accept", "parser"), [
-    ("text/turtle", "turtle"), ("application/n-triples", "nt"),
-    ("application/rdf+xml", "xml"), ("application/ld+json", "json-ld"), ("*/*", "turtle"),
-    (None, "turtle"),
-])
+@pytest.mark.parametrize(
+    ("accept", "parser"),
+    [
+        ("text/turtle", "turtle"),
+        ("application/n-triples", "nt"),
+        ("application/rdf+xml", "xml"),
+        ("application/ld+json", "json-ld"),
+        ("*/*", "turtle"),
+        (None, "turtle"),
+    ],
+)
 def test_record_as_rdf_by_accept(client, accept, parser):
     response = client.get(f"/id/{RTX}", headers={"Accept": accept} if accept else {})
     assert response.status_code == 200
@@ -120,8 +127,9 @@ def test_format_parameter_overrides_accept(client):
     assert response.mimetype == "application/n-triples"
 
 
-@pytest.mark.parametrize("path", ["/id/accelerators/no-such-thing", "/id/gadgets/x",
-                                  "/id/benchmarks/invalid-confidence"])
+@pytest.mark.parametrize(
+    "path", ["/id/accelerators/no-such-thing", "/id/gadgets/x", "/id/benchmarks/invalid-confidence"]
+)
 def test_unknown_ids_are_404(client, path):
     response = client.get(path)
     assert response.status_code == 404
@@ -165,13 +173,22 @@ def test_a_runs_fabric_status_shows_what_it_rests_on(client):
     assert f"/id/{RTX}" in parsed.links
 
 
+def test_a_runs_fabric_status_shows_how_strong_its_basis_is(client):
+    """The run's page gives, on the basis of its status, the strongest kind of source behind
+    the fact that decided it and whether that fact is stated or derived, as labels."""
+    _text, parsed = page(client, f"/id/{RUN}")
+    derived = [r for r, d in parsed.rows if d]
+    assert any(r.startswith("strongest kind of source result set source") for r in derived), derived
+    assert any(r.startswith("stated or derived stated") for r in derived), derived
+
+
 def test_ontology_page_shows_each_term_used_in_the_data(client):
     """Every class and property with an example drawn from the data, linked to its page."""
     text, _parsed = page(client, "/ontology")
-    term = text[text.index('id="memoryGB"'):]
-    term = term[:term.index('<div class="term"') if '<div class="term"' in term else None]
-    example = term[term.index('class="example"'):]
+    term = text[text.index('id="memoryGB"') :]
+    term = term[: term.index('<div class="term"') if '<div class="term"' in term else None]
+    example = term[term.index('class="example"') :]
     assert "In the data:" in example and "/id/accelerators/" in example
-    run_class = text[text.index('id="BenchmarkRun"'):]
-    run_class = run_class[:run_class.index('</div>')]
+    run_class = text[text.index('id="BenchmarkRun"') :]
+    run_class = run_class[: run_class.index("</div>")]
     assert "In the data:" in run_class and "/id/benchmarks/" in run_class

@@ -21,7 +21,7 @@ from benchgraph.web.querypool import (
     QueryTimeout,
     default_memory_mb,
 )
-from web.web_support import start_server
+from web.web_support import InThread, start_server, wait_until
 
 # The issue's query: every pair of triples, sorted, of which one is kept. Oxigraph holds all
 # n^2 rows to sort them (770 MB for the test records' 1,651 quads).
@@ -38,9 +38,16 @@ TIME_LIMIT = 20.0
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory, web_cache):
     """A server with a small memory limit, a result cap above it and a long time limit."""
-    server = start_server(tmp_path_factory.mktemp("limited"), web_cache,
-                          "--query-memory-mb", str(LIMIT_MB), "--max-result-mb", "4000",
-                          "--timeout", str(TIME_LIMIT))
+    server = start_server(
+        tmp_path_factory.mktemp("limited"),
+        web_cache,
+        "--query-memory-mb",
+        str(LIMIT_MB),
+        "--max-result-mb",
+        "4000",
+        "--timeout",
+        str(TIME_LIMIT),
+    )
     yield server
     server.stop()
 
@@ -133,9 +140,12 @@ def send_and_leave(server, query: str) -> socket.socket:
     """A raw HTTP request of `query`; the caller closes the socket without reading."""
     body = urlencode({"query": query}).encode()
     sock = socket.create_connection((server.host, server.port))
-    sock.sendall(b"POST /sparql HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n"
-                 b"Content-Type: application/x-www-form-urlencoded\r\n"
-                 + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    sock.sendall(
+        b"POST /sparql HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
+        b"Content-Type: application/x-www-form-urlencoded\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
     return sock
 
 
@@ -159,8 +169,7 @@ def test_a_query_whose_client_left_is_stopped(limited):
     assert refusals(limited, "client-gone") == gone + 5
     assert refusals(limited, "timeout") == timeouts
     # the workers that ran them were killed (and replaced)
-    assert not any(proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
-                   for proc in busy)
+    assert not any(proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE for proc in busy)
     assert limited.health()["query_workers"]["restarts"] >= restarts + len(busy)
     status, _headers, body = limited.query(ASK, timeout=TIME_LIMIT / 2)
     assert status == 200 and json.loads(body)["boolean"] is True
@@ -170,17 +179,18 @@ def test_a_query_whose_client_left_is_stopped(limited):
 @pytest.fixture
 def laned(served):
     """One short slot, one long slot, one spare; a query is long after 0.3 s."""
-    pool = QueryPool(PoolSettings(store=str(served.store_path), size=1, long_size=1, spare=1,
-                                  long_after=0.3, timeout=4.0))
+    pool = QueryPool(
+        PoolSettings(
+            store=str(served.store_path), size=1, long_size=1, spare=1, long_after=0.3, timeout=4.0
+        )
+    )
     yield pool
     pool.close()
 
 
-def run_in_thread(pool: QueryPool, query: str) -> threading.Thread:
-    thread = threading.Thread(target=lambda: pytest.raises(QueryTimeout, pool.run,
-                                                           {"query": query}))
-    thread.start()
-    return thread
+def run_in_thread(pool: QueryPool, query: str) -> InThread:
+    """A runaway query in a thread; `.raised(QueryTimeout)` checks its end in the test's."""
+    return InThread(pool.run, {"query": query})
 
 
 ASK_JOB = {"query": ASK, "accept": "application/sparql-results+json"}
@@ -188,28 +198,43 @@ ASK_JOB = {"query": ASK, "accept": "application/sparql-results+json"}
 
 def test_a_long_query_leaves_the_short_lane_to_cheap_ones(laned):
     runaway = run_in_thread(laned, RUNAWAY)
-    time.sleep(0.8)
+    wait_until(lambda: laned.stats()["long"] == 1, what="the runaway moving to the long lane")
     # the one short slot is free again, and a warm worker waits for it
     for _ in range(3):
         header, body = laned.run(ASK_JOB, 0.5)
         assert header["status"] == 200 and b"true" in body
-    runaway.join()
+    runaway.raised(QueryTimeout)
 
 
 def test_the_long_lane_is_capped(laned):
     first = run_in_thread(laned, RUNAWAY)
-    time.sleep(0.8)
+    wait_until(lambda: laned.stats()["long"] == 1, what="the first runaway moving to the long lane")
     second = run_in_thread(laned, RUNAWAY)  # finds the long lane full: keeps its short slot
-    time.sleep(0.8)
+    # it holds the short slot once it has a worker, and stays there past the lane's 0.3 s
+    wait_until(
+        lambda: laned.stats()["idle"] == 0 or not second.is_alive(),
+        what="the second runaway taking a worker",
+    )
+    time.sleep(0.5)  # past the moment it would move, were the long lane not full
+    assert laned.stats()["long"] == 1
     with pytest.raises(PoolBusy):
         laned.run(ASK_JOB, 0.5)
-    first.join()
-    second.join()
+    first.raised(QueryTimeout)
+    second.raised(QueryTimeout)
 
 
 def test_the_pool_grows_with_the_long_lane_and_shrinks_back(served):
-    pool = QueryPool(PoolSettings(store=str(served.store_path), size=1, long_size=2, spare=1,
-                                  long_after=0.05, idle_retire=0.5, timeout=3.0))
+    pool = QueryPool(
+        PoolSettings(
+            store=str(served.store_path),
+            size=1,
+            long_size=2,
+            spare=1,
+            long_after=0.05,
+            idle_retire=0.5,
+            timeout=3.0,
+        )
+    )
     try:
         # the short lane's and a spare: the long lane's start as queries move there
         assert pool.stats()["workers"] == 2
@@ -218,9 +243,11 @@ def test_the_pool_grows_with_the_long_lane_and_shrinks_back(served):
         while any(thread.is_alive() for thread in threads):
             grown = max(grown, pool.stats()["workers"])
             time.sleep(0.02)
+        for thread in threads:
+            thread.raised(QueryTimeout)
         assert grown == 4  # each query moving to the long lane was replaced in the short
         # the two long ones were stopped at the limit and not replaced: enough are left
-        assert pool.stats() == {"workers": 2, "idle": 2, "restarts": 2}
+        assert pool.stats() == {"workers": 2, "idle": 2, "long": 0, "restarts": 2}
         assert pool.run(ASK_JOB)[0]["status"] == 200
     finally:
         pool.close()
@@ -252,14 +279,22 @@ def test_a_cgroup_limit_below_the_ram_wins(tmp_path, monkeypatch, version):
     monkeypatch.setattr(memory, "CGROUP", tmp_path / "cg")
     assert memory.machine_memory() == limit
     (folder / ("memory.max" if version == "v2" else "memory.limit_in_bytes")).write_text(
-        "max\n" if version == "v2" else "9223372036854771712\n")
+        "max\n" if version == "v2" else "9223372036854771712\n"
+    )
     assert memory.machine_memory() > limit  # no limit: the RAM
 
 
 # --- refusals on /metrics -------------------------------------------------------------------
 def test_metrics_count_refusals_by_reason(client, app):
-    reasons = ["malformed", "update", "not-found", "unsupported-media-type",
-               "payload-too-large", "method-not-allowed", "uri-too-long"]
+    reasons = [
+        "malformed",
+        "update",
+        "not-found",
+        "unsupported-media-type",
+        "payload-too-large",
+        "method-not-allowed",
+        "uri-too-long",
+    ]
     before = {r: refusals(client, r) for r in reasons}
     assert client.get("/sparql", query_string={"query": "SELECT nonsense"}).status_code == 400
     assert client.post("/sparql", data={"update": "CLEAR ALL"}).status_code == 403
@@ -274,9 +309,14 @@ def test_metrics_count_refusals_by_reason(client, app):
     assert client.get("/" + "a" * (app.config["MAX_PATH_BYTES"] + 1)).status_code == 414
     after = {r: refusals(client, r) for r in reasons}
     assert {r: after[r] - before[r] for r in reasons} == {
-        "malformed": 1, "update": 2, "not-found": 1, "unsupported-media-type": 1,
-        "payload-too-large": 1, "method-not-allowed": 1, "uri-too-long": 1}
+        "malformed": 1,
+        "update": 2,
+        "not-found": 1,
+        "unsupported-media-type": 1,
+        "payload-too-large": 1,
+        "method-not-allowed": 1,
+        "uri-too-long": 1,
+    }
     text = client.get("/metrics").get_data(as_text=True)
     assert "# TYPE benchgraph_refusals_total counter" in text
-    assert re.search(r'^benchgraph_refusals_total\{reason="update",status="403"\} \d+$', text,
-                     re.M)
+    assert re.search(r'^benchgraph_refusals_total\{reason="update",status="403"\} \d+$', text, re.M)

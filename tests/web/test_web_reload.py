@@ -18,9 +18,9 @@ import psutil
 import pytest
 from flask import Flask
 
-from benchgraph import snapshots
-from benchgraph.build import build
-from benchgraph.watch import DataFilter
+from benchgraph.pipeline.steps import build
+from benchgraph.serving import snapshots
+from benchgraph.serving.watch import DataFilter
 from benchgraph.web.site import Site, Snapshot
 from web.web_support import ID, RECORDS, LiveServer, start_server
 
@@ -52,8 +52,10 @@ def serve(tmp_path: Path, web_cache: Path, records: Path, *args: str) -> LiveSer
 
 def set_memory(records: Path, path: str, value: str) -> None:
     file = records / path
-    lines = [f"memory_gb: {value}" if line.startswith("memory_gb:") else line
-             for line in file.read_text().splitlines()]
+    lines = [
+        f"memory_gb: {value}" if line.startswith("memory_gb:") else line
+        for line in file.read_text().splitlines()
+    ]
     file.write_text("\n".join(lines) + "\n")
 
 
@@ -78,8 +80,10 @@ def wait_for(check, what: str, server: LiveServer, timeout: float = WAIT):
         if value:
             return value
         time.sleep(0.1)
-    raise AssertionError(f"{what}: not within {timeout:g} s; /healthz: {server.health()}\n"
-                         + server.log.read_text(errors="replace")[-3000:])
+    raise AssertionError(
+        f"{what}: not within {timeout:g} s; /healthz: {server.health()}\n"
+        + server.log.read_text(errors="replace")[-3000:]
+    )
 
 
 def rebuilds(server: LiveServer) -> int:
@@ -100,8 +104,7 @@ def add_runs(records: Path, n: int, prefix: str) -> list[Path]:
 
 # --- live servers ----------------------------------------------------------------------------
 @pytest.mark.slow
-def test_an_edit_is_served_once_settled_and_a_burst_is_one_rebuild(tmp_path, web_cache,
-                                                                    records):
+def test_an_edit_is_served_once_settled_and_a_burst_is_one_rebuild(tmp_path, web_cache, records):
     server = serve(tmp_path, web_cache, records, "--watch")
     try:
         assert memory(server) == (80, 96)
@@ -114,8 +117,7 @@ def test_an_edit_is_served_once_settled_and_a_burst_is_one_rebuild(tmp_path, web
         set_memory(records, H100, "81")
         wait_for(lambda: memory(server) == (81, 96), "the edit served", server)
         # ETags (and dump names) follow the new snapshot's key
-        assert server.request("GET", "/sparql?" + urlencode({"query": MEMORY}))[1]["etag"] \
-            != etag
+        assert server.request("GET", "/sparql?" + urlencode({"query": MEMORY}))[1]["etag"] != etag
         health = server.health()
         assert health["rebuilds"] == 1
         assert health["last_rebuild"]["result"] == "ok" and health["last_rebuild"]["swapped"]
@@ -138,8 +140,13 @@ def test_editors_temporary_files_make_no_rebuild(tmp_path, web_cache, records):
     server = serve(tmp_path, web_cache, records, "--watch", "--settle", "0.2")
     try:
         folder = records / "accelerators"
-        for name in (".nvidia-h100-sxm.yaml.swp", "nvidia-h100-sxm.yaml~", "4913",
-                     ".#nvidia-h100-sxm.yaml", "#nvidia-h100-sxm.yaml#"):
+        for name in (
+            ".nvidia-h100-sxm.yaml.swp",
+            "nvidia-h100-sxm.yaml~",
+            "4913",
+            ".#nvidia-h100-sxm.yaml",
+            "#nvidia-h100-sxm.yaml#",
+        ):
             (folder / name).write_text("half a record")
             (folder / name).unlink()
         (records / "LICENSE.txt").write_text("not a record")
@@ -150,13 +157,13 @@ def test_editors_temporary_files_make_no_rebuild(tmp_path, web_cache, records):
 
 
 @pytest.mark.slow
-def test_a_with_file_is_watched_and_a_broken_one_fails_the_rebuild(tmp_path, web_cache,
-                                                                   records):
+def test_a_with_file_is_watched_and_a_broken_one_fails_the_rebuild(tmp_path, web_cache, records):
     extra = tmp_path / "extra.ttl"
     extra.write_text("<https://example.org/a> <https://example.org/p> 1 .\n")
     ask = "ASK { GRAPH <https://example.org/g> { <https://example.org/a> ?p 2 } }"
-    server = serve(tmp_path, web_cache, records, "--watch", "--with",
-                   f"{extra}=https://example.org/g")
+    server = serve(
+        tmp_path, web_cache, records, "--watch", "--with", f"{extra}=https://example.org/g"
+    )
     try:
         extra.write_text("<https://example.org/a> <https://example.org/p> 2 .\n")
         wait_for(lambda: json.loads(server.query(ask)[2])["boolean"], "the new graph", server)
@@ -172,8 +179,7 @@ def test_a_with_file_is_watched_and_a_broken_one_fails_the_rebuild(tmp_path, web
 
 
 @pytest.mark.slow
-def test_sighup_rebuilds_in_the_serving_process_without_a_restart(tmp_path, web_cache,
-                                                                  records):
+def test_sighup_rebuilds_in_the_serving_process_without_a_restart(tmp_path, web_cache, records):
     server = serve(tmp_path, web_cache, records)  # no --watch: only SIGHUP rebuilds
     try:
         before = server_processes(server)
@@ -197,16 +203,14 @@ def server_processes(server: LiveServer) -> list[int]:
             command = " ".join(p.cmdline())
         except psutil.Error:  # ended meanwhile: an old snapshot's query worker
             continue
-        if "benchgraph.serve" in command or "gunicorn" in command:
+        if "benchgraph.web.server" in command or "gunicorn" in command:
             found.append(p.pid)
     return sorted(found)
 
 
 @pytest.mark.slow
-def test_a_swap_refuses_nothing_and_each_answer_is_wholly_old_or_new(tmp_path, web_cache,
-                                                                      records):
-    server = serve(tmp_path, web_cache, records, "--watch", "--settle", "0.2",
-                   "--workers", "2")
+def test_a_swap_refuses_nothing_and_each_answer_is_wholly_old_or_new(tmp_path, web_cache, records):
+    server = serve(tmp_path, web_cache, records, "--watch", "--settle", "0.2", "--workers", "2")
     stop = threading.Event()
     seen: list[tuple[float, float]] = []
     errors: list[str] = []
@@ -217,9 +221,15 @@ def test_a_swap_refuses_nothing_and_each_answer_is_wholly_old_or_new(tmp_path, w
         while not stop.is_set() and time.monotonic() < deadline:
             conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
             try:  # a new connection each time: a refused one would show here
-                conn.request("POST", "/sparql", body, {
-                    "Content-Type": "application/x-www-form-urlencoded",
-                    "Accept": "application/sparql-results+json"})
+                conn.request(
+                    "POST",
+                    "/sparql",
+                    body,
+                    {
+                        "Content-Type": "application/x-www-form-urlencoded",
+                        "Accept": "application/sparql-results+json",
+                    },
+                )
                 response = conn.getresponse()
                 data = response.read()
                 if response.status != 200:
@@ -239,8 +249,11 @@ def test_a_swap_refuses_nothing_and_each_answer_is_wholly_old_or_new(tmp_path, w
         for step in range(1, 4):  # three swaps, each editing both files at once
             set_memory(records, H100, str(80 + step))
             set_memory(records, RTX, str(96 + step))
-            wait_for(lambda step=step: seen and seen[-1] == (80 + step, 96 + step),
-                     f"swap {step} served", server)
+            wait_for(
+                lambda step=step: seen and seen[-1] == (80 + step, 96 + step),
+                f"swap {step} served",
+                server,
+            )
             time.sleep(0.5)
     finally:
         stop.set()
@@ -253,8 +266,7 @@ def test_a_swap_refuses_nothing_and_each_answer_is_wholly_old_or_new(tmp_path, w
 
 
 @pytest.mark.slow
-def test_a_violation_keeps_the_served_snapshot_whole_until_mended(tmp_path, web_cache,
-                                                                  records):
+def test_a_violation_keeps_the_served_snapshot_whole_until_mended(tmp_path, web_cache, records):
     server = serve(tmp_path, web_cache, records, "--watch")
     try:
         runs = count(server, RUNS)
@@ -267,24 +279,34 @@ def test_a_violation_keeps_the_served_snapshot_whole_until_mended(tmp_path, web_
         assert last["result"] == "refused"
         assert [v for v in last["violations"] if f"{H100}:4: memory_gb: -5" in v], last
         assert last["would_leave_out"]["invalid"][0]["file"].endswith(H100)
+        # said at the top: degraded (still 200, it answers), and on every page
+        assert health["status"] == "degraded" and health["ok"] is False
+        assert health["degraded"]["files"][0].endswith(H100)
+        status, _headers, page = server.request("GET", "/", headers={"Accept": "text/html"})
+        assert status == 200 and b'id="refused-banner"' in page and H100.encode() in page
         # The old snapshot, whole: the old values, every record it served still there.
         assert health["snapshot"]["key"] == key
         assert memory(server) == (80, 96) and count(server, RUNS) == runs
-        assert "rebuild refused" in server.log.read_text() and "memory_gb: -5" in \
-            server.log.read_text()
+        assert (
+            "rebuild refused" in server.log.read_text()
+            and "memory_gb: -5" in server.log.read_text()
+        )
 
         set_memory(records, H100, "83")  # mended
         wait_for(lambda: memory(server) == (83, 97), "the mended data served", server)
         health = server.health()
         assert health["last_rebuild"]["result"] == "ok" and health["rebuilds"] == 2
+        assert health["status"] == "ok" and "degraded" not in health
+        assert b"refused-banner" not in server.request("GET", "/")[2]
         assert count(server, RUNS) == runs
     finally:
         server.stop()
 
 
 @pytest.mark.slow
-def test_a_first_start_serves_what_conforms_and_names_what_is_left_out(tmp_path, web_cache,
-                                                                       records):
+def test_a_first_start_serves_what_conforms_and_names_what_is_left_out(
+    tmp_path, web_cache, records
+):
     set_memory(records, RTX, "-1")  # every run of the test records links to this one
     linking = [f.name for f in add_runs(records, 5, "on-rtx")] + [Path(SEED).name]
     server = serve(tmp_path, web_cache, records, "--watch")
@@ -300,8 +322,7 @@ def test_a_first_start_serves_what_conforms_and_names_what_is_left_out(tmp_path,
         assert left["text"].startswith("left out: 2 records invalid (")
         assert left["text"].endswith(", 6 records linking to them")
         assert count(server, RUNS) == 0
-        status, _headers, body = server.query(
-            f"ASK {{ <{ID}accelerators/nvidia-h100-sxm> ?p ?o }}")
+        status, _headers, body = server.query(f"ASK {{ <{ID}accelerators/nvidia-h100-sxm> ?p ?o }}")
         assert json.loads(body)["boolean"] is True  # the rest is served
 
         set_memory(records, RTX, "96")  # mending it brings them all back
@@ -312,15 +333,16 @@ def test_a_first_start_serves_what_conforms_and_names_what_is_left_out(tmp_path,
 
 
 # --- in this process -------------------------------------------------------------------------
-def test_the_left_out_summary_traces_each_record_to_the_invalid_one(tmp_path, records,
-                                                                    monkeypatch):
+def test_the_left_out_summary_traces_each_record_to_the_invalid_one(tmp_path, records, monkeypatch):
     monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "cache"))
     pcie = records / "interconnects" / "pcie.yaml"
     pcie.write_text(pcie.read_text().replace("role: host-link", "role: 12"))
     result = build(records, skip_invalid=True)
     summary = snapshots.left_out_summary(result.left_out)
-    by_file = {i["file"].rsplit("/", 2)[-2] + "/" + i["file"].rsplit("/", 1)[-1]: i
-               for i in summary["linking"]}
+    by_file = {
+        i["file"].rsplit("/", 2)[-2] + "/" + i["file"].rsplit("/", 1)[-1]: i
+        for i in summary["linking"]
+    }
     # the accelerator links to pcie; the run links to the accelerator (or to pcie itself)
     assert by_file[RTX]["because_of"].endswith("interconnects/pcie.yaml")
     assert by_file[SEED]["because_of"].endswith("interconnects/pcie.yaml")
@@ -397,8 +419,17 @@ def test_the_watcher_ignores_temporary_files_and_sees_folders(tmp_path):
     data = tmp_path / "data"
     (data / "accelerators").mkdir(parents=True)
     wanted = DataFilter(data)
-    for name in (".x.yaml.swp", ".x.yaml.swx", "x.yaml~", "4913", ".#x.yaml", "#x.yaml#",
-                 "x.yaml___jb_tmp___", ".goutputstream-ABC123", "x.yaml.tmp"):
+    for name in (
+        ".x.yaml.swp",
+        ".x.yaml.swx",
+        "x.yaml~",
+        "4913",
+        ".#x.yaml",
+        "#x.yaml#",
+        "x.yaml___jb_tmp___",
+        ".goutputstream-ABC123",
+        "x.yaml.tmp",
+    ):
         assert not wanted(str(data / "accelerators" / name)), name
     assert not wanted(str(data / "accelerators" / "sedXk3b9Q"))  # gone, never a folder
     assert not wanted(str(data / ".git" / "index.lock"))

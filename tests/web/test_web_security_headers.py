@@ -19,8 +19,15 @@ from web.web_support import HERE
 
 YASGUI = HERE.parents[1] / "src" / "benchgraph" / "web" / "static" / "vendor" / "yasgui"
 HTML = {"Accept": "text/html"}
-PAGES = ["/", "/id/engines/markup-notes", "/ontology", "/sparql", "/id/engines/no-such-engine",
-         "/no/such/page", "/id/engines/" + "a" * 9000]
+PAGES = [
+    "/",
+    "/id/engines/markup-notes",
+    "/ontology",
+    "/sparql",
+    "/id/engines/no-such-engine",
+    "/no/such/page",
+    "/id/engines/" + "a" * 9000,
+]
 
 
 def policy(text: str) -> dict[str, list[str]]:
@@ -32,19 +39,25 @@ def policy(text: str) -> dict[str, list[str]]:
     return out
 
 
-@pytest.mark.parametrize("path, headers", [
-    *((p, HTML) for p in PAGES),
-    ("/sparql?query=ASK%7B%7D", {"Accept": "application/sparql-results+json"}),
-    ("/sparql", {"Accept": "text/turtle"}),
-    ("/static/benchgraph.js", {}),
-    ("/static/favicon.svg", {}),
-    ("/healthz", {}),
-    ("/no/such/page", {"Accept": "application/json"}),
-])
-def test_every_response_has_the_security_headers(client, path, headers):
+@pytest.mark.parametrize(
+    "path, headers",
+    [
+        *((p, HTML) for p in PAGES),
+        ("/sparql?query=ASK%7B%7D", {"Accept": "application/sparql-results+json"}),
+        ("/sparql", {"Accept": "text/turtle"}),
+        ("/static/benchgraph.js", {}),
+        ("/static/favicon.svg", {}),
+        ("/healthz", {}),
+        ("/no/such/page", {"Accept": "application/json"}),
+    ],
+)
+def test_every_response_has_the_security_headers(app, client, path, headers):
     response = client.get(path, headers=headers)
     assert response.headers["X-Content-Type-Options"] == "nosniff"
-    assert response.headers["Content-Security-Policy"] == DEFAULTS["CONTENT_SECURITY_POLICY"]
+    # the default policy, with connect-src naming the public base too (publicbase.py)
+    assert response.headers["Content-Security-Policy"] == DEFAULTS[
+        "CONTENT_SECURITY_POLICY"
+    ].replace("connect-src 'self'", f"connect-src 'self' {app.config['PUBLIC_BASE']}")
     assert response.headers["Referrer-Policy"] == "same-origin"
 
 
@@ -69,8 +82,11 @@ class Inline(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
-        if tag == "script" and "src" not in attributes \
-                and attributes.get("type") != "application/json":  # JSON is data, not run
+        if (
+            tag == "script"
+            and "src" not in attributes
+            and attributes.get("type") != "application/json"
+        ):  # JSON is data, not run
             self.found.append(f"inline <script> {attributes}")
         if tag == "style":
             self.found.append("<style> element")
@@ -78,7 +94,8 @@ class Inline(HTMLParser):
             if name == "style" or name.startswith("on"):
                 self.found.append(f"<{tag} {name}={value!r}>")
             if name in ("href", "src", "action") and (value or "").strip().lower().startswith(
-                    "javascript:"):
+                "javascript:"
+            ):
                 self.found.append(f"<{tag} {name}={value!r}>")
 
 
@@ -101,14 +118,21 @@ def test_the_style_hashes_are_those_the_vendored_yasgui_adds():
     # is updated these are found again (or the test says they are gone).
     bundle = (YASGUI / "yasgui.min.js").read_text(encoding="utf-8")
     layout = re.findall(r"createStyle\(\w+,`( \.grip-resizable\{[^`]*)`\)", bundle)
-    cursor = re.findall(r"createStyle\([^;]{0,60}?,`\*\{cursor:`\+\w+\.opt\.dragCursor\+"
-                        r"`!important\}`\)", bundle)
+    cursor = re.findall(
+        r"createStyle\([^;]{0,60}?,`\*\{cursor:`\+\w+\.opt\.dragCursor\+"
+        r"`!important\}`\)",
+        bundle,
+    )
     drag_cursor = re.findall(r"dragCursor:`([^`]*)`", bundle)
-    assert len(layout) == 1 and len(cursor) == 1 and len(drag_cursor) == 1, \
+    assert len(layout) == 1 and len(cursor) == 1 and len(drag_cursor) == 1, (
         "YASGUI's column resizer changed: find the <style> texts it adds again"
+    )
     sources = policy(DEFAULTS["CONTENT_SECURITY_POLICY"])["style-src"]
-    assert sources == ["'self'", style_hash(layout[0]),
-                       style_hash(f"*{{cursor:{drag_cursor[0]}!important}}")]
+    assert sources == [
+        "'self'",
+        style_hash(layout[0]),
+        style_hash(f"*{{cursor:{drag_cursor[0]}!important}}"),
+    ]
 
 
 def test_a_refusal_has_the_headers_and_echoes_little(client):

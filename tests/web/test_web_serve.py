@@ -8,9 +8,9 @@ import argparse
 import pyoxigraph as ox
 import pytest
 
-from benchgraph.build import build
-from benchgraph.extra import parse_with
-from benchgraph.serving import prepare
+from benchgraph.cli.options import parse_with
+from benchgraph.pipeline.steps import build
+from benchgraph.serving.prepare import prepare
 from web.web_support import RECORDS
 
 
@@ -29,16 +29,22 @@ def test_with_files_become_named_graphs_in_a_copy(built, tmp_path):
     named = tmp_path / "gpus.ttl"
     named.write_text("<https://example.org/h100> <https://example.org/p> 1 .\n")
     unnamed = tmp_path / "extra.nt"
-    unnamed.write_text("<https://example.org/a> <https://example.org/p> <https://example.org/b>"
-                       " .\n")
+    unnamed.write_text(
+        "<https://example.org/a> <https://example.org/p> <https://example.org/b> .\n"
+    )
     before = snapshot(built.store_path)
     served = prepare(built, [(named, "https://example.org/gpus"), (unnamed, None)])
     try:
         store = ox.Store.read_only(str(served.store_path))
         graphs = {g.value for g in store.named_graphs()}
         assert {"https://example.org/gpus", unnamed.resolve().as_uri()} <= graphs
-        described = len(list(store.quads_for_pattern(
-            None, None, None, ox.NamedNode("https://w3id.org/benchgraph/graph/description"))))
+        described = len(
+            list(
+                store.quads_for_pattern(
+                    None, None, None, ox.NamedNode("https://w3id.org/benchgraph/graph/description")
+                )
+            )
+        )
         assert described > 0  # what the copy holds, described (description.py)
         assert len(store) == len(ox.Store.read_only(str(built.store_path))) + 2 + described
         assert served.key != built.key and len(served.key) == 32
@@ -51,7 +57,7 @@ def test_with_files_become_named_graphs_in_a_copy(built, tmp_path):
 
 def test_the_key_follows_the_with_files(built, tmp_path):
     extra = tmp_path / "x.nt"
-    extra.write_text("<https://example.org/a> <https://example.org/p> \"1\" .\n")
+    extra.write_text('<https://example.org/a> <https://example.org/p> "1" .\n')
     keys = []
     for iri in ("https://example.org/one", "https://example.org/two"):
         served = prepare(built, [(extra, iri)])

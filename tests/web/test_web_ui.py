@@ -22,8 +22,12 @@ def test_query_page_serves_the_editor_from_this_server(client):
     assert "/static/vendor/yasgui/yasgui.min.js" in text
     # nothing is fetched from a CDN or another site
     assert not re.search(r'(src|href)="(https?:)?//', text)
-    for path in ("/static/vendor/yasgui/yasgui.min.js", "/static/vendor/yasgui/yasgui.min.css",
-                 "/static/benchgraph.js", "/static/benchgraph.css"):
+    for path in (
+        "/static/vendor/yasgui/yasgui.min.js",
+        "/static/vendor/yasgui/yasgui.min.css",
+        "/static/benchgraph.js",
+        "/static/benchgraph.css",
+    ):
         assert client.get(path).status_code == 200, path
 
 
@@ -75,10 +79,17 @@ def test_invalid_records_are_announced(client):
     assert "1 record file left out of this build" in client.get("/").get_data(as_text=True)
 
 
-@pytest.mark.parametrize(("ext", "parser", "quads"), [
-    ("trig", "trig", True), ("nq", "nquads", True), ("jsonld", "json-ld", True),
-    ("ttl", "turtle", False), ("nt", "nt", False), ("rdf", "xml", False),
-])
+@pytest.mark.parametrize(
+    ("ext", "parser", "quads"),
+    [
+        ("trig", "trig", True),
+        ("nq", "nquads", True),
+        ("jsonld", "json-ld", True),
+        ("ttl", "turtle", False),
+        ("nt", "nt", False),
+        ("rdf", "xml", False),
+    ],
+)
 def test_dumps_in_every_format(app, client, ext, parser, quads):
     response = client.get(f"/dumps/benchgraph.{ext}")
     assert response.status_code == 200
@@ -105,8 +116,10 @@ def test_writing_a_dump_sweeps_other_snapshots_and_dead_writers(app, client):
     folder.mkdir(parents=True, exist_ok=True)
     ended = subprocess.Popen([sys.executable, "-c", "pass"])
     ended.wait()  # a writer that is gone: its pid runs nothing now
-    left = [folder / f"benchgraph.trig.{ended.pid}.part",
-            folder / f"benchgraph.trig.gz.{ended.pid}.part"]
+    left = [
+        folder / f"benchgraph.trig.{ended.pid}.part",
+        folder / f"benchgraph.trig.gz.{ended.pid}.part",
+    ]
     for half in left:
         half.write_bytes(b"half a dump")
     runs = folder / f".benchgraph-dump-{ended.pid}-x1"
@@ -158,12 +171,16 @@ def _config(text: str) -> dict:
 
 
 def test_the_page_says_what_it_is_and_puts_the_headline_question_first(app, client):
-    from benchgraph.queries import SavedQuery
+    from benchgraph.query.saved import SavedQuery
 
     site = app.extensions["benchgraph"]
     saved = site.examples
-    headline = SavedQuery("no-gpu-fabric", "Runs on hardware with no GPU-to-GPU fabric", "",
-                          "SELECT ?run WHERE { ?run a bg:BenchmarkRun }")
+    headline = SavedQuery(
+        "no-gpu-fabric",
+        "Runs on hardware with no GPU-to-GPU fabric",
+        "",
+        "SELECT ?run WHERE { ?run a bg:BenchmarkRun }",
+    )
     site.examples = {**saved, "no-gpu-fabric": headline}  # named last, shown first
     try:
         text = client.get("/").get_data(as_text=True)
@@ -178,8 +195,7 @@ def test_the_page_says_what_it_is_and_puts_the_headline_question_first(app, clie
 def test_a_saved_querys_view_reaches_the_page(client):
     config = _config(client.get("/").get_data(as_text=True))
     views = {e["name"]: e["view"] for e in config["examples"]}
-    assert views["memory-chart"] == {"type": "bar", "x": "label", "y": "memory",
-                                     "unitText": "GB"}
+    assert views["memory-chart"] == {"type": "bar", "x": "label", "y": "memory", "unitText": "GB"}
     assert views["accelerators"] == {}
 
 
@@ -197,8 +213,13 @@ def test_result_links_lead_to_this_servers_pages(client):
 def test_the_chart_library_is_served_from_here_with_its_licence(client):
     text = client.get("/").get_data(as_text=True)
     assert "/static/vendor/chartjs/chart.umd.min.js" in text
-    for name in ("vendor/chartjs/chart.umd.min.js", "bg-view.js", "bg-chartdata.js",
-                 "bg-chart.js", "bg-table.js"):
+    for name in (
+        "vendor/chartjs/chart.umd.min.js",
+        "bg-view.js",
+        "bg-chartdata.js",
+        "bg-chart.js",
+        "bg-table.js",
+    ):
         assert client.get("/static/" + name).status_code == 200, name
     vendor = HERE.parents[1] / "src" / "benchgraph" / "web" / "static" / "vendor" / "chartjs"
     assert "MIT License" in (vendor / "LICENSE").read_text()

@@ -28,9 +28,14 @@ SHAPES = Namespace("https://w3id.org/benchgraph/tests/service-description#")
 
 BOOLEAN_TYPES = {"application/sparql-results+json", "application/sparql-results+xml"}
 TABULAR_TYPES = BOOLEAN_TYPES | {"text/csv", "text/tab-separated-values"}
-RDF_TYPES = {"text/turtle": "turtle", "application/n-triples": "nt",
-             "application/rdf+xml": "xml", "application/ld+json": "json-ld",
-             "application/n-quads": "nquads", "application/trig": "trig"}
+RDF_TYPES = {
+    "text/turtle": "turtle",
+    "application/n-triples": "nt",
+    "application/rdf+xml": "xml",
+    "application/ld+json": "json-ld",
+    "application/n-quads": "nquads",
+    "application/trig": "trig",
+}
 READ_ONLY = "the endpoint is read-only by design: SPARQL Update gets 403"
 
 
@@ -49,17 +54,25 @@ def protocol_cases() -> list:
     """One pytest param per entry of the protocol manifest, in manifest order."""
     manifest = W3C / "protocol" / "manifest.ttl"
     if not manifest.is_file():
-        return [pytest.param(None, marks=pytest.mark.skip(
-            reason=f"{W3C} is not here (the W3C suite lives in ../shared)"))]
+        return [
+            pytest.param(
+                None,
+                marks=pytest.mark.skip(
+                    reason=f"{W3C} is not here (the W3C suite lives in ../shared)"
+                ),
+            )
+        ]
     g = Graph().parse(manifest, format="turtle")
     entries = Collection(g, g.value(URIRef(manifest.as_uri()), MF.entries))
     cases = []
     for entry in entries:
         name = str(entry).rpartition("#")[2]
-        requests = [_request(g, r) for r in
-                    Collection(g, g.value(g.value(entry, MF.action), HT.requests))]
-        marks = [pytest.mark.xfail(strict=True, reason=READ_ONLY)] if name.startswith(
-            "update_") else []
+        requests = [
+            _request(g, r) for r in Collection(g, g.value(g.value(entry, MF.action), HT.requests))
+        ]
+        marks = (
+            [pytest.mark.xfail(strict=True, reason=READ_ONLY)] if name.startswith("update_") else []
+        )
         cases.append(pytest.param(requests, id=name, marks=marks))
     return cases
 
@@ -76,15 +89,22 @@ def _request(g: Graph, node) -> Request:
         encoding = str(g.value(body_node, CNT.characterEncoding) or "UTF-8")
         body = str(g.value(body_node, CNT.chars)).encode(encoding)
     response = g.value(node, HT.resp)
-    statuses = {int(str(s).rpartition("StatusCode")[2][0])
-                for s in g.objects(response, MF.expectedStatus)}
+    statuses = {
+        int(str(s).rpartition("StatusCode")[2][0]) for s in g.objects(response, MF.expectedStatus)
+    }
     boolean = g.value(response, MF.expectedBoolean)
     fmt = g.value(response, MF.expectedFormat)
     # The manifest's paths start with /sparql/; this endpoint is /sparql.
     path = str(g.value(node, HT.absolutePath)).replace("/sparql/", "/sparql", 1)
-    return Request(str(g.value(node, HT.methodName)), path, headers, body, statuses,
-                   str(fmt) if fmt is not None else None,
-                   boolean.toPython() if boolean is not None else None)
+    return Request(
+        str(g.value(node, HT.methodName)),
+        path,
+        headers,
+        body,
+        statuses,
+        str(fmt) if fmt is not None else None,
+        boolean.toPython() if boolean is not None else None,
+    )
 
 
 @pytest.mark.slow
@@ -150,8 +170,9 @@ def test_w3c_sd_has_endpoint_triple(live_server):
 
 
 @pytest.mark.skipif(not W3C.is_dir(), reason="the W3C suite lives in ../shared")
-@pytest.mark.parametrize("accept", ["text/turtle", "application/rdf+xml", "application/ld+json",
-                                    "*/*", ""])
+@pytest.mark.parametrize(
+    "accept", ["text/turtle", "application/rdf+xml", "application/ld+json", "*/*", ""]
+)
 def test_w3c_sd_returns_rdf(live_server, accept):
     _endpoint, g = _service_description(live_server, accept)
     assert len(g) > 0

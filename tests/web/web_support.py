@@ -45,9 +45,14 @@ class LiveServer:
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[1])
 
-    def request(self, method: str, path: str, body: bytes | None = None,
-                headers: dict[str, str] | None = None, timeout: float = 30
-                ) -> tuple[int, dict[str, str], bytes]:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = 30,
+    ) -> tuple[int, dict[str, str], bytes]:
         """One HTTP request, sent exactly as given (http.client adds no Content-Type)."""
         conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         try:
@@ -58,12 +63,17 @@ class LiveServer:
         finally:
             conn.close()
 
-    def query(self, text: str, accept: str = "application/sparql-results+json",
-              timeout: float = 30) -> tuple[int, dict[str, str], bytes]:
+    def query(
+        self, text: str, accept: str = "application/sparql-results+json", timeout: float = 30
+    ) -> tuple[int, dict[str, str], bytes]:
         """POST a query form-encoded, as YASGUI does."""
-        return self.request("POST", "/sparql", urlencode({"query": text}).encode(),
-                            {"Content-Type": "application/x-www-form-urlencoded",
-                             "Accept": accept}, timeout=timeout)
+        return self.request(
+            "POST",
+            "/sparql",
+            urlencode({"query": text}).encode(),
+            {"Content-Type": "application/x-www-form-urlencoded", "Accept": accept},
+            timeout=timeout,
+        )
 
     def health(self) -> dict:
         return json.loads(self.request("GET", "/healthz")[2])
@@ -89,26 +99,45 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(tmp: Path, cache: Path, *args: str, env: dict[str, str] | None = None
-                 ) -> LiveServer:
+def start_server(
+    tmp: Path, cache: Path, *args: str, env: dict[str, str] | None = None
+) -> LiveServer:
     """`benchgraph serve` on the test records; waits until /healthz answers."""
     port = free_port()
     log = tmp / f"server-{port}.log"
-    environment = os.environ | {"BENCHGRAPH_CACHE": str(cache),
-                                "BENCHGRAPH_QUERIES_DIR": str(EXAMPLES)} | (env or {})
+    environment = (
+        os.environ
+        | {"BENCHGRAPH_CACHE": str(cache), "BENCHGRAPH_QUERIES_DIR": str(EXAMPLES)}
+        | (env or {})
+    )
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "benchgraph", "serve", "--data", str(RECORDS),
-             "--port", str(port), "--timeout", str(LIVE_TIMEOUT), "--query-workers", "3",
-             *args],
-            stdout=out, stderr=subprocess.STDOUT, env=environment,
+            [
+                sys.executable,
+                "-m",
+                "benchgraph",
+                "serve",
+                "--data",
+                str(RECORDS),
+                "--port",
+                str(port),
+                "--timeout",
+                str(LIVE_TIMEOUT),
+                "--query-workers",
+                "3",
+                *args,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=environment,
         )
     server = LiveServer(f"http://127.0.0.1:{port}", proc, log)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"benchgraph serve exited {proc.returncode}:\n"
-                               + log.read_text(errors="replace"))
+            raise RuntimeError(
+                f"benchgraph serve exited {proc.returncode}:\n" + log.read_text(errors="replace")
+            )
         try:
             if server.request("GET", "/healthz", timeout=2)[0] == 200:
                 return server
@@ -146,8 +175,9 @@ class Listener:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                listener.requests.append(self.rfile.read(
-                    int(self.headers.get("Content-Length", 0))).decode())
+                listener.requests.append(
+                    self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
+                )
                 self._answer()
 
             def do_GET(self) -> None:  # noqa: N802
@@ -155,8 +185,14 @@ class Listener:
                 self._answer()
 
             def _answer(self) -> None:
-                body = json.dumps({"head": {"vars": ["x"]}, "results": {"bindings": [
-                    {"x": {"type": "literal", "value": "from the listener"}}]}}).encode()
+                body = json.dumps(
+                    {
+                        "head": {"vars": ["x"]},
+                        "results": {
+                            "bindings": [{"x": {"type": "literal", "value": "from the listener"}}]
+                        },
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/sparql-results+json")
                 self.send_header("Content-Length", str(len(body)))
@@ -182,3 +218,50 @@ class Listener:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class InThread:
+    """A call run in a thread of its own, its outcome carried back to the test's thread:
+    `raised(ExcType)` joins it and fails the test unless the call raised that error (a
+    `pytest.raises` inside the thread could only warn)."""
+
+    def __init__(self, call, *args) -> None:
+        self.error: BaseException | None = None
+        self.value = None
+
+        def run() -> None:
+            try:
+                self.value = call(*args)
+            except BaseException as exc:  # noqa: BLE001 - carried to the test's thread
+                self.error = exc
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def is_alive(self) -> bool:
+        return self.thread.is_alive()
+
+    def join(self, timeout: float = 120) -> None:
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), f"the call did not end within {timeout} s"
+
+    def raised(self, expected: type[BaseException], timeout: float = 120) -> BaseException:
+        self.join(timeout)
+        assert isinstance(self.error, expected), (
+            f"expected {expected.__name__}, got {self.error!r} (value {self.value!r})"
+        )
+        return self.error
+
+    def returned(self, timeout: float = 120):
+        self.join(timeout)
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def wait_until(condition, timeout: float = 30, what: str = "the condition") -> None:
+    """Poll `condition()` until it is true; fail after `timeout` seconds naming `what`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen within {timeout} s"
+        time.sleep(0.02)

@@ -18,12 +18,15 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import CannotRun
+from ..timing import Timer
+from . import argonne_power
+from .aliases import write_aliases
 from .common import (
     ImportReport,
-    Timer,
     check_ids,
     check_references,
     clean,
+    detect_commit,
     header,
     key,
     load_mapping,
@@ -34,8 +37,7 @@ from .common import (
 from .normalise import Normaliser
 
 FOLDER = "benchmarks/argonne"
-COLUMNS = ("Hardware", "Num of Hardware", "Framework", "Model", "Input Output Length",
-           "Batch Size")
+COLUMNS = ("Hardware", "Num of Hardware", "Framework", "Model", "Input Output Length", "Batch Size")
 
 
 @dataclass
@@ -56,21 +58,29 @@ class _Measurement:
     parallelism: dict[str, int] = field(default_factory=dict)
     # the mapping's `derived_hardware` entry that named the part or system, if one did
     derived: dict[str, Any] | None = None
+    # the power table's figure for this row: (milliwatts, text, file, line); argonne_power.py
+    power: tuple | None = None
 
 
-def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
-                   commit: str | None = None, mapping_dir: Path | None = None,
-                   write: bool = True) -> ImportReport:
+def import_argonne(
+    path: Path | str,
+    out_dir: Path | str | None = None,
+    *,
+    commit: str | None = None,
+    mapping_dir: Path | None = None,
+    write: bool = True,
+) -> ImportReport:
     """Import the LLM-Inference-Bench tables found under path (its `Plots/` folder)."""
     root = Path(path)
     if not (root / "Plots").is_dir():
-        raise CannotRun(f"{root}: no Plots/ folder (expected a copy of "
-                        "argonne-lcf/LLM-Inference-Bench)")
+        raise CannotRun(
+            f"{root}: no Plots/ folder (expected a copy of argonne-lcf/LLM-Inference-Bench)"
+        )
     report = ImportReport("Argonne LLM-Inference-Bench")
-    with Timer(report):
+    with Timer() as timer:
         rules = load_mapping("argonne", mapping_dir)
         norm = Normaliser(report, mapping_dir)
-        commit = commit or _detect_commit(root)
+        commit = commit or detect_commit(root)
         report.round = commit[:12] if commit else ""
         found = _read_tables(root, rules, norm, report)
         runs = _runs(found, rules, commit, report)
@@ -86,28 +96,15 @@ def import_argonne(path: Path | str, out_dir: Path | str | None = None, *,
             origin = rules["repository"] + (f" at {commit}" if commit else "")
             head = header("argonne <copy of argonne-lcf/LLM-Inference-Bench>", origin)
             report.files = write_records(out, {FOLDER: runs}, head)
+            report.files += write_aliases(out, mapping_dir)
             report.written = True
+    report.seconds = timer.seconds
     return report
 
 
-def _detect_commit(root: Path) -> str | None:
-    source = root / "SOURCE"
-    if source.is_file():
-        parts = source.read_text(encoding="utf-8").split()
-        if len(parts) >= 2:
-            return parts[1]
-    head = root / ".git" / "HEAD"
-    if head.is_file():
-        text = head.read_text(encoding="utf-8").strip()
-        if text.startswith("ref: "):
-            ref = root / ".git" / text[5:]
-            return ref.read_text(encoding="utf-8").strip() if ref.is_file() else None
-        return text or None
-    return None
-
-
-def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
-                 report: ImportReport) -> dict[tuple[str, ...], _Measurement]:
+def _read_tables(
+    root: Path, rules: dict[str, Any], norm: Normaliser, report: ImportReport
+) -> dict[tuple[str, ...], _Measurement]:
     units = rules["units"]
     tolerance = float(units.get("tolerance", 0.005))
     derived = _derived_hardware(rules)
@@ -123,10 +120,25 @@ def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
             report.leave_out(rel, table.get("why", "not imported"))
             continue
         data = path.read_bytes()
+        if table.get("power_column"):
+            argonne_power.attach(
+                rel,
+                data,
+                table,
+                found,
+                lambda row, where: getattr(
+                    _measure(row, where, None, units, tolerance, norm, report), "values", None
+                ),
+                report,
+            )
+            continue
         digest = hashlib.sha256(data).hexdigest()
         if digest in seen_hashes:
-            report.leave_out(rel, f"byte-identical to {seen_hashes[digest]}; its rows are "
-                             "imported once, from that file")
+            report.leave_out(
+                rel,
+                f"byte-identical to {seen_hashes[digest]}; its rows are "
+                "imported once, from that file",
+            )
             continue
         seen_hashes[digest] = rel
         reader = csv.reader(io.StringIO(data.decode("utf-8-sig")))
@@ -156,8 +168,11 @@ def _read_tables(root: Path, rules: dict[str, Any], norm: Normaliser,
                     continue
                 for k, v in par.items():
                     if existing.parallelism.get(k, v) != v:
-                        report.fail(where, f"parallelism {k}={v} contradicts {k}="
-                                    f"{existing.parallelism[k]} of an identical row")
+                        report.fail(
+                            where,
+                            f"parallelism {k}={v} contradicts {k}="
+                            f"{existing.parallelism[k]} of an identical row",
+                        )
                     existing.parallelism[k] = v
     return found
 
@@ -168,12 +183,20 @@ def _derived_hardware(rules: dict[str, Any]) -> dict[tuple[str, str], dict[str, 
     files of the repository, read with a vendor's or operator's pages, identify. It is
     derived, so each entry's sources become sources of its runs, saying what they derive
     (`derives: [accelerators]`, `[system]`)."""
-    return {(key(d["hardware"]), key(d["framework"])): d
-            for d in rules.get("derived_hardware") or []}
+    return {
+        (key(d["hardware"]), key(d["framework"])): d for d in rules.get("derived_hardware") or []
+    }
 
 
-def _measure(row: dict[str, str], where: str, par_col: str | None, units: dict[str, Any],
-             tolerance: float, norm: Normaliser, report: ImportReport) -> _Measurement | None:
+def _measure(
+    row: dict[str, str],
+    where: str,
+    par_col: str | None,
+    units: dict[str, Any],
+    tolerance: float,
+    norm: Normaliser,
+    report: ImportReport,
+) -> _Measurement | None:
     try:
         count = int(row["Num of Hardware"])
         length = int(row["Input Output Length"])
@@ -193,18 +216,33 @@ def _measure(row: dict[str, str], where: str, par_col: str | None, units: dict[s
         return None
     expected = 2 * batch * length
     if latency <= 0 or abs(throughput * latency - expected) > tolerance * expected:
-        report.leave_out(where, f"units not documented: Throughput x Latency = "
-                         f"{throughput * latency:.6g}, not 2 x Batch Size x Input Output "
-                         f"Length = {expected} as the source's scripts define them")
+        report.leave_out(
+            where,
+            f"units not documented: Throughput x Latency = "
+            f"{throughput * latency:.6g}, not 2 x Batch Size x Input Output "
+            f"Length = {expected} as the source's scripts define them",
+        )
         return None
-    values = tuple(row[c] for c in (*COLUMNS, units["latency"]["column"],
-                                    units["throughput"]["column"]))
-    return _Measurement(values, parts[0].id, engine, model[0], count, length, batch,
-                        latency, throughput, {c: row[c] for c in COLUMNS})
+    values = tuple(
+        row[c] for c in (*COLUMNS, units["latency"]["column"], units["throughput"]["column"])
+    )
+    return _Measurement(
+        values,
+        parts[0].id,
+        engine,
+        model[0],
+        count,
+        length,
+        batch,
+        latency,
+        throughput,
+        {c: row[c] for c in COLUMNS},
+    )
 
 
-def _parallelism(raw: str, count: int, rules: dict[str, Any], where: str,
-                 report: ImportReport) -> dict[str, int] | None:
+def _parallelism(
+    raw: str, count: int, rules: dict[str, Any], where: str, report: ImportReport
+) -> dict[str, int] | None:
     table = {clean(k).casefold(): v for k, v in (rules.get("parallelism") or {}).items()}
     spec = table.get(clean(raw).casefold())
     if spec is None:
@@ -219,52 +257,85 @@ def _parallelism(raw: str, count: int, rules: dict[str, Any], where: str,
     return sizes
 
 
-def _runs(found: dict[tuple[str, ...], _Measurement], rules: dict[str, Any],
-          commit: str | None, report: ImportReport) -> list[dict[str, Any]]:
+def _runs(
+    found: dict[tuple[str, ...], _Measurement],
+    rules: dict[str, Any],
+    commit: str | None,
+    report: ImportReport,
+) -> list[dict[str, Any]]:
     by_id: dict[str, list[_Measurement]] = {}
     for m in found.values():
-        tag = "-".join(f"{k[0]}p{m.parallelism[k]}" for k in ("tensor", "pipeline", "expert",
-                                                              "data") if k in m.parallelism)
-        base = slug("argonne", m.accelerator, f"x{m.count}", m.engine or "", m.model,
-                    f"io{m.length}", f"bs{m.batch}", tag)
+        tag = "-".join(
+            f"{k[0]}p{m.parallelism[k]}"
+            for k in ("tensor", "pipeline", "expert", "data")
+            if k in m.parallelism
+        )
+        base = slug(
+            "argonne",
+            m.accelerator,
+            f"x{m.count}",
+            m.engine or "",
+            m.model,
+            f"io{m.length}",
+            f"bs{m.batch}",
+            tag,
+        )
         by_id.setdefault(base, []).append(m)
     table_order = {t["path"]: i for i, t in enumerate(rules.get("tables") or [])}
     runs = []
     for base, items in sorted(by_id.items()):
         items.sort(key=lambda m: (table_order.get(m.sources[0][0], 99), m.sources[0][1]))
         for n, m in enumerate(items, start=1):
-            runs.append(_record(base if n == 1 else f"{base}-{n}", m, rules, commit,
-                                repeated=len(items)))
+            runs.append(
+                _record(base if n == 1 else f"{base}-{n}", m, rules, commit, repeated=len(items))
+            )
     return runs
 
 
-def _record(run_id: str, m: _Measurement, rules: dict[str, Any], commit: str | None,
-            repeated: int) -> dict[str, Any]:
+def _record(
+    run_id: str, m: _Measurement, rules: dict[str, Any], commit: str | None, repeated: int
+) -> dict[str, Any]:
     units = rules["units"]
     repo = rules["repository"]
-    sources = [source_entry(
-        publisher=rules["publisher"], title=rules["title"],
-        url=(f"https://github.com/{repo}/blob/{commit}/{quote(path)}" if commit else None),
-        repository=repo, commit=commit, path=path, row=str(line), licence=rules["licence"],
-    ) for path, line in m.sources]
+    sources = [
+        source_entry(
+            publisher=rules["publisher"],
+            title=rules["title"],
+            url=(f"https://github.com/{repo}/blob/{commit}/{quote(path)}" if commit else None),
+            repository=repo,
+            commit=commit,
+            path=path,
+            row=str(line),
+            licence=rules["licence"],
+            kind=rules.get("kind"),
+        )
+        for path, line in m.sources
+    ]
+    sources += argonne_power.sources(
+        m,
+        rules,
+        commit,
+        lambda path: f"https://github.com/{repo}/blob/{commit}/{quote(path)}" if commit else None,
+    )
     notes = []
     if m.derived is not None:
         sources += [source_entry(**src) for src in m.derived["sources"]]
         notes.append(m.derived["note"])
     if repeated > 1:
-        notes.append(f"The tables hold {repeated} different measurements of this "
-                     "configuration; each is a run.")
+        notes.append(
+            f"The tables hold {repeated} different measurements of this "
+            "configuration; each is a run."
+        )
     if len(m.sources) > 1:
-        notes.append(f"The same row appears {len(m.sources)} times in the tables; imported "
-                     "once.")
+        notes.append(f"The same row appears {len(m.sources)} times in the tables; imported once.")
     omitted = ["engine version"]
     if not m.parallelism:
         omitted.append("parallelism")
     record = {
         "id": run_id,
         "title": f"LLM-Inference-Bench: {m.raw['Model']} on {m.count}x {m.raw['Hardware']} "
-                 f"with {m.raw['Framework']}, {m.length} in / {m.length} out tokens, batch "
-                 f"{m.batch}",
+        f"with {m.raw['Framework']}, {m.length} in / {m.length} out tokens, batch "
+        f"{m.batch}",
         "category": "inference/research",
         "status": rules["status"],
         "confidence": rules["confidence"],
@@ -277,17 +348,24 @@ def _record(run_id: str, m: _Measurement, rules: dict[str, Any], commit: str | N
         "accelerator_count": m.count,
         "system": (m.derived or {}).get("system"),
         "parallelism": dict(sorted(m.parallelism.items())) or None,
-        "workload": {"input_tokens": m.length, "output_tokens": m.length,
-                     "batch_size": m.batch},
+        "workload": {"input_tokens": m.length, "output_tokens": m.length, "batch_size": m.batch},
         "measured_by": rules["measured_by"],
         "methodology": units["evidence"],
         "measurements": [
-            {"metric": units["latency"]["metric"], "value": m.latency,
-             "unit": units["latency"]["unit"]},
-            {"metric": units["per_accelerator"], "value": float(f"{m.throughput / m.count:.8g}"),
-             "unit": units["throughput"]["unit"], "derived": True,
-             "note": f"derived: the headline value divided by accelerator_count ({m.count}), "
-                     "rounded to 8 significant digits; not published by the source"},
+            {
+                "metric": units["latency"]["metric"],
+                "value": m.latency,
+                "unit": units["latency"]["unit"],
+            },
+            {
+                "metric": units["per_accelerator"],
+                "value": float(f"{m.throughput / m.count:.8g}"),
+                "unit": units["throughput"]["unit"],
+                "derived": True,
+                "note": f"derived: the headline value divided by accelerator_count ({m.count}), "
+                "rounded to 8 significant digits; not published by the source",
+            },
+            *argonne_power.measurements(m, rules),
         ],
         "omitted_by_source": omitted,
         "notes": " ".join(notes) or None,

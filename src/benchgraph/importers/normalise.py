@@ -34,8 +34,9 @@ class Normaliser:
         acc = load_mapping("accelerators", mapping_dir)
         self.acc_placeholders = {key(p) for p in acc.get("placeholders") or []}
         self.acc_names = keyed(acc.get("names") or {}, "accelerators.yaml")
-        self.engine_rules = _compile(load_mapping("engines", mapping_dir), "engines.yaml",
-                                     re.IGNORECASE)
+        self.engine_rules = _compile(
+            load_mapping("engines", mapping_dir), "engines.yaml", re.IGNORECASE
+        )
         self.model_rules = _compile(load_mapping("models", mapping_dir), "models.yaml", 0)
         for entry in self.ic_strings.values():
             for ic_id in entry.get("ids") or []:
@@ -60,7 +61,8 @@ class Normaliser:
             return None
         ids = list(entry.get("ids") or [])
         became = ", ".join(f"{i} ({self.ic_roles[i]})" for i in ids) or (
-            f"no interconnect ({entry.get('why', 'none named')})")
+            f"no interconnect ({entry.get('why', 'none named')})"
+        )
         self.report.use(category, text, became)
         return ids
 
@@ -79,8 +81,11 @@ class Normaliser:
             parts = [Part(entry)]
         else:
             parts = [Part(p["id"], p.get("total")) for p in entry.get("parts") or []]
-        self.report.use("accelerator", text, " + ".join(
-            p.id + (f" x{p.total}" if p.total else "") for p in parts))
+        self.report.use(
+            "accelerator",
+            text,
+            " + ".join(p.id + (f" x{p.total}" if p.total else "") for p in parts),
+        )
         return parts
 
     # --- engines and models ----------------------------------------------------------------
@@ -92,8 +97,12 @@ class Normaliser:
             if m:
                 engine = rule.get("engine")
                 version = m.group(rule["version"]) if rule.get("version") else None
-                self.report.use("engine", raw, (engine or f"no engine ({rule.get('why', '')})")
-                                + (f" {version}" if version else ""))
+                self.report.use(
+                    "engine",
+                    raw,
+                    (engine or f"no engine ({rule.get('why', '')})")
+                    + (f" {version}" if version else ""),
+                )
                 return True, engine, version
         self.report.unknown_string("engine", raw, where)
         return False, None, None
@@ -105,8 +114,11 @@ class Normaliser:
             m = pattern.fullmatch(text)
             if m:
                 target = _number(m.group(rule["target"])) if rule.get("target") else None
-                self.report.use("model", raw, rule["model"] + (
-                    f" @ {target} % target" if target is not None else ""))
+                self.report.use(
+                    "model",
+                    raw,
+                    rule["model"] + (f" @ {target} % target" if target is not None else ""),
+                )
                 return rule["model"], target
         self.report.unknown_string("model", raw, where)
         return None

@@ -11,6 +11,9 @@ SPARQL 1.1 query endpoint holding what `benchgraph push` wrote there.
     http.py    the client of remote stores: authentication, retries
     remote.py  a remote store read as the dataset
     push.py    the Graph Store Protocol push of a build into a remote store
+    extra.py   outside graphs (--with) in a private copy of a built store
+
+May import: records (what a record links to, for the cache's index) and the base floor.
 """
 
 from __future__ import annotations
@@ -27,20 +30,34 @@ __all__ = ["Store", "is_remote", "open"]
 class Store(Protocol):
     """What benchgraph reads of a store (pyoxigraph's names and arguments)."""
 
-    def query(self, query: str, *, base_iri: str | None = None,
-              prefixes: dict[str, str] | None = None,
-              use_default_graph_as_union: bool = False, default_graph: object = None,
-              named_graphs: object = None) -> object: ...
+    def query(
+        self,
+        query: str,
+        *,
+        base_iri: str | None = None,
+        prefixes: dict[str, str] | None = None,
+        use_default_graph_as_union: bool = False,
+        default_graph: object = None,
+        named_graphs: object = None,
+    ) -> object: ...
 
-    def quads_for_pattern(self, subject: object = None, predicate: object = None,
-                          object: object = None,  # noqa: A002 - pyoxigraph's name
-                          graph_name: object = None) -> Iterator[ox.Quad]: ...
+    def quads_for_pattern(
+        self,
+        subject: object = None,
+        predicate: object = None,
+        object: object = None,  # noqa: A002 - pyoxigraph's name
+        graph_name: object = None,
+    ) -> Iterator[ox.Quad]: ...
 
     def named_graphs(self) -> Iterator[ox.NamedNode]: ...
 
-    def dump(self, output: IO[bytes] | str | Path | None = None,
-             format: ox.RdfFormat = ...,  # noqa: A002
-             *, from_graph: object = None) -> bytes | None: ...
+    def dump(
+        self,
+        output: IO[bytes] | str | Path | None = None,
+        format: ox.RdfFormat = ...,  # noqa: A002
+        *,
+        from_graph: object = None,
+    ) -> bytes | None: ...
 
 
 def is_remote(location: str | Path | None) -> bool:
@@ -48,10 +65,12 @@ def is_remote(location: str | Path | None) -> bool:
     return isinstance(location, str) and location.startswith(("http://", "https://"))
 
 
-def open(location: str | Path, timeout: float | None = None,  # noqa: A001
-         max_bytes: int | None = None,
-         gate: Callable[[str, str | None, dict[str, str] | None], None] | None = None
-         ) -> Store:
+def open(
+    location: str | Path,
+    timeout: float | None = None,  # noqa: A001
+    max_bytes: int | None = None,
+    gate: Callable[[str, str | None, dict[str, str] | None], None] | None = None,
+) -> Store:
     """The store at `location`, read-only: a URL is a remote SPARQL store, anything else a
     built store folder. For a remote store: `timeout`, its per-query limit in seconds,
     `max_bytes`, the most read of one answer, and `gate`, called with every query before it

@@ -108,9 +108,18 @@ class Entries(Mapping[str, Entry]):
         if e is None:
             path, digest, kind, rid, problems, *stat = self.rows[path]
             e = self._made[path] = Entry(
-                path, digest, kind, rid, "", "",
-                [Problem(**p) for p in json.loads(problems)] if problems else [], None, None,
-                source=self._source, stat=tuple(stat))
+                path,
+                digest,
+                kind,
+                rid,
+                "",
+                "",
+                [Problem(**p) for p in json.loads(problems)] if problems else [],
+                None,
+                None,
+                source=self._source,
+                stat=tuple(stat),
+            )
         return e
 
     def __iter__(self):
@@ -136,8 +145,9 @@ class Entries(Mapping[str, Entry]):
     def with_kind(self, excluding: Container[str] = ()) -> Entries:
         """The entries of readable records (kind known), but those `excluding`."""
         if excluding:
-            rows = {p: r for p, r in self.rows.items()
-                    if r[KIND] is not None and p not in excluding}
+            rows = {
+                p: r for p, r in self.rows.items() if r[KIND] is not None and p not in excluding
+            }
         else:
             rows = {p: r for p, r in self.rows.items() if r[KIND] is not None}
         return Entries(rows, self._made, self._source)
@@ -162,53 +172,83 @@ class Cache:
         self.db.execute(
             "CREATE TABLE IF NOT EXISTS entry (path TEXT PRIMARY KEY, digest TEXT, kind TEXT,"
             " id TEXT, problems TEXT, size INTEGER, mtime INTEGER, hash TEXT, git_commit TEXT,"
-            " refs TEXT, outward TEXT)")
+            " refs TEXT, outward TEXT)"
+        )
         self.db.execute("CREATE INDEX IF NOT EXISTS entry_id ON entry (kind, id)")
         self.db.execute("CREATE TABLE IF NOT EXISTS link (path TEXT, kind TEXT, target TEXT)")
         self.db.execute("CREATE INDEX IF NOT EXISTS link_target ON link (kind, target)")
         self.db.execute("CREATE INDEX IF NOT EXISTS link_path ON link (path)")
-        self.db.execute("CREATE TABLE IF NOT EXISTS body (path TEXT PRIMARY KEY, stated BLOB,"
-                        " inferred BLOB, lines TEXT)")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS body (path TEXT PRIMARY KEY, stated BLOB,"
+            " inferred BLOB, lines TEXT)"
+        )
         self.db.execute("CREATE TABLE IF NOT EXISTS loaded (graph TEXT PRIMARY KEY, digest TEXT)")
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
 
     def get(self, paths: list[str], quads: bool = False) -> dict[str, Entry]:
         """The entries of these paths, with their quads when asked (they are the bulk)."""
         columns = "b.stated, b.inferred" if quads else "'', ''"
-        select = (f"SELECT e.path, e.digest, e.kind, e.id, {columns}, e.problems, e.refs,"
-                  " b.lines FROM entry e JOIN body b ON b.path = e.path WHERE e.path IN"
-                  " (SELECT value FROM json_each(?))")
+        select = (
+            f"SELECT e.path, e.digest, e.kind, e.id, {columns}, e.problems, e.refs,"
+            " b.lines FROM entry e JOIN body b ON b.path = e.path WHERE e.path IN"
+            " (SELECT value FROM json_each(?))"
+        )
         return {row[0]: _entry(row) for row in self.db.execute(select, (json.dumps(paths),))}
 
     def put(self, entries: list[Entry]) -> None:
         """Save these entries whole, each with the file's `stat` as the scan read it."""
-        self.db.executemany("INSERT OR REPLACE INTO entry VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                            [_row(e) for e in entries])
+        self.db.executemany(
+            "INSERT OR REPLACE INTO entry VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            [_row(e) for e in entries],
+        )
         self._unlink([e.path for e in entries])
-        self.db.executemany("INSERT INTO link VALUES (?, ?, ?)",
-                            [(e.path, kind, target) for e in entries
-                             for _dotted, target, kind in e.refs])
+        self.db.executemany(
+            "INSERT INTO link VALUES (?, ?, ?)",
+            [(e.path, kind, target) for e in entries for _dotted, target, kind in e.refs],
+        )
         self.db.executemany(
             "INSERT OR REPLACE INTO body VALUES (?,?,?,?)",
-            [(e.path, *(e.packed or e.pack().packed),
-              e.line_map if isinstance(e.line_map, str) else json.dumps(e.lines))
-             for e in entries])
+            [
+                (
+                    e.path,
+                    *(e.packed or e.pack().packed),
+                    e.line_map if isinstance(e.line_map, str) else json.dumps(e.lines),
+                )
+                for e in entries
+            ],
+        )
 
     def index(self) -> Entries:
         """Every entry without its quads, links and line map (each read when asked)."""
-        return Entries({row[0]: row for row in self.db.execute(
-            "SELECT path, digest, kind, id, problems, size, mtime, hash, git_commit FROM entry")},
-            {}, self)
+        return Entries(
+            {
+                row[0]: row
+                for row in self.db.execute(
+                    "SELECT path, digest, kind, id, problems, size, mtime, hash, git_commit"
+                    " FROM entry"
+                )
+            },
+            {},
+            self,
+        )
 
     def outward(self, paths: list[str]) -> dict[str, str]:
         """path -> what other records read of its record, as the last build saved it."""
-        return dict(self.db.execute("SELECT path, outward FROM entry WHERE path IN"
-                                    " (SELECT value FROM json_each(?))", (json.dumps(paths),)))
+        return dict(
+            self.db.execute(
+                "SELECT path, outward FROM entry WHERE path IN (SELECT value FROM json_each(?))",
+                (json.dumps(paths),),
+            )
+        )
 
     def refs(self, paths: list[str]) -> dict[str, str]:
         """path -> its links as JSON."""
-        return dict(self.db.execute("SELECT path, refs FROM entry WHERE path IN"
-                                    " (SELECT value FROM json_each(?))", (json.dumps(paths),)))
+        return dict(
+            self.db.execute(
+                "SELECT path, refs FROM entry WHERE path IN (SELECT value FROM json_each(?))",
+                (json.dumps(paths),),
+            )
+        )
 
     def read_refs(self, entries: Iterable[Entry]) -> None:
         """Read the links of many entries at once (one query, not one each)."""
@@ -226,8 +266,9 @@ class Cache:
         todo = {e.path: e for e in entries if e.line_map is None}
         if todo:
             for path, lines in self.db.execute(
-                    "SELECT path, lines FROM body WHERE path IN (SELECT value FROM json_each(?))",
-                    (json.dumps(list(todo)),)):
+                "SELECT path, lines FROM body WHERE path IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(todo)),),
+            ):
                 todo.pop(path).line_map = lines
         for e in todo.values():  # no body: as Entry.lines reads it
             e.line_map = "{}"
@@ -236,19 +277,28 @@ class Cache:
         """(kind, id) -> the files of the records linking to it, as the last put saved them."""
         out: dict[tuple[str, str], list[str]] = {}
         for kind, target in keys:
-            out[(kind, target)] = [p for (p,) in self.db.execute(
-                "SELECT DISTINCT path FROM link WHERE kind = ? AND target = ?", (kind, target))]
+            out[(kind, target)] = [
+                p
+                for (p,) in self.db.execute(
+                    "SELECT DISTINCT path FROM link WHERE kind = ? AND target = ?", (kind, target)
+                )
+            ]
         return out
 
     def has_record(self, kind: str, rid: str) -> bool:
-        return self.db.execute("SELECT 1 FROM entry WHERE kind = ? AND id = ? LIMIT 1",
-                               (kind, rid)).fetchone() is not None
+        return (
+            self.db.execute(
+                "SELECT 1 FROM entry WHERE kind = ? AND id = ? LIMIT 1", (kind, rid)
+            ).fetchone()
+            is not None
+        )
 
     def duplicate_ids(self) -> list[tuple[str, str, list[str]]]:
         """(kind, id, files) of every id held by more than one file."""
         rows = self.db.execute(
             "SELECT kind, id, json_group_array(path) FROM entry WHERE kind IS NOT NULL"
-            " GROUP BY kind, id HAVING count(*) > 1")
+            " GROUP BY kind, id HAVING count(*) > 1"
+        )
         return [(kind, rid, sorted(json.loads(paths))) for kind, rid, paths in rows]
 
     def _unlink(self, paths: list[str]) -> None:
@@ -258,7 +308,8 @@ class Cache:
         """Files read again that still hold what their entry was made of (touched)."""
         self.db.executemany(
             "UPDATE entry SET size = ?, mtime = ?, hash = ?, git_commit = ? WHERE path = ?",
-            [(*v, p) for p, v in stats.items()])
+            [(*v, p) for p, v in stats.items()],
+        )
 
     def lines(self, path: str) -> str:
         row = self.db.execute("SELECT lines FROM body WHERE path = ?", (path,)).fetchone()
@@ -273,8 +324,12 @@ class Cache:
         """Graph -> digest of what the store holds, of these graphs (None: all)."""
         if graphs is None:
             return dict(self.db.execute("SELECT graph, digest FROM loaded"))
-        return dict(self.db.execute("SELECT graph, digest FROM loaded WHERE graph IN"
-                                    " (SELECT value FROM json_each(?))", (json.dumps(graphs),)))
+        return dict(
+            self.db.execute(
+                "SELECT graph, digest FROM loaded WHERE graph IN (SELECT value FROM json_each(?))",
+                (json.dumps(graphs),),
+            )
+        )
 
     def loaded_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM loaded").fetchone()[0]
@@ -303,17 +358,28 @@ class Cache:
 
 def _row(e: Entry) -> tuple:
     """An entry as its `entry` row keeps it."""
-    return (e.path, e.digest, e.kind, e.id,
-            json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
-            *(e.stat or UNREAD),
-            e.ref_data if isinstance(e.ref_data, str) else json.dumps(e.refs), e.outward)
+    return (
+        e.path,
+        e.digest,
+        e.kind,
+        e.id,
+        json.dumps([p.as_dict() for p in e.problems]) if e.problems else "",
+        *(e.stat or UNREAD),
+        e.ref_data if isinstance(e.ref_data, str) else json.dumps(e.refs),
+        e.outward,
+    )
 
 
 def _entry(row: tuple) -> Entry:
     path, digest, kind, rid, stated, inferred, problems, refs, lines = row
     return Entry(
-        path, digest, kind, rid, unpack(stated) if stated else "",
+        path,
+        digest,
+        kind,
+        rid,
+        unpack(stated) if stated else "",
         unpack(inferred) if inferred else "",
         [Problem(**p) for p in json.loads(problems)] if problems else [],
-        refs, lines,
+        refs,
+        lines,
     )

@@ -22,10 +22,10 @@ from typing import IO
 
 import pyoxigraph as ox
 
-from ..namespaces import PREFIXES
+from ..namespaces import PREFIXES, RECORD_PREFIXES
 
-# Record IRIs read better whole than as bgid:benchmarks\/x, so dumps leave that prefix out.
-DUMP_PREFIXES = {k: v for k, v in PREFIXES.items() if k != "bgid"}
+# Record IRIs read better whole than as bgid:benchmarks\/x, so dumps leave those prefixes out.
+DUMP_PREFIXES = {k: v for k, v in PREFIXES.items() if k not in RECORD_PREFIXES}
 
 FORMATS = {
     "trig": ox.RdfFormat.TRIG,
@@ -35,9 +35,18 @@ FORMATS = {
     "jsonld": ox.RdfFormat.JSON_LD,
     "rdf": ox.RdfFormat.RDF_XML,  # the union, as for Turtle: RDF/XML has no named graphs
 }
-ALIASES = {"turtle": "ttl", "n-triples": "nt", "ntriples": "nt", "n-quads": "nq",
-           "nquads": "nq", "json-ld": "jsonld", "rdfxml": "rdf", "rdf/xml": "rdf",
-           "xml": "rdf", "owl": "rdf"}
+ALIASES = {
+    "turtle": "ttl",
+    "n-triples": "nt",
+    "ntriples": "nt",
+    "n-quads": "nq",
+    "nquads": "nq",
+    "json-ld": "jsonld",
+    "rdfxml": "rdf",
+    "rdf/xml": "rdf",
+    "xml": "rdf",
+    "owl": "rdf",
+}
 QUADS = {"trig", "nq", "jsonld"}
 RUN_LINES = 500_000  # lines sorted in memory at once: about 200 MB of N-Quads
 PARSE_LINES = 20_000  # lines parsed back into triples at once
@@ -55,8 +64,13 @@ def format_for(name: str) -> str:
     return key
 
 
-def dump(store: ox.Store, fmt: str, out: IO[bytes] | Path, scratch: Path | None = None,
-         extra: Sequence[ox.Quad] = ()) -> None:
+def dump(
+    store: ox.Store,
+    fmt: str,
+    out: IO[bytes] | Path,
+    scratch: Path | None = None,
+    extra: Sequence[ox.Quad] = (),
+) -> None:
     """Write the dataset, with the quads `extra` (the description, when the store does not
     hold it): quad formats keep the named graphs; triple formats write the union (each
     triple once). Sorting writes temporary files (up to twice the dump's size) in `scratch`:
@@ -76,15 +90,15 @@ def dump(store: ox.Store, fmt: str, out: IO[bytes] | Path, scratch: Path | None 
             with unsorted.open("rb") as lines:
                 out.writelines(sorted_unique(lines, tmp))
         elif key in QUADS:
-            ox.serialize(_graph_by_graph(store, extra), out, FORMATS[key],
-                         prefixes=DUMP_PREFIXES)
+            ox.serialize(_graph_by_graph(store, extra), out, FORMATS[key], prefixes=DUMP_PREFIXES)
         else:
             unsorted = Path(tmp, "unsorted.nt")
             with unsorted.open("wb") as f:
                 for graph in _graphs(store):  # the union: every graph's triples, made unique
                     store.dump(f, ox.RdfFormat.N_TRIPLES, from_graph=graph)
-                f.write(ox.serialize([q.triple for q in extra], format=ox.RdfFormat.N_TRIPLES)
-                        or b"")
+                f.write(
+                    ox.serialize([q.triple for q in extra], format=ox.RdfFormat.N_TRIPLES) or b""
+                )
             with unsorted.open("rb") as lines:
                 union = sorted_unique(lines, tmp)
                 if key == "nt":
@@ -138,12 +152,12 @@ def _graph_by_graph(store: ox.Store, extra: Sequence[ox.Quad] = ()) -> Iterator[
     more: dict[str, list[ox.Triple]] = {}
     for q in extra:
         more.setdefault(str(q.graph_name), []).append(q.triple)
-    names = {str(g): g for g in _graphs(store)} | {str(q.graph_name): q.graph_name
-                                                   for q in extra}
+    names = {str(g): g for g in _graphs(store)} | {str(q.graph_name): q.graph_name for q in extra}
     for name in sorted(names):
         graph = names[name]
         text = store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=graph) + (
-            ox.serialize(more.get(name, []), format=ox.RdfFormat.N_TRIPLES) or b"")
+            ox.serialize(more.get(name, []), format=ox.RdfFormat.N_TRIPLES) or b""
+        )
         lines = sorted(set(text.splitlines(keepends=True)))
         for triple in _parsed(lines):
             yield ox.Quad(triple.subject, triple.predicate, triple.object, graph)

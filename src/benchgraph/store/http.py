@@ -42,10 +42,12 @@ class Account:
         return bool(os.environ.get(self.user) or os.environ.get(self.token))
 
 
-PUSH_ACCOUNT = Account("BENCHGRAPH_STORE_USER", "BENCHGRAPH_STORE_PASSWORD",
-                       "BENCHGRAPH_STORE_TOKEN")
-SERVE_ACCOUNT = Account("BENCHGRAPH_SERVE_STORE_USER", "BENCHGRAPH_SERVE_STORE_PASSWORD",
-                        "BENCHGRAPH_SERVE_STORE_TOKEN")
+PUSH_ACCOUNT = Account(
+    "BENCHGRAPH_STORE_USER", "BENCHGRAPH_STORE_PASSWORD", "BENCHGRAPH_STORE_TOKEN"
+)
+SERVE_ACCOUNT = Account(
+    "BENCHGRAPH_SERVE_STORE_USER", "BENCHGRAPH_SERVE_STORE_PASSWORD", "BENCHGRAPH_SERVE_STORE_TOKEN"
+)
 USER, PASSWORD, TOKEN = PUSH_ACCOUNT.user, PUSH_ACCOUNT.password, PUSH_ACCOUNT.token
 RETRIES = (0.2, 0.6, 1.5)  # seconds before each retry of a request that is safe to repeat
 RETRY_STATUS = {502, 503, 504}
@@ -106,10 +108,12 @@ def check_url(url: str, what: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise CannotRun(f"{what} {_safe(url)}: not an http(s) URL")
     if parts.username or parts.password:
-        raise CannotRun(f"{what}: credentials do not belong in the URL (they would show in "
-                        "logs and process lists); give them in the environment ("
-                        f"{PUSH_ACCOUNT.hint()} for push; {SERVE_ACCOUNT.hint()} for serve, "
-                        "query and export)")
+        raise CannotRun(
+            f"{what}: credentials do not belong in the URL (they would show in "
+            "logs and process lists); give them in the environment ("
+            f"{PUSH_ACCOUNT.hint()} for push; {SERVE_ACCOUNT.hint()} for serve, "
+            "query and export)"
+        )
     return url
 
 
@@ -136,10 +140,17 @@ class Client:
         self.server = ""  # the store's Server header, once one answered
 
     # --- requests ---------------------------------------------------------------------
-    def request(self, method: str, url: str, body: bytes | None = None,
-                headers: dict[str, str] | None = None, params: list[tuple[str, str]] = (),
-                retry: bool = True, timeout: float | None = None,
-                limit: int | None = None) -> Response:
+    def request(
+        self,
+        method: str,
+        url: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        params: list[tuple[str, str]] = (),
+        retry: bool = True,
+        timeout: float | None = None,
+        limit: int | None = None,
+    ) -> Response:
         """Send one request; retry a connection failure or a 502/503/504 when `retry` (only
         for requests that are safe to repeat). Raises StoreUnavailable; StoreTooLarge when
         the answer passes `limit` bytes."""
@@ -163,18 +174,23 @@ class Client:
                 continue
             if retry and response.status == 500 and _DEADLOCK.search(response.body[:4000]):
                 # two writes met (Virtuoso's SR172): the store rolled this one back whole
-                last = StoreUnavailable(f"{_safe(url)}: the store answered 500: "
-                                        f"{store_text(response.body)}")
+                last = StoreUnavailable(
+                    f"{_safe(url)}: the store answered 500: {store_text(response.body)}"
+                )
                 continue
             if response.status in RETRY_STATUS and retry:
-                last = StoreUnavailable(f"{_safe(url)}: the store answered "
-                                        f"{response.status}: {store_text(response.body)}")
+                last = StoreUnavailable(
+                    f"{_safe(url)}: the store answered "
+                    f"{response.status}: {store_text(response.body)}"
+                )
                 continue
             return response
         if isinstance(last, StoreUnavailable):
             raise last
-        raise StoreUnavailable(f"{_safe(urlsplit(url)._replace(query='').geturl())}: the "
-                               f"store cannot be reached ({type(last).__name__}: {last})")
+        raise StoreUnavailable(
+            f"{_safe(urlsplit(url)._replace(query='').geturl())}: the "
+            f"store cannot be reached ({type(last).__name__}: {last})"
+        )
 
     def _refresh(self, url: str) -> None:
         """Learn the store's current digest challenge with a request that has no body."""
@@ -183,8 +199,15 @@ class Client:
         except (OSError, http.client.HTTPException):
             self._drop()
 
-    def _send(self, method: str, url: str, body: bytes | None, headers: dict[str, str],
-              timeout: float | None, limit: int | None = None) -> Response:
+    def _send(
+        self,
+        method: str,
+        url: str,
+        body: bytes | None,
+        headers: dict[str, str],
+        timeout: float | None,
+        limit: int | None = None,
+    ) -> Response:
         parts = urlsplit(url)
         path = parts.path or "/"
         if parts.query:
@@ -198,8 +221,10 @@ class Client:
             data = raw.read() if limit is None else raw.read(limit + 1)
             if limit is not None and len(data) > limit:
                 self._drop()  # the rest is never read: the connection cannot be used again
-                raise StoreTooLarge(f"the store's answer passes the {limit:,} bytes read of "
-                                    "one; add a LIMIT or narrow the query")
+                raise StoreTooLarge(
+                    f"the store's answer passes the {limit:,} bytes read of "
+                    "one; add a LIMIT or narrow the query"
+                )
             self.server = raw.getheader("Server") or self.server
             if raw.getheader("Connection", "").lower() == "close":
                 self._drop()
@@ -214,8 +239,11 @@ class Client:
         conn = conns.get(key)
         wanted = timeout if timeout is not None else self.timeout
         if conn is None:
-            kind = (http.client.HTTPSConnection if parts.scheme == "https"
-                    else http.client.HTTPConnection)
+            kind = (
+                http.client.HTTPSConnection
+                if parts.scheme == "https"
+                else http.client.HTTPConnection
+            )
             conn = conns[key] = kind(parts.hostname, parts.port, timeout=CONNECT_TIMEOUT)
             conn.connect()
         if conn.sock is not None:
@@ -241,8 +269,9 @@ class Client:
         if self._scheme == "basic":
             import base64
 
-            return {"Authorization": "Basic " + base64.b64encode(
-                f"{user}:{password}".encode()).decode()}
+            return {
+                "Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+            }
         return {"Authorization": self._digest(method, path, user, password)}
 
     def _learn(self, headers: http.client.HTTPMessage) -> bool:
@@ -256,8 +285,12 @@ class Client:
                 challenge = dict(re.findall(r'(\w+)="?([^",]*)"?', rest))
                 with self._lock:
                     stale = challenge.get("stale", "").lower() == "true"
-                    if self._scheme == "digest" and not stale and self._challenge and \
-                            self._challenge.get("nonce") == challenge.get("nonce"):
+                    if (
+                        self._scheme == "digest"
+                        and not stale
+                        and self._challenge
+                        and self._challenge.get("nonce") == challenge.get("nonce")
+                    ):
                         return False  # the same nonce refused: the credentials are wrong
                     self._scheme, self._challenge, self._nc = "digest", challenge, 0
                 return True
@@ -284,8 +317,13 @@ class Client:
         ha1 = digest(f"{user}:{realm}:{password}")
         ha2 = digest(f"{method}:{path}")
         cnonce = secrets.token_hex(8)
-        fields = [f'username="{user}"', f'realm="{realm}"', f'nonce="{nonce}"',
-                  f'uri="{path}"', f"algorithm={algorithm}"]
+        fields = [
+            f'username="{user}"',
+            f'realm="{realm}"',
+            f'nonce="{nonce}"',
+            f'uri="{path}"',
+            f"algorithm={algorithm}",
+        ]
         if "auth" in c.get("qop", "").split(","):
             response = digest(f"{ha1}:{nonce}:{nc}:{cnonce}:auth:{ha2}")
             fields += ["qop=auth", f"nc={nc}", f'cnonce="{cnonce}"']
@@ -301,23 +339,31 @@ def store_text(body: bytes, limit: int = 160) -> str:
     """A store's error body as one short line: its first line of words (an HTML page's tags
     left out), cut at `limit` characters. Never the rest: Virtuoso's message goes on with
     the whole query it was sent, benchgraph's rewriting of it included."""
-    text = body[:64 * 1024].decode("utf-8", "replace")
+    text = body[: 64 * 1024].decode("utf-8", "replace")
     if text.lstrip()[:1] == "<" and "<html" in text[:300].lower():  # a page: its words only
         text = re.sub(r"<[^>]+>", "\n", text)
     line = next((" ".join(part.split()) for part in text.splitlines() if part.strip()), "")
     return line[:limit] + ("..." if len(line) > limit else "")
 
 
-def error_from(response: Response, what: str, account: Account = PUSH_ACCOUNT
-               ) -> StoreError | StoreUnavailable:
+def error_from(
+    response: Response, what: str, account: Account = PUSH_ACCOUNT
+) -> StoreError | StoreUnavailable:
     """The error for a store's non-2xx answer to `what` (asked with `account`)."""
     if response.status in RETRY_STATUS:
-        return StoreUnavailable(f"{what}: the store answered {response.status}: "
-                                f"{store_text(response.body)}")
+        return StoreUnavailable(
+            f"{what}: the store answered {response.status}: {store_text(response.body)}"
+        )
     if response.status in (401, 403):
-        hint = (f" ({account.hint()})" if not account.given() else
-                " (the credentials in the environment were refused)")
-        return StoreError(response.status, f"{what}: the store refused access "
-                                           f"({response.status}){hint}")
-    return StoreError(response.status, f"{what}: the store answered {response.status}: "
-                                       f"{store_text(response.body)}")
+        hint = (
+            f" ({account.hint()})"
+            if not account.given()
+            else " (the credentials in the environment were refused)"
+        )
+        return StoreError(
+            response.status, f"{what}: the store refused access ({response.status}){hint}"
+        )
+    return StoreError(
+        response.status,
+        f"{what}: the store answered {response.status}: {store_text(response.body)}",
+    )

@@ -2,7 +2,7 @@
 
 A record is its named graph plus its share of the graphs all records share: what its local
 reasoning put in the inferred graph and its links in the link graph (about its own nodes
-only, so no other record shares those quads; build.process hands both as the entry's
+only, so no other record shares those quads; pipeline.workers.process hands both as the entry's
 `inferred` text, and they are removed quad by quad). `Loader.add` loads records as the
 build's workers return them, bulk loads in threads of their own reading batch after batch,
 so the store fills while the workers convert and no build holds every record's quads at
@@ -27,7 +27,8 @@ import pyoxigraph as ox
 
 from ..errors import VIOLATION, CannotRun, Problem
 from ..namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
-from ..records import REFERENCES, Record, size_text
+from ..records.files import size_text
+from ..records.schema import REFERENCES, Record
 from .cache import ID as ROW_ID
 from .cache import KIND, Cache, Entries, Entry, pack, unpack
 
@@ -80,13 +81,23 @@ def store_problem(record: Record, text: str) -> Problem | None:
     size = too_long_for_store(text)
     if not size:
         return None
-    fields = sorted(((len(str(v).encode()), dotted) for dotted, v in _scalars(record.fields)
-                     if isinstance(v, str)), reverse=True)
+    fields = sorted(
+        (
+            (len(str(v).encode()), dotted)
+            for dotted, v in _scalars(record.fields)
+            if isinstance(v, str)
+        ),
+        reverse=True,
+    )
     field = fields[0][1] if fields and fields[0][0] * 2 >= _SAFE_LINE else ""
-    return Problem(record.path, record.line(field) if field else 1, field,
-                   f"is {size_text(size)} as the store reads it (escapes included), over the "
-                   f"{size_text(STORE_TERM_BYTES)} the store takes in one value: shorten it",
-                   code="store-refuses")
+    return Problem(
+        record.path,
+        record.line(field) if field else 1,
+        field,
+        f"is {size_text(size)} as the store reads it (escapes included), over the "
+        f"{size_text(STORE_TERM_BYTES)} the store takes in one value: shorten it",
+        code="store-refuses",
+    )
 
 
 def _scalars(value: object, prefix: str = "") -> Iterator[tuple[str, object]]:
@@ -111,8 +122,9 @@ def graph_name(e: Entry) -> str:
     return f"{GRAPHS}{e.kind}/{e.id}"
 
 
-def _loadable(digest: str, stated: str, inferred: str, packed: bytes | None = None,
-              text: bytes | None = None) -> tuple[str, bytes, bytes]:
+def _loadable(
+    digest: str, stated: str, inferred: str, packed: bytes | None = None, text: bytes | None = None
+) -> tuple[str, bytes, bytes]:
     """What _replace loads and remembers of one graph: (digest, its N-Quads as the store
     reads them, the inferred part compressed, to be removed again when the record changes).
     `text`: stated + inferred already encoded (Entry.pack)."""
@@ -134,8 +146,7 @@ class Loader:
         self.pending = set(json.loads(cache.meta(PENDING) or "[]"))
         self.changed: set[str] = set(self.pending)
         self.converted: set[str] = set()  # graphs of the records this build converted
-        cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY,"
-                         " nq BLOB)")
+        cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY, nq BLOB)")
 
     def add(self, batches: Iterable[list[Entry]], expected: int | None = None) -> None:
         """Load the entries of every batch that may go in (no violation of their own) and are
@@ -180,8 +191,9 @@ class Loader:
                 continue
             graph = graph_name(e)
             if self.loaded.get(graph) != e.digest:
-                batch[graph] = _loadable(e.digest, e.stated, e.inferred,
-                                         e.packed[1] if e.packed else None, e.text)
+                batch[graph] = _loadable(
+                    e.digest, e.stated, e.inferred, e.packed[1] if e.packed else None, e.text
+                )
         for e in entries:
             e.stated = e.inferred = ""
             e.packed = e.text = None
@@ -190,9 +202,9 @@ class Loader:
         feed.handed.update(batch)
         return self._prepare(batch, [])
 
-    def finish(self, included: Entries, touched: list[Entry] | None,
-               quiet: Container[tuple[str, str]] = ()
-               ) -> tuple[list[str] | None, list[str] | None]:
+    def finish(
+        self, included: Entries, touched: list[Entry] | None, quiet: Container[tuple[str, str]] = ()
+    ) -> tuple[list[str] | None, list[str] | None]:
         """Make the store hold exactly `included` and the ontology; return the runs and
         systems whose cross-record facts must be derived again, and the runs whose
         comparisons must be judged again (None, None: all of them; see reaching).
@@ -206,8 +218,11 @@ class Loader:
             wanted = {graph_name(e): e for e in included.values()}
             graphs = sorted(set(self.loaded) | set(wanted))
         else:
-            wanted = {graph_name(e): e for p in sorted({e.path for e in touched})
-                      if (e := included.get(p)) is not None}
+            wanted = {
+                graph_name(e): e
+                for p in sorted({e.path for e in touched})
+                if (e := included.get(p)) is not None
+            }
             graphs = sorted({graph_name(e) for e in touched if e.kind is not None} | set(wanted))
             self._ask([*graphs, ONTOLOGY])
         remove = [g for g in graphs if g in self.loaded and g not in wanted and g != ONTOLOGY]
@@ -221,15 +236,19 @@ class Loader:
         self.cache.set_meta(PENDING, None)  # the caller derives what is returned
         if len(self.changed) > len(included) // 2 or ONTOLOGY in self.changed:
             return None, None
-        return reaching({_key(g) for g in self.changed}, included, self.cache,
-                        set(quiet) - {_key(g) for g in self.pending})
+        return reaching(
+            {_key(g) for g in self.changed},
+            included,
+            self.cache,
+            set(quiet) - {_key(g) for g in self.pending},
+        )
 
     def _with_quads(self, entries: list[Entry]) -> Iterator[list[Entry]]:
         """The entries in batches, each read with its quads from the cache when the store's
         load reaches it (a store filled afresh from the cache read 100k records' at once:
         8.4 GB)."""
         for i in range(0, len(entries), READ):
-            part = entries[i:i + READ]
+            part = entries[i : i + READ]
             quads = self.cache.get([e.path for e in part if not e.stated], quads=True)
             yield [quads.get(e.path, e) for e in part]
 
@@ -247,21 +266,20 @@ class Loader:
         self.loaded.update(self.cache.loaded(new))
         self.asked.update(new)
 
-    def _replace(self, batch: dict[str, tuple[str, bytes, bytes]],
-                 remove: list[str]) -> None:
+    def _replace(self, batch: dict[str, tuple[str, bytes, bytes]], remove: list[str]) -> None:
         """Remove the graphs `remove` and the old versions of those in `batch`, then load
         `batch` (graph -> _loadable: digest, N-Quads, inferred compressed)."""
         text = self._prepare(batch, remove)
         if text:
             self.store.bulk_load(text, ox.RdfFormat.N_QUADS, lenient=_LENIENT)
 
-    def _prepare(self, batch: dict[str, tuple[str, bytes, bytes]],
-                 remove: list[str]) -> bytes:
+    def _prepare(self, batch: dict[str, tuple[str, bytes, bytes]], remove: list[str]) -> bytes:
         """_replace up to the load: remove, keep the account, return what to load."""
         self._remove([g for g in batch if g in self.loaded] + remove)
         self.cache.set_loaded({g: v[0] for g, v in batch.items()}, remove)
-        self.cache.db.executemany("INSERT OR REPLACE INTO inferred VALUES (?, ?)",
-                                  [(g, v[2]) for g, v in batch.items()])
+        self.cache.db.executemany(
+            "INSERT OR REPLACE INTO inferred VALUES (?, ?)", [(g, v[2]) for g, v in batch.items()]
+        )
         for g in remove:
             self.loaded.pop(g, None)
         self.loaded.update({g: v[0] for g, v in batch.items()})
@@ -275,12 +293,14 @@ class Loader:
         inferred = ox.NamedNode(str(INFERRED_GRAPH))
         for g in graphs:
             graph = ox.NamedNode(g)
-            mine = IDS + g[len(GRAPHS):] + "#"
-            below = {q.subject for q in self.store.quads_for_pattern(None, None, None, graph)
-                     if q.subject.value.startswith(mine)}
+            mine = IDS + g[len(GRAPHS) :] + "#"
+            below = {
+                q.subject
+                for q in self.store.quads_for_pattern(None, None, None, graph)
+                if q.subject.value.startswith(mine)
+            }
             self.store.remove_graph(graph)
-            row = self.cache.db.execute("SELECT nq FROM inferred WHERE graph = ?",
-                                        (g,)).fetchone()
+            row = self.cache.db.execute("SELECT nq FROM inferred WHERE graph = ?", (g,)).fetchone()
             if row and row[0]:
                 for quad in ox.parse(unpack(row[0]), ox.RdfFormat.N_QUADS):
                     self.store.remove(quad)
@@ -343,7 +363,8 @@ class _Feed:
         self._raise()
 
     def stop(self) -> None:
-        """End the loads without what is still queued (the build stopped: see build._settle)."""
+        """End the loads without what is still queued (the build stopped: see
+        pipeline.steps._settle)."""
         self.done = True
         while True:
             try:
@@ -409,7 +430,7 @@ class _Feed:
                         break
                     view = memoryview(item[0])
                     while view:
-                        view = view[os.write(fd, view):]
+                        view = view[os.write(fd, view) :]
                     written += item[1]
             finally:
                 os.close(fd)
@@ -445,8 +466,12 @@ def _load_size(loaded: int, expected: int | None) -> int:
     return size
 
 
-def reaching(changed: set[tuple[str, str]], included: Entries, cache: Cache,
-             quiet: Container[tuple[str, str]] = ()) -> tuple[list[str], list[str]]:
+def reaching(
+    changed: set[tuple[str, str]],
+    included: Entries,
+    cache: Cache,
+    quiet: Container[tuple[str, str]] = (),
+) -> tuple[list[str], list[str]]:
     """The runs and systems whose cross-record facts may change with the changed records
     (kind, id): those records themselves and every record linking to one, transitively
     (a run -> its system -> an accelerator -> an interconnect), but not through the `quiet`
@@ -469,6 +494,9 @@ def reaching(changed: set[tuple[str, str]], included: Entries, cache: Cache,
                     reached.add(key)
                     if key[0] in LINKED_KINDS:
                         todo.append(key)
-    return (sorted(str(record_iri(kind, rid)) for kind, rid in reached
-                   if kind in ("benchmarks", "systems")),
-            sorted(str(record_iri(kind, rid)) for kind, rid in judged if kind == "benchmarks"))
+    return (
+        sorted(
+            str(record_iri(kind, rid)) for kind, rid in reached if kind in ("benchmarks", "systems")
+        ),
+        sorted(str(record_iri(kind, rid)) for kind, rid in judged if kind == "benchmarks"),
+    )

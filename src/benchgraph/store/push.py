@@ -27,7 +27,7 @@ from typing import IO
 
 import pyoxigraph as ox
 
-from .. import __version__
+from .._version import __version__
 from ..namespaces import BASE, GRAPH, ID, INFERRED_GRAPH
 from .http import PUSH_ACCOUNT, Client, check_url, error_from
 from .remote import INFERRED_PARTS, MANIFEST, PUSH, RemoteStore
@@ -64,9 +64,11 @@ class Plan:
 
     def summary(self) -> str:
         quads = sum(g.quads for g in self.send)
-        return (f"{len(self.send)} graph(s) to send ({self.new} new, "
-                f"{len(self.send) - self.new} changed; {quads:,} quads), "
-                f"{len(self.remove)} to remove, {self.kept} unchanged")
+        return (
+            f"{len(self.send)} graph(s) to send ({self.new} new, "
+            f"{len(self.send) - self.new} changed; {quads:,} quads), "
+            f"{len(self.remove)} to remove, {self.kept} unchanged"
+        )
 
 
 def local_graphs(store: ox.Store) -> dict[str, Graph]:
@@ -90,8 +92,9 @@ def graphs_of(quads: list[ox.Quad]) -> dict[str, Graph]:
         parts[q.graph_name.value].append(q.triple)
     out = {}
     for name, triples in parts.items():
-        lines = sorted(ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES)
-                       .splitlines(keepends=True))
+        lines = sorted(
+            ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES).splitlines(keepends=True)
+        )
         out[name] = Graph(name, b"".join(lines), len(lines))
     return out
 
@@ -103,19 +106,23 @@ def split_inferred(text: bytes) -> dict[str, Graph]:
     owners = (f"<{ID}".encode(), f"<{GRAPH}".encode())
     parts: dict[str, list[bytes]] = defaultdict(list)
     for line in text.splitlines(keepends=True):
-        subject = line[:line.index(b" ")]
-        record = next((subject[len(o):-1].split(b"#", 1)[0].decode() for o in owners
-                       if subject.startswith(o)), None)
+        subject = line[: line.index(b" ")]
+        record = next(
+            (
+                subject[len(o) : -1].split(b"#", 1)[0].decode()
+                for o in owners
+                if subject.startswith(o)
+            ),
+            None,
+        )
         if record is not None and record.count("/") == 1:
             parts[INFERRED_PARTS + record].append(line)
         else:
             parts[INFERRED_PARTS + "ontology"].append(line)
-    return {name: Graph(name, b"".join(sorted(lines)), len(lines))
-            for name, lines in parts.items()}
+    return {name: Graph(name, b"".join(sorted(lines)), len(lines)) for name, lines in parts.items()}
 
 
-def plan(local: dict[str, Graph], manifest: dict[str, tuple[str, int]],
-         present: set[str]) -> Plan:
+def plan(local: dict[str, Graph], manifest: dict[str, tuple[str, int]], present: set[str]) -> Plan:
     """Send what differs from the manifest or is not in it; remove the manifest's graphs
     the build no longer has, and benchgraph's graphs in the store the manifest does not name
     (left by a push stopped before its checkpoint)."""
@@ -148,13 +155,16 @@ class Progress:
                 if now - self.last >= 0.1 or self.done == self.total:
                     width = 30
                     filled = width * self.done // max(self.total, 1)
-                    self.out.write(f"\rpush [{'#' * filled}{'.' * (width - filled)}] "
-                                   f"{self.done}/{self.total} graphs {now - self.start:.0f} s")
+                    self.out.write(
+                        f"\rpush [{'#' * filled}{'.' * (width - filled)}] "
+                        f"{self.done}/{self.total} graphs {now - self.start:.0f} s"
+                    )
                     self.out.flush()
                     self.last = now
             elif now - self.last >= self.every:
-                self.out.write(f"push: {self.done}/{self.total} graphs "
-                               f"({now - self.start:.0f} s)\n")
+                self.out.write(
+                    f"push: {self.done}/{self.total} graphs ({now - self.start:.0f} s)\n"
+                )
                 self.out.flush()
                 self.last = now
 
@@ -166,8 +176,9 @@ class Progress:
 class Pusher:
     """Sends a Plan to a store's Graph Store endpoint, keeping its manifest."""
 
-    def __init__(self, graph_store: str, client: Client,
-                 manifest: dict[str, tuple[str, int]], key: str):
+    def __init__(
+        self, graph_store: str, client: Client, manifest: dict[str, tuple[str, int]], key: str
+    ):
         self.url = check_url(graph_store, "--graph-store")
         self.client = client
         self.manifest = dict(manifest)
@@ -206,9 +217,13 @@ class Pusher:
         self._write_manifest(final=True)
 
     def _send(self, graph: Graph) -> None:
-        response = self.client.request("PUT", self.url, body=graph.text,
-                                       headers={"Content-Type": NTRIPLES},
-                                       params=[("graph", graph.name)])
+        response = self.client.request(
+            "PUT",
+            self.url,
+            body=graph.text,
+            headers={"Content-Type": NTRIPLES},
+            params=[("graph", graph.name)],
+        )
         if response.status not in (200, 201, 204):
             raise error_from(response, f"PUT <{graph.name}>")
         with self.lock:
@@ -234,9 +249,13 @@ class Pusher:
         if final:
             lines.append(f'<{MANIFEST}> <{PUSH}datasetKey> "{self.key}" .\n')
             lines.append(f'<{MANIFEST}> <{PUSH}benchgraphVersion> "{__version__}" .\n')
-        response = self.client.request("PUT", self.url, body="".join(lines).encode(),
-                                       headers={"Content-Type": NTRIPLES},
-                                       params=[("graph", MANIFEST)])
+        response = self.client.request(
+            "PUT",
+            self.url,
+            body="".join(lines).encode(),
+            headers={"Content-Type": NTRIPLES},
+            params=[("graph", MANIFEST)],
+        )
         if response.status not in (200, 201, 204):
             raise error_from(response, f"PUT <{MANIFEST}> (the manifest)")
 
@@ -254,9 +273,17 @@ class PushResult:
     local_quads: int
 
 
-def push(store: ox.Store, key: str, query_url: str, graph_store: str, *, dry_run: bool = False,
-         full: bool = False, out: IO[str] | None = None,
-         extra: list[ox.Quad] = ()) -> PushResult:
+def push(
+    store: ox.Store,
+    key: str,
+    query_url: str,
+    graph_store: str,
+    *,
+    dry_run: bool = False,
+    full: bool = False,
+    out: IO[str] | None = None,
+    extra: list[ox.Quad] = (),
+) -> PushResult:
     """Bring the store at query_url / graph_store to hold the build in `store` (key: its
     dataset key) and the quads `extra` (the dataset's description, which the build does not
     hold), each graph of them replaced whole. `full`: remove everything benchgraph holds
@@ -272,14 +299,17 @@ def push(store: ox.Store, key: str, query_url: str, graph_store: str, *, dry_run
     if full:  # start over: what is there goes, everything is sent
         # a graph sent is replaced whole (PUT): only those the build no longer has are
         # removed (removing one that is also sent raced its PUT and could win: a lost graph)
-        p = Plan(send=sorted(local.values(), key=lambda g: g.name),
-                 remove=sorted(present - {MANIFEST} - set(local)),
-                 new=len(set(local) - present))
+        p = Plan(
+            send=sorted(local.values(), key=lambda g: g.name),
+            remove=sorted(present - {MANIFEST} - set(local)),
+            new=len(set(local) - present),
+        )
     else:
         p = plan(local, manifest, present)
     print(f"push{' (dry run, nothing sent)' if dry_run else ''}: {p.summary()}", file=out)
-    if not dry_run and (p.send or p.remove or (full and MANIFEST in present)
-                        or remote.dataset_key() != key):
+    if not dry_run and (
+        p.send or p.remove or (full and MANIFEST in present) or remote.dataset_key() != key
+    ):
         progress = Progress(len(p.send) + len(p.remove), out)
         try:
             Pusher(graph_store, remote.client, manifest, key).run(p, progress)

@@ -49,11 +49,16 @@ NTRIPLES = "application/n-triples"
 MANIFEST_TTL = 30.0  # seconds the list of the store's graphs is reused
 BATCH_ROWS = 5000  # quads asked for at once when dumping (under any engine's row cap)
 FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
-TRIPLE_TYPES = {"application/n-triples": ox.RdfFormat.N_TRIPLES,
-                "text/plain": ox.RdfFormat.N_TRIPLES, "text/turtle": ox.RdfFormat.TURTLE,
-                "application/rdf+xml": ox.RdfFormat.RDF_XML}
-RESULT_TYPES = {"application/sparql-results+json": ox.QueryResultsFormat.JSON,
-                "application/sparql-results+xml": ox.QueryResultsFormat.XML}
+TRIPLE_TYPES = {
+    "application/n-triples": ox.RdfFormat.N_TRIPLES,
+    "text/plain": ox.RdfFormat.N_TRIPLES,
+    "text/turtle": ox.RdfFormat.TURTLE,
+    "application/rdf+xml": ox.RdfFormat.RDF_XML,
+}
+RESULT_TYPES = {
+    "application/sparql-results+json": ox.QueryResultsFormat.JSON,
+    "application/sparql-results+xml": ox.QueryResultsFormat.XML,
+}
 
 
 def dataset_graph(name: str) -> str:
@@ -90,32 +95,44 @@ def query_form(text: str) -> str:
 _NOT_NAME = r"""\s{}()\[\],;|/^!=<>&+*"'#"""
 _TOKENS = re.compile(
     r"#[^\r\n]*+"
-    r'|"""(?:[^"\\]|\\.|"(?!""))*+"""' r"|'''(?:[^'\\]|\\.|'(?!''))*+'''"
-    r'|"(?:[^"\\\r\n]|\\.)*+"' r"|'(?:[^'\\\r\n]|\\.)*+'"
+    r'|"""(?:[^"\\]|\\.|"(?!""))*+"""'
+    r"|'''(?:[^'\\]|\\.|'(?!''))*+'''"
+    r'|"(?:[^"\\\r\n]|\\.)*+"'
+    r"|'(?:[^'\\\r\n]|\\.)*+'"
     r'|<[^<>"{}|^`\\\x00-\x20]*+>'
     rf"|[?$][^{_NOT_NAME}.?$]++"
     rf"|[^{_NOT_NAME}?$:]*+:(?:[^{_NOT_NAME}]|\\.)*+"
-    r"|\w++|\S")
+    r"|\w++|\S"
+)
 
 
 def graph_variables(text: str) -> list[tuple[int, str]]:
     """Where each `GRAPH ?var` of the query starts, with its variable as written: the GRAPH
     keyword (in any case) as a token of the code, followed by a variable."""
     tokens = [(m.start(), m[0]) for m in _TOKENS.finditer(text) if m[0][0] != "#"]
-    return [(start, tokens[i + 1][1]) for i, (start, word) in enumerate(tokens[:-1])
-            if word.upper() == "GRAPH" and tokens[i + 1][1][0] in "?$"]
+    return [
+        (start, tokens[i + 1][1])
+        for i, (start, word) in enumerate(tokens[:-1])
+        if word.upper() == "GRAPH" and tokens[i + 1][1][0] in "?$"
+    ]
 
 
 class RemoteStore:
     """A store at a SPARQL query URL, holding what `benchgraph push` wrote."""
 
-    def __init__(self, url: str, timeout: float | None = None, client: Client | None = None,
-                 max_bytes: int | None = None, gate: Callable[..., Any] | None = None,
-                 account: Account = SERVE_ACCOUNT):
+    def __init__(
+        self,
+        url: str,
+        timeout: float | None = None,
+        client: Client | None = None,
+        max_bytes: int | None = None,
+        gate: Callable[..., Any] | None = None,
+        account: Account = SERVE_ACCOUNT,
+    ):
         """`timeout`: seconds a query may take (the store's own parameter, where it has one,
         and the socket's); `max_bytes`: the most read of one answer (refused past it);
         `gate`: called as gate(text, base_iri, prefixes) with every query before it is sent,
-        it refuses one by raising and answers what it found (web/queryinfo.QueryInfo, whose
+        it refuses one by raising and answers what it found (query/inspect.QueryInfo, whose
         `shape` says how the query reads the dataset); `account`: whose credentials (the
         serving account's, unless a client is given)."""
         self.url = check_url(url, "--store")
@@ -137,31 +154,39 @@ class RemoteStore:
 
     def _probe(self) -> str:
         """Which engine answers (its Server header), checking it answers at all."""
-        response = self.client.request("GET", self.url, params=[("query", "ASK {}")],
-                                       headers={"Accept": RESULTS_JSON})
+        response = self.client.request(
+            "GET", self.url, params=[("query", "ASK {}")], headers={"Accept": RESULTS_JSON}
+        )
         if response.status != 200:
             raise error_from(response, f"--store {self.url}", self.client.account)
         server = self.client.server.lower()
         return next((e for e in ("oxigraph", "virtuoso", "fuseki") if e in server), "sparql")
 
     # --- queries ----------------------------------------------------------------------
-    def query(self, query: str, *, base_iri: str | None = None,
-              prefixes: dict[str, str] | None = None, use_default_graph_as_union: bool = False,
-              default_graph: Iterable[object] | None = None,
-              named_graphs: Iterable[object] | None = None, timeout: float | None = None):
+    def query(
+        self,
+        query: str,
+        *,
+        base_iri: str | None = None,
+        prefixes: dict[str, str] | None = None,
+        use_default_graph_as_union: bool = False,
+        default_graph: Iterable[object] | None = None,
+        named_graphs: Iterable[object] | None = None,
+        timeout: float | None = None,
+    ):
         """pyoxigraph's Store.query, answered by the store: QuerySolutions or QueryBoolean
         (parsed from its results), or a list of triples for CONSTRUCT and DESCRIBE."""
         info = self.gate(query, base_iri, prefixes) if self.gate is not None else None
         form = query_form(query)
         default = [_iri(g) for g in default_graph or []]
         named = [_iri(g) for g in named_graphs or []]
-        text = self._prologue(query, base_iri, prefixes, getattr(info, "shape", None),
-                              bool(default), bool(named))
+        text = self._prologue(
+            query, base_iri, prefixes, getattr(info, "shape", None), bool(default), bool(named)
+        )
         params = [("query", text)]
         params += [("default-graph-uri", g) for g in default]
         params += [("named-graph-uri", g) for g in named]
-        if use_default_graph_as_union and not default and not named \
-                and self.engine == "oxigraph":
+        if use_default_graph_as_union and not default and not named and self.engine == "oxigraph":
             params.append(("union-default-graph", ""))
         limit = timeout or self.timeout
         if limit and self.engine == "virtuoso":
@@ -170,25 +195,36 @@ class RemoteStore:
         from urllib.parse import urlencode
 
         response = self.client.request(
-            "POST", self.url, body=urlencode(params).encode(),
+            "POST",
+            self.url,
+            body=urlencode(params).encode(),
             headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": accept},
-            timeout=limit, limit=self.max_bytes)  # a read query is safe to send again
+            timeout=limit,
+            limit=self.max_bytes,
+        )  # a read query is safe to send again
         if response.status != 200:
             if _TOO_LONG.search(response.body[:2000]):  # Virtuoso's estimate, before it runs
-                raise StoreTimeout(f"the store refused the query as too long to run: "
-                                   f"{error_from(response, 'the store', self.client.account)}")
+                raise StoreTimeout(
+                    f"the store refused the query as too long to run: "
+                    f"{error_from(response, 'the store', self.client.account)}"
+                )
             error = error_from(response, "the store", self.client.account)
             if isinstance(error, StoreError) and response.status == 400:
                 raise SyntaxError(f"the store refused the query: {error}") from None
             raise error
         if response.headers.get("X-SQL-State"):  # Virtuoso's "anytime" answer: a part
-            raise StoreTimeout(f"the store stopped the query at its time limit of "
-                               f"{limit:g} s and would have sent a part of the answer: "
-                               f"{response.headers.get('X-SQL-Message', '')}")
+            raise StoreTimeout(
+                f"the store stopped the query at its time limit of "
+                f"{limit:g} s and would have sent a part of the answer: "
+                f"{response.headers.get('X-SQL-Message', '')}"
+            )
         if response.headers.get("X-SPARQL-MaxRows"):  # Virtuoso cut the result at its cap
-            raise StoreError(502, f"the store cut the result at its limit of "
-                                  f"{response.headers['X-SPARQL-MaxRows']} rows "
-                                  "(Virtuoso: ResultSetMaxRows in its [SPARQL] section)")
+            raise StoreError(
+                502,
+                f"the store cut the result at its limit of "
+                f"{response.headers['X-SPARQL-MaxRows']} rows "
+                "(Virtuoso: ResultSetMaxRows in its [SPARQL] section)",
+            )
         kind, body = response.content_type, response.body
         if self.engine == "virtuoso":
             body = _canonical_booleans(body, kind)
@@ -196,12 +232,19 @@ class RemoteStore:
             return ox.parse_query_results(body, RESULT_TYPES[kind])
         if kind in TRIPLE_TYPES:
             return list(ox.parse(body, TRIPLE_TYPES[kind]))
-        raise StoreError(502, f"the store answered in {kind or 'no format'}, which "
-                              "benchgraph does not read")
+        raise StoreError(
+            502, f"the store answered in {kind or 'no format'}, which benchgraph does not read"
+        )
 
-    def _prologue(self, query: str, base_iri: str | None, prefixes: dict[str, str] | None,
-                  shape: Any = None, given_default: bool = False,
-                  given_named: bool = False) -> str:
+    def _prologue(
+        self,
+        query: str,
+        base_iri: str | None,
+        prefixes: dict[str, str] | None,
+        shape: Any = None,
+        given_default: bool = False,
+        given_named: bool = False,
+    ) -> str:
         """The query as the store gets it: the base and the predeclared prefixes written
         out (the protocol has no way to pass them), and for Virtuoso kept to the graphs a
         push wrote (see _virtuoso), with what the gate found of it (`shape`) and whether
@@ -227,11 +270,14 @@ class RemoteStore:
         held = set(self._store_graphs()) | {INFERRED}
         for graph in named:
             if graph not in held:
-                raise QueryNotSent(f"GRAPH <{graph}>: not a graph of this dataset; name one "
-                                   "of the dataset's graphs (GRAPH ?g lists them)")
+                raise QueryNotSent(
+                    f"GRAPH <{graph}>: not a graph of this dataset; name one "
+                    "of the dataset's graphs (GRAPH ?g lists them)"
+                )
 
-    def _virtuoso(self, query: str, shape: Any, given_default: bool,
-                  given_named: bool) -> tuple[bool, str]:
+    def _virtuoso(
+        self, query: str, shape: Any, given_default: bool, given_named: bool
+    ) -> tuple[bool, str]:
         """Whether the default graph needs the exclusion of Virtuoso's own graphs, and the
         query with each `GRAPH ?var` kept to the graphs the manifest names.
 
@@ -253,15 +299,18 @@ class RemoteStore:
             raise QueryNotSent(
                 f"GRAPH <{named[0]}> in a query that also reads the default graph: Virtuoso "
                 "7.2 answers such a pattern with nothing once its own graphs are kept out of "
-                f"the default graph; write VALUES ?g {{ <{named[0]}> }} GRAPH ?g {{ ... }}")
+                f"the default graph; write VALUES ?g {{ <{named[0]}> }} GRAPH ?g {{ ... }}"
+            )
         variables = sum(t.startswith("?") for t in shape.graph_terms)
         if not variables or shape.from_named or given_named:
             return exclude, query
         found = graph_variables(query)
         if len(found) != variables:  # the text was not read as the parser read it
-            raise QueryNotSent("the query's GRAPH patterns could not be told apart in its "
-                               "text, so it could not be kept to the dataset's graphs; put "
-                               "a space before each GRAPH keyword")
+            raise QueryNotSent(
+                "the query's GRAPH patterns could not be told apart in its "
+                "text, so it could not be kept to the dataset's graphs; put "
+                "a space before each GRAPH keyword"
+            )
         out, last = [], 0
         for start, variable in found:
             out += [query[last:start], f"{{ {variable} <{PUSH}digest> [] }} "]
@@ -276,21 +325,29 @@ class RemoteStore:
         anonymous /sparql's among them, and runs it for dba (measured on 7.2.5); the
         Oxigraph server's update endpoint (beside /query) answers 403 "read-only" when it
         runs as `oxigraph serve-read-only`, 204 else. Other engines: None."""
-        probe = (f"DELETE DATA {{ GRAPH <urn:benchgraph:write-check:{uuid.uuid4()}> {{ "
-                 "<urn:benchgraph:write-check:s> <urn:benchgraph:write-check:p> "
-                 "<urn:benchgraph:write-check:o> } }")
+        probe = (
+            f"DELETE DATA {{ GRAPH <urn:benchgraph:write-check:{uuid.uuid4()}> {{ "
+            "<urn:benchgraph:write-check:s> <urn:benchgraph:write-check:p> "
+            "<urn:benchgraph:write-check:o> } }"
+        )
         if self.engine == "virtuoso":
             url = self.url
         elif self.engine == "oxigraph" and self.url.rstrip("/").endswith("/query"):
-            url = self.url.rstrip("/")[:-len("query")] + "update"
+            url = self.url.rstrip("/")[: -len("query")] + "update"
         else:
             return None, f"the {self.engine} store's rights cannot be read without writing"
         response = self.client.request(
-            "POST", url, body=_form(probe, "update"),
-            headers={"Content-Type": "application/x-www-form-urlencoded"}, retry=False)
+            "POST",
+            url,
+            body=_form(probe, "update"),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+            retry=False,
+        )
         if response.status in (200, 204):
-            return True, (f"{url} ran an update that changes nothing (DELETE DATA of a triple "
-                          f"that cannot exist), answering {response.status}")
+            return True, (
+                f"{url} ran an update that changes nothing (DELETE DATA of a triple "
+                f"that cannot exist), answering {response.status}"
+            )
         said = f"{response.status} {store_text(response.body)}".strip()
         if response.status in (401, 403) or b"SR186" in response.body[:2000]:
             return False, f"{url} refused an update: {said}"
@@ -299,10 +356,10 @@ class RemoteStore:
     def others(self) -> list[str]:
         """The store's graphs that are not benchgraph's (found once)."""
         if self._others is None:
-            found = self._select("SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g",
-                                 raw=True)
-            self._others = sorted(row["g"]["value"] for row in found
-                                  if not row["g"]["value"].startswith(BASE))
+            found = self._select("SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g", raw=True)
+            self._others = sorted(
+                row["g"]["value"] for row in found if not row["g"]["value"].startswith(BASE)
+            )
         return self._others
 
     def _select(self, text: str, raw: bool = False) -> list[dict]:
@@ -312,10 +369,12 @@ class RemoteStore:
             self.gate(text, None, None)
         if not raw:
             text = self._prologue(text, None, None)
-        response = self.client.request("POST", self.url, body=_form(text),
-                                       headers={"Content-Type":
-                                                "application/x-www-form-urlencoded",
-                                                "Accept": RESULTS_JSON})
+        response = self.client.request(
+            "POST",
+            self.url,
+            body=_form(text),
+            headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": RESULTS_JSON},
+        )
         if response.status != 200:
             raise error_from(response, "the store", self.client.account)
         rows = json.loads(response.body)["results"]["bindings"]
@@ -326,14 +385,17 @@ class RemoteStore:
     # --- what the store holds ---------------------------------------------------------
     def manifest(self) -> dict[str, tuple[str, int]]:
         """graph -> (digest, quads) as the last push recorded them (empty: none)."""
-        rows = self._select(f"SELECT ?g ?d ?n WHERE {{ GRAPH <{MANIFEST}> {{ "
-                            f"?g <{PUSH}digest> ?d ; <{PUSH}quads> ?n }} }}")
+        rows = self._select(
+            f"SELECT ?g ?d ?n WHERE {{ GRAPH <{MANIFEST}> {{ "
+            f"?g <{PUSH}digest> ?d ; <{PUSH}quads> ?n }} }}"
+        )
         return {r["g"]["value"]: (r["d"]["value"], int(r["n"]["value"])) for r in rows}
 
     def dataset_key(self) -> str | None:
         """The build key of what the last push sent."""
-        rows = self._select(f"SELECT ?k WHERE {{ GRAPH <{MANIFEST}> {{ <{MANIFEST}> "
-                            f"<{PUSH}datasetKey> ?k }} }}")
+        rows = self._select(
+            f"SELECT ?k WHERE {{ GRAPH <{MANIFEST}> {{ <{MANIFEST}> <{PUSH}datasetKey> ?k }} }}"
+        )
         return rows[0]["k"]["value"] if rows else None
 
     def _store_graphs(self) -> dict[str, int]:
@@ -344,8 +406,11 @@ class RemoteStore:
             return self._graphs[1]
         manifest = self.manifest()
         if not manifest:
-            raise StoreError(404, f"{self.url}: the store holds no benchgraph push (no "
-                                  f"manifest graph <{MANIFEST}>): run benchgraph push first")
+            raise StoreError(
+                404,
+                f"{self.url}: the store holds no benchgraph push (no "
+                f"manifest graph <{MANIFEST}>): run benchgraph push first",
+            )
         graphs = {g: n for g, (_d, n) in manifest.items()}
         self._graphs = (now, graphs)
         return graphs
@@ -355,16 +420,20 @@ class RemoteStore:
         names = sorted({dataset_graph(g) for g in self._store_graphs()})
         return iter([ox.NamedNode(g) for g in names])
 
-    def quads_for_pattern(self, subject=None, predicate=None, object=None,  # noqa: A002
-                          graph_name=None) -> Iterator[ox.Quad]:
+    def quads_for_pattern(
+        self,
+        subject=None,
+        predicate=None,
+        object=None,  # noqa: A002
+        graph_name=None,
+    ) -> Iterator[ox.Quad]:
         """Quads matching the pattern, in named graphs (the dataset's names)."""
         terms = {"s": subject, "p": predicate, "o": object}
         where = " ".join(str(t) if t is not None else f"?{v}" for v, t in terms.items())
         if graph_name is None or str(graph_name) == f"<{INFERRED}>":
             pattern = f"GRAPH ?g {{ {where} }}"
             if graph_name is not None:
-                pattern += (f' FILTER(?g = <{INFERRED}> || STRSTARTS(STR(?g), '
-                            f'"{INFERRED_PARTS}"))')
+                pattern += f' FILTER(?g = <{INFERRED}> || STRSTARTS(STR(?g), "{INFERRED_PARTS}"))'
             else:  # benchgraph's graphs (not the store's own), not the manifest
                 pattern += f' FILTER(STRSTARTS(STR(?g), "{BASE}") && ?g != <{MANIFEST}>)'
         elif isinstance(graph_name, ox.DefaultGraph):
@@ -377,13 +446,20 @@ class RemoteStore:
         for row in rows:
             values = {v: _term(row[v]) for v in wanted}
             g = ox.NamedNode(dataset_graph(row["g"]["value"])) if "g" in row else graph_name
-            out.append(ox.Quad(values.get("s", subject), values.get("p", predicate),
-                               values.get("o", object), g))
+            out.append(
+                ox.Quad(
+                    values.get("s", subject), values.get("p", predicate), values.get("o", object), g
+                )
+            )
         return iter(out)
 
-    def dump(self, output: IO[bytes] | str | Path | None = None,
-             format: ox.RdfFormat = ox.RdfFormat.N_QUADS,  # noqa: A002 - pyoxigraph's name
-             *, from_graph: object = None) -> bytes | None:
+    def dump(
+        self,
+        output: IO[bytes] | str | Path | None = None,
+        format: ox.RdfFormat = ox.RdfFormat.N_QUADS,  # noqa: A002 - pyoxigraph's name
+        *,
+        from_graph: object = None,
+    ) -> bytes | None:
         """pyoxigraph's Store.dump for the two forms export.py asks: every quad as
         N-Quads, or one graph's triples as N-Triples (in the store's order)."""
         graphs = self._store_graphs()
@@ -419,10 +495,19 @@ class RemoteStore:
                 continue
             if batch:
                 values = " ".join(f"<{b}>" for b in batch)
-                found = self._select(f"SELECT ?g ?s ?p ?o WHERE {{ VALUES ?g {{ {values} }} "
-                                     "GRAPH ?g { ?s ?p ?o } }")
-                yield [ox.Quad(_term(r["s"]), _term(r["p"]), _term(r["o"]),
-                               ox.NamedNode(dataset_graph(r["g"]["value"]))) for r in found]
+                found = self._select(
+                    f"SELECT ?g ?s ?p ?o WHERE {{ VALUES ?g {{ {values} }} "
+                    "GRAPH ?g { ?s ?p ?o } }"
+                )
+                yield [
+                    ox.Quad(
+                        _term(r["s"]),
+                        _term(r["p"]),
+                        _term(r["o"]),
+                        ox.NamedNode(dataset_graph(r["g"]["value"])),
+                    )
+                    for r in found
+                ]
             batch, rows = ([g], sizes.get(g, 0)) if g is not None else ([], 0)
 
     def close(self) -> None:
@@ -440,8 +525,10 @@ def _canonical_booleans(body: bytes, kind: str) -> bytes:
     if XSD_BOOLEAN.encode() not in body:
         return body
     if kind in TRIPLE_TYPES:
-        return _BOOLEAN_NT.sub(lambda m: b'"%s"^^<%s>' % (
-            b"true" if m[1] == b"1" else b"false", XSD_BOOLEAN.encode()), body)
+        return _BOOLEAN_NT.sub(
+            lambda m: b'"%s"^^<%s>' % (b"true" if m[1] == b"1" else b"false", XSD_BOOLEAN.encode()),
+            body,
+        )
     if kind == RESULTS_JSON:
         data = json.loads(body)
         _fix_bindings(data.get("results", {}).get("bindings", []))

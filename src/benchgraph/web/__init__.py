@@ -1,10 +1,12 @@
 """The web app: a SPARQL endpoint, Linked Data pages and a query page over the built dataset.
 
 `create_app(config)` takes defaults, then `BENCHGRAPH_*` environment variables, then
-`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see snapshots.py): the
+`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see serving/snapshots.py): the
 app serves the snapshot it names and swaps in each new one. Else STORE_PATH names a prepared
 store (benchgraph.serving prepares one); without either the app builds DATA_DIR itself, as
 `benchgraph serve` would.
+
+May import: serving, query, links, pipeline and everything below them; not cli.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ __all__ = ["create_app"]
 # to itself; no inline script, no eval, no plugins, no framing, no <base>, and forms submit only
 # here. The two hashes are the <style> elements YASGUI's table column resizer adds (the table
 # layout, and the cursor while a column is dragged); tests/web check them against the bundle.
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self' "
-       "'sha256-zCK2EVMoPc04mRF/g5CotUvxbJPWS+8V0b+s9ptqQIk=' "
-       "'sha256-c0O6TmFAkgpNbHxKAa1BrveWHHopjEtC47i0PzMudxg='; img-src 'self'; "
-       "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
-       "object-src 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' "
+    "'sha256-zCK2EVMoPc04mRF/g5CotUvxbJPWS+8V0b+s9ptqQIk=' "
+    "'sha256-c0O6TmFAkgpNbHxKAa1BrveWHHopjEtC47i0PzMudxg='; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "object-src 'none'"
+)
 
 DEFAULTS: dict[str, Any] = {
     "STORE_PATH": None,  # a pyoxigraph store directory, opened read-only
@@ -52,11 +56,20 @@ DEFAULTS: dict[str, Any] = {
     "QUERIES_DIR": None,  # saved example queries; default: the shipped queries/
     "DUMP_DIR": None,  # where dumps are written; default: beside the store
     "LINK_LIMIT": 200,  # incoming links listed on a record page
+    "DUMPS_AHEAD": True,  # write each snapshot's dumps as it is opened, not on first request
     "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a longer request body gets 413, however sent
     "MAX_PATH_BYTES": 8 * 1024,  # a longer URL path (as sent) gets 414
     "MAX_QUERY_STRING_BYTES": 256 * 1024,  # a longer query string (as sent) gets 414
+    # Read by the HTTP worker (httpworker.py), under gunicorn only:
+    "HEADER_TIMEOUT": 10.0,  # seconds for a whole request head; 408 past it
+    "MAX_CONNECTIONS_PER_CLIENT": 32,  # open connections per client address; 429 over it; 0: any
     "CONTENT_SECURITY_POLICY": CSP,  # on every response; "" sends none
     "REFERRER_POLICY": "same-origin",  # other sites are never sent this server's URLs
+    # How the server names itself, and the Host headers it answers (publicbase.py):
+    "PUBLIC_BASE": None,  # e.g. https://benchgraph.example.org; default: the bound address
+    "ALLOWED_HOSTS": [],  # more Host names answered (a list, or one comma-separated string)
+    "BIND_HOST": None,  # the address serve binds, and its port
+    "BIND_PORT": None,
 }
 
 
@@ -65,8 +78,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # Imported here, not above: query worker processes import this package and need no Flask.
     from flask import Flask
 
-    from ..queries import saved_queries
-    from . import dumps, errors, hooks, ld, ops, sparql, ui
+    from ..query.saved import saved_queries
+    from . import browse, dumps, errors, hooks, ld, limits, ops, publicbase, sparql, ui
+    from .fastpath import FastSparql
     from .querypool import QueryPool
     from .site import Site, Snapshot
 
@@ -76,6 +90,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if config:
         app.config.from_mapping(config)
     c = app.config
+    publicbase.configure(c)
     queries = Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None
     if c["STORE_URL"]:
         snapshot = _remote_snapshot(c)
@@ -97,18 +112,28 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             problem_counts=dict(c["PROBLEM_COUNTS"]),
             left_out=dict(c["LEFT_OUT"]),
         )
-    site = Site(snapshot, saved_queries(queries), link_limit=int(c["LINK_LIMIT"]),
-                load_examples=lambda: saved_queries(queries))
+    site = Site(
+        snapshot,
+        saved_queries(queries),
+        link_limit=int(c["LINK_LIMIT"]),
+        load_examples=lambda: saved_queries(queries),
+        on_open=[dumps.write_ahead] if _flag(c["DUMPS_AHEAD"]) else [],
+    )
     if c["SNAPSHOT_FILE"] and not c["STORE_URL"]:
         site.follow(pointer, lambda info: _open_snapshot(info, c))
     app.extensions["benchgraph"] = site
     atexit.register(site.close)
     app.before_request(site.pin)
     app.teardown_request(site.unpin)
-    for blueprint in (sparql.bp, ld.bp, ui.bp, dumps.bp, ops.bp):
+    for blueprint in (sparql.bp, ld.bp, browse.bp, ui.bp, dumps.bp, ops.bp):
         app.register_blueprint(blueprint)
     errors.register(app)
     hooks.register(app)
+    # The WSGI stack: the size limits first, then plain queries answered below Flask
+    # (fastpath.py), then Flask. Composed here, not in hooks.py, which fastpath.py reads.
+    app.wsgi_app = limits.RequestLimits(
+        FastSparql(app, app.wsgi_app), limits.Limits.from_config(app.config)
+    )
     return app
 
 
@@ -117,9 +142,9 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
     of the URL), its dumps written from what it holds."""
     import tempfile
 
+    from ..query.inspect import check_store_query
     from ..store.http import CannotRun
     from ..store.remote import RemoteStore
-    from .queryinfo import check_store_query
     from .querypool import QueryPool
     from .site import Snapshot
 
@@ -130,14 +155,19 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
         key = None
     key = key or hashlib.blake2b(url.encode(), digest_size=16).hexdigest()
     dump_dir = Path(c["DUMP_DIR"] or tempfile.mkdtemp(prefix="benchgraph-dumps-"))
-    return Snapshot(store_path=Path(), key=key, pool=QueryPool(_pool_settings(c, url)),
-                    dump_dir=dump_dir, url=url)
+    return Snapshot(
+        store_path=Path(),
+        key=key,
+        pool=QueryPool(_pool_settings(c, url)),
+        dump_dir=dump_dir,
+        url=url,
+    )
 
 
 def _build_into(config: dict) -> None:
     """Build DATA_DIR (leaving out invalid records) and serve a private copy of it."""
-    from ..build import build
-    from ..serving import prepare
+    from ..pipeline.steps import build
+    from ..serving.prepare import prepare
 
     result = build(Path(config["DATA_DIR"]), skip_invalid=True)
     served = prepare(result, [])
@@ -154,16 +184,20 @@ def _pool_settings(c: Mapping[str, Any], store_path: Path | str) -> PoolSettings
     size = int(c["QUERY_WORKERS"])
     memory_mb = c["QUERY_MEMORY_MB"]
     return PoolSettings(
-        store=str(store_path), size=size, timeout=float(c["QUERY_TIMEOUT"]),
-        max_bytes=int(c["MAX_RESULT_BYTES"]), allow_service=tuple(allow),
-        long_size=long_lane(size), spare=spares(size),
+        store=str(store_path),
+        size=size,
+        timeout=float(c["QUERY_TIMEOUT"]),
+        max_bytes=int(c["MAX_RESULT_BYTES"]),
+        allow_service=tuple(allow),
+        long_size=long_lane(size),
+        spare=spares(size),
         memory_mb=default_memory_mb(1, size) if memory_mb in (None, "") else int(memory_mb),
     )
 
 
 def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
     """A snapshot the pointer names, held open (see snapshots.hold), its workers started."""
-    from .. import snapshots
+    from ..serving import snapshots
     from .querypool import QueryPool
     from .site import Snapshot
 
@@ -174,16 +208,24 @@ def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:
     except BaseException:
         held.close()
         raise
-    return Snapshot(store_path=store_path, key=info["key"], pool=pool,
-                    dump_dir=Path(info["dump_dir"]), invalid_records=info["invalid_records"],
-                    problem_counts=info["problem_counts"], left_out=info["left_out"],
-                    id=info["id"], built_at=info["built_at"], records=info["records"],
-                    held=held)
+    return Snapshot(
+        store_path=store_path,
+        key=info["key"],
+        pool=pool,
+        dump_dir=Path(info["dump_dir"]),
+        invalid_records=info["invalid_records"],
+        problem_counts=info["problem_counts"],
+        left_out=info["left_out"],
+        id=info["id"],
+        built_at=info["built_at"],
+        records=info["records"],
+        held=held,
+    )
 
 
 def _open_current(pointer: Path, c: Mapping[str, Any]) -> Snapshot:
     """The snapshot the pointer names now (read again if it was swept meanwhile)."""
-    from .. import snapshots
+    from ..serving import snapshots
 
     for _attempt in range(20):
         try:
@@ -191,6 +233,13 @@ def _open_current(pointer: Path, c: Mapping[str, Any]) -> Snapshot:
         except snapshots.SnapshotGone:
             continue
     raise RuntimeError(f"{pointer}: its snapshots keep vanishing")
+
+
+def _flag(value: object) -> bool:
+    """A setting's truth, also as the environment spells it (BENCHGRAPH_DUMPS_AHEAD=0)."""
+    if isinstance(value, str):
+        return value.strip().lower() not in ("", "0", "false", "no", "off")
+    return bool(value)
 
 
 def _fallback_key(store_path: Path) -> str:

@@ -8,29 +8,43 @@ key) has a folder of its own; writing one sweeps the others' and what dead write
 
 from __future__ import annotations
 
+import fcntl
+import logging
 import os
 import re
 import shutil
-import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response, abort, current_app, request, send_file
 
-from .. import sssom
+from ..links import sssom
 from ..store import export
-from .limits import shorten
-from .site import Site
+from .errors import shorten
 
+if TYPE_CHECKING:
+    from .site import Site, Snapshot
+
+log = logging.getLogger(__name__)
 bp = Blueprint("dumps", __name__)
 
-MEDIA_TYPES = {"trig": "application/trig", "nq": "application/n-quads", "ttl": "text/turtle",
-               "nt": "application/n-triples", "jsonld": "application/ld+json",
-               "rdf": "application/rdf+xml"}
-LABELS = {"trig": "TriG (named graphs)", "nq": "N-Quads (named graphs)",
-          "jsonld": "JSON-LD (named graphs)", "ttl": "Turtle (union of all graphs)",
-          "nt": "N-Triples (union of all graphs)", "rdf": "RDF/XML (union of all graphs)"}
+MEDIA_TYPES = {
+    "trig": "application/trig",
+    "nq": "application/n-quads",
+    "ttl": "text/turtle",
+    "nt": "application/n-triples",
+    "jsonld": "application/ld+json",
+    "rdf": "application/rdf+xml",
+}
+LABELS = {
+    "trig": "TriG (named graphs)",
+    "nq": "N-Quads (named graphs)",
+    "jsonld": "JSON-LD (named graphs)",
+    "ttl": "Turtle (union of all graphs)",
+    "nt": "N-Triples (union of all graphs)",
+    "rdf": "RDF/XML (union of all graphs)",
+}
 DUMP_TIMEOUT = 600.0  # seconds a dump may take to write
-_lock = threading.Lock()
 # What a writer leaves while it works: `<file>.<pid>.part` (queryworker.write_dump) and the
 # sorting runs' folder (export.SCRATCH).
 _UNFINISHED = re.compile(rf"^(?:.+\.(\d+)\.part|{re.escape(export.SCRATCH)}(\d+)-.*)$")
@@ -53,38 +67,67 @@ def dump(ext: str) -> Response:
         body = s.remember(("sssom",), lambda: sssom.dump(s.store()))
         response = Response(body, mimetype=sssom.MEDIA_TYPE)
         response.headers["Content-Disposition"] = (
-            f"attachment; filename=benchgraph-{s.key[:12]}.sssom.tsv")
+            f"attachment; filename=benchgraph-{s.key[:12]}.sssom.tsv"
+        )
         response.set_etag(etag)
         return response
     if ext not in MEDIA_TYPES or ext not in export.FORMATS:
-        abort(404, f"no dump in format {shorten(ext)!r}; formats: "
-                   + ", ".join(e for e, _ in dump_formats()) + ", sssom.tsv (the links)")
+        abort(
+            404,
+            f"no dump in format {shorten(ext)!r}; formats: "
+            + ", ".join(e for e, _ in dump_formats())
+            + ", sssom.tsv (the links)",
+        )
     s = current_app.extensions["benchgraph"]
     path = _written(s, ext)
     gz = path.with_name(path.name + ".gz")
     zipped = request.accept_encodings["gzip"] > 0
-    response = send_file(gz if zipped else path, mimetype=MEDIA_TYPES[ext], as_attachment=True,
-                         download_name=f"benchgraph-{s.key[:12]}.{ext}", conditional=True,
-                         etag=s.etag("dump", ext, "gzip" if zipped else ""))
+    response = send_file(
+        gz if zipped else path,
+        mimetype=MEDIA_TYPES[ext],
+        as_attachment=True,
+        download_name=f"benchgraph-{s.key[:12]}.{ext}",
+        conditional=True,
+        etag=s.etag("dump", ext, "gzip" if zipped else ""),
+    )
     if zipped:
         response.headers["Content-Encoding"] = "gzip"
     response.vary.add("Accept-Encoding")
     return response
 
 
-def _written(s: Site, ext: str) -> Path:
-    """The dump file, written on first request by a query worker (one thread asks; the others
-    wait for it). Server processes may race to write it; each renames its own files into
-    place, so a reader never sees half a file."""
+def _written(s: Site | Snapshot, ext: str) -> Path:
+    """The dump file, written by a query worker if it is not there yet. One writer per file
+    at a time, across the server's processes (a lock file beside it): the others wait for
+    it, then find it written. Each writer renames its own files into place, so a reader
+    never sees half a file."""
     path = s.dump_dir / s.key / f"benchgraph.{ext}"
-    with _lock:
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a+b") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
         if not path.exists():
-            header, _body = s.pool.run({"op": "dump", "format": ext, "path": str(path)},
-                                       timeout=DUMP_TIMEOUT)
+            header, _body = s.pool.run(
+                {"op": "dump", "format": ext, "path": str(path)}, timeout=DUMP_TIMEOUT
+            )
             if header["status"] != 200:
                 abort(500, f"the {ext} dump could not be written: {header.get('detail')}")
             sweep(s.dump_dir, s.key)
     return path
+
+
+def write_ahead(snapshot: Snapshot) -> None:
+    """Every dump of a snapshot, written when it is opened (in a thread of the server's), so
+    that the first download does not wait for it (12-14 s a format at the shipped size)."""
+    for ext in export.FORMATS:
+        if ext not in MEDIA_TYPES:
+            continue
+        try:
+            _written(snapshot, ext)
+        except Exception:  # a store that is down, a worker killed: written on request
+            log.exception("snapshot %s: the %s dump not written ahead", snapshot.id, ext)
+            return
 
 
 def sweep(dump_dir: Path, key: str) -> None:

@@ -8,33 +8,24 @@ plus details such as "position"}; the same fields on an HTML page when a browser
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
 from .negotiation import HTML, Format, NotAcceptable, choose
 
 JSON_ERROR = Format("json", "application/json", "json", "", (), "JSON")
-# The reason an error is counted under on /metrics: by its title, else by its status, else
-# the title itself made a label ("bad graph IRI" -> "bad-graph-iri").
-REASON_BY_TITLE = {
-    "query timed out": "timeout",
-    "query used too much memory": "memory",
-    "client gone": "client-gone",
-    "server busy": "busy",
-    "result too large": "too-large",
-    "federated query refused": "service",
-    "federated query failed": "service-failed",
-    "function refused": "function",  # a function SPARQL 1.1 does not define, to a store
-    "query too large": "too-many-parts",  # over the algebra budget (querycheck.py)
-    "malformed query": "malformed",
-    "read-only endpoint": "update",
-    "query worker died": "worker-died",
-    "query failed": "query-failed",
-}
+# The reason an error is counted under on /metrics: its code (QueryRefused's, a pool
+# error's, the worker's), else by its status, else its title made a label ("bad graph IRI"
+# -> "bad-graph-iri"). A code, not the title: a title is written for a person and may change.
 REASON_BY_STATUS = {
-    404: "not-found", 405: "method-not-allowed", 406: "not-acceptable",
-    413: "payload-too-large", 414: "uri-too-long", 415: "unsupported-media-type",
+    404: "not-found",
+    405: "method-not-allowed",
+    406: "not-acceptable",
+    413: "payload-too-large",
+    414: "uri-too-long",
+    415: "unsupported-media-type",
     431: "headers-too-large",
 }
 
@@ -44,8 +35,15 @@ def error_body(status: int, title: str, detail: str, **extra: object) -> dict:
     return {"ok": False, "status": status, "title": title, "error": detail, **extra}
 
 
-def error_response(status: int, title: str, detail: str,
-                   headers: dict[str, str] | None = None, **extra: object) -> Response:
+def error_response(
+    status: int,
+    title: str,
+    detail: str,
+    headers: dict[str, str] | None = None,
+    *,
+    code: str | None = None,
+    **extra: object,
+) -> Response:
     """An error as JSON, or as an HTML page for a client that prefers HTML."""
     body = error_body(status, title, detail, **extra)
     try:
@@ -53,30 +51,31 @@ def error_response(status: int, title: str, detail: str,
     except NotAcceptable:
         wants_html = False
     if wants_html:
-        response = Response(render_template("error.html", error=body), status=status,
-                            mimetype="text/html")
+        response = Response(
+            render_template("error.html", error=body), status=status, mimetype="text/html"
+        )
     else:
         response = jsonify(body)
         response.status_code = status
     response.headers.update(headers or {})
     response.vary.add("Accept")
-    _count(status, title)
+    _count(status, title, code)
     return response
 
 
-def reason(status: int, title: str) -> str:
+def reason(status: int, title: str, code: str | None = None) -> str:
     """The label an error is counted under on /metrics."""
-    if title in REASON_BY_TITLE:
-        return REASON_BY_TITLE[title]
+    if code:
+        return code
     if status in REASON_BY_STATUS:
         return REASON_BY_STATUS[status]
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or str(status)
 
 
-def _count(status: int, title: str) -> None:
+def _count(status: int, title: str, code: str | None) -> None:
     site = current_app.extensions.get("benchgraph")
     if site is not None:  # None only while the app is being made
-        site.metrics.refused(reason(status, title), status)
+        site.metrics.refused(reason(status, title, code), status)
 
 
 def register(app: Flask) -> None:
@@ -87,5 +86,31 @@ def register(app: Flask) -> None:
         headers = {}
         if exc.code == 405 and exc.valid_methods:
             headers["Allow"] = ", ".join(exc.valid_methods)
-        return error_response(exc.code or 500, (exc.name or "error").lower(),
-                              exc.description or "", headers)
+        if isinstance(exc, SecurityError):  # Flask's TRUSTED_HOSTS check (publicbase.py)
+            return error_response(
+                400, "host not allowed", refusal_detail(request.environ, current_app.config)
+            )
+        return error_response(
+            exc.code or 500, (exc.name or "error").lower(), exc.description or "", headers
+        )
+
+
+ECHO = 120  # characters of a refused or unknown name an error message repeats
+
+
+def shorten(text: str, limit: int = ECHO) -> str:
+    """`text`, or its first `limit` characters and how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def refusal_detail(environ: dict, config: Any) -> str:
+    """What a client sending a Host not allowed is told."""
+    host = environ.get("HTTP_HOST", "")
+    names = ", ".join(config["TRUSTED_HOSTS"])
+    return (
+        f"this server answers as {config['PUBLIC_BASE']} (and {names}), not as "
+        f"{shorten(host)!r}. The operator can add a name with `serve --allowed-host` "
+        "(BENCHGRAPH_ALLOWED_HOSTS) or set `serve --public-base`"
+    )

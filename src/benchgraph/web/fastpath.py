@@ -9,11 +9,13 @@ by form POST or by direct POST whose answer is a 200, with the same headers and 
 Flask view would (sparql.run_query, hooks.py): the same parser reads the request (werkzeug's),
 the same pool runs the query, the same headers go out.
 
-Every other request goes to Flask untouched: other paths, HEAD and OPTIONS, conditional and
-range requests, `download`, updates, an unusual body. A query whose answer is not a 200
-(refused, malformed, timed out, too large...) goes to Flask too, carrying what it got
-(sparql.ANSWERED: the answer or the PoolError, and the seconds it took), so that every error
-keeps its one shape, its negotiation and its counting (errors.py), and no query runs twice.
+Every other request goes to Flask untouched: other paths, HEAD (Flask answers it as GET, with
+no body) and OPTIONS, conditional and range requests, `download`, updates, an unusual body,
+and a Host Flask would refuse (publicbase.host_allowed, the check Flask makes: a 400 there).
+A query whose answer is not a 200 (refused, malformed, timed out, too large...) goes to Flask
+too, carrying what it got (sparql.ANSWERED: the answer or the PoolError, and the seconds it
+took), so that every error keeps its one shape, its negotiation and its counting (errors.py),
+and no query runs twice.
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl
 
 from werkzeug.http import http_date, parse_accept_header, parse_options_header, quote_etag
-from werkzeug.wrappers import Request
 
 from .hooks import EXPOSED, MIN_SIZE, _compressible, browser_headers
 from .negotiation import formats_for
+from .publicbase import host_allowed
+from .publicbase import url as public_url
 from .querypool import PoolError
 from .sparql import ANSWERED, FORM_TYPE, QUERY_TYPE, client_gone
 
@@ -41,16 +44,17 @@ if TYPE_CHECKING:
 PATHS = ("/sparql", "/sparql/")
 # Request headers that ask for more than a plain answer; Flask's view (and werkzeug's
 # make_conditional) handles them.
-CONDITIONAL = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MATCH", "HTTP_IF_MODIFIED_SINCE",
-               "HTTP_IF_UNMODIFIED_SINCE", "HTTP_RANGE", "HTTP_IF_RANGE")
+CONDITIONAL = (
+    "HTTP_IF_NONE_MATCH",
+    "HTTP_IF_MATCH",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_UNMODIFIED_SINCE",
+    "HTTP_RANGE",
+    "HTTP_IF_RANGE",
+)
 # Parameters whose handling stays in Flask's view: an update is refused there, `download`
 # adds a header.
 TO_FLASK = ("update", "download")
-# What werkzeug builds a request's base URL from; a client names the Host, so only the first
-# few are kept.
-BASE_KEYS = ("wsgi.url_scheme", "HTTP_HOST", "SERVER_NAME", "SERVER_PORT", "SCRIPT_NAME",
-             "PATH_INFO")
-MAX_BASES = 32
 
 
 class FastSparql:
@@ -59,7 +63,6 @@ class FastSparql:
     def __init__(self, flask_app: Flask, app: Callable):
         self.flask_app = flask_app
         self.app = app
-        self._bases: dict[tuple, str] = {}
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         if environ.get("PATH_INFO") in PATHS:
@@ -74,8 +77,8 @@ class FastSparql:
         if method not in ("GET", "POST"):
             return None
         config = self.flask_app.config
-        if config.get("TRUSTED_HOSTS") or config.get("SERVER_NAME"):
-            return None  # Flask checks the Host against these
+        if config.get("SERVER_NAME") or not host_allowed(environ, config):
+            return None  # Flask routes by SERVER_NAME, and refuses a Host not allowed
         if method == "GET" and any(key in environ for key in CONDITIONAL):
             return None
         try:
@@ -90,13 +93,17 @@ class FastSparql:
         snapshot = site.enter_current()
         try:
             start = time.perf_counter()
-            query = {"query": text, "base": self.base_url(environ).rstrip("/"),
-                     "formats": formats_for(accept, tuple(_getlist(params, "format"))),
-                     "default_graphs": _getlist(params, "default-graph-uri"),
-                     "named_graphs": _getlist(params, "named-graph-uri")}
+            query = {
+                "query": text,
+                "base": public_url(config, environ["PATH_INFO"]).rstrip("/"),
+                "formats": formats_for(accept, tuple(_getlist(params, "format"))),
+                "default_graphs": _getlist(params, "default-graph-uri"),
+                "named_graphs": _getlist(params, "named-graph-uri"),
+            }
             try:
-                header, body = snapshot.pool.run(query, config["QUERY_TIMEOUT"],
-                                                 client_gone(environ))
+                header, body = snapshot.pool.run(
+                    query, config["QUERY_TIMEOUT"], client_gone(environ)
+                )
             except PoolError as exc:
                 environ[ANSWERED] = (exc, time.perf_counter() - start)
                 return None
@@ -150,37 +157,49 @@ class FastSparql:
             return None
         return _getlist(params, "query")[0], params, query_string
 
-    def base_url(self, environ: dict) -> str:
-        """werkzeug's Request.base_url (quoted, its host checked), kept for a few hosts."""
-        key = tuple(environ.get(k) for k in BASE_KEYS)
-        base = self._bases.get(key)
-        if base is None:
-            base = Request(environ, populate_request=False, shallow=True).base_url
-            if len(self._bases) < MAX_BASES:
-                self._bases[key] = base
-        return base
-
-    def respond(self, start_response: Callable, header: dict, body: bytes, elapsed: float,
-                etag: str | None, environ: dict) -> list[bytes]:
+    def respond(
+        self,
+        start_response: Callable,
+        header: dict,
+        body: bytes,
+        elapsed: float,
+        etag: str | None,
+        environ: dict,
+    ) -> list[bytes]:
         """The 200 as sparql.run_query and the hooks (hooks.py) make it."""
         content_type = header["content_type"]
-        headers = [("Content-Type", content_type),
-                   ("Server-Timing", f"query;dur={elapsed * 1000:.1f}, "
-                                     f"wait;dur={header.get('wait_s', 0) * 1000:.1f}"),
-                   ("Vary", "Accept, Accept-Encoding")]
+        headers = [
+            ("Content-Type", content_type),
+            (
+                "Server-Timing",
+                f"query;dur={elapsed * 1000:.1f}, "
+                f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "
+                f"slot;dur={header.get('slot_s', 0) * 1000:.1f}",
+            ),
+            ("Vary", "Accept, Accept-Encoding"),
+        ]
         if etag:
-            headers += [("ETag", quote_etag(etag, weak=True)), ("Cache-Control", "no-cache"),
-                        ("Date", http_date())]
+            headers += [
+                ("ETag", quote_etag(etag, weak=True)),
+                ("Cache-Control", "no-cache"),
+                ("Date", http_date()),
+            ]
         mimetype = content_type.split(";")[0].strip().lower()
         encodings = environ.get("HTTP_ACCEPT_ENCODING")
-        if (len(body) >= MIN_SIZE and encodings and _compressible(mimetype)
-                and parse_accept_header(encodings)["gzip"] > 0):
+        if (
+            len(body) >= MIN_SIZE
+            and encodings
+            and _compressible(mimetype)
+            and parse_accept_header(encodings)["gzip"] > 0
+        ):
             body = gzip.compress(body, compresslevel=6, mtime=0)
             headers.append(("Content-Encoding", "gzip"))
-        headers += [("Content-Length", str(len(body))),
-                    ("Access-Control-Allow-Origin", "*"),
-                    ("Access-Control-Expose-Headers", EXPOSED),
-                    *browser_headers(self.flask_app.config)]
+        headers += [
+            ("Content-Length", str(len(body))),
+            ("Access-Control-Allow-Origin", "*"),
+            ("Access-Control-Expose-Headers", EXPOSED),
+            *browser_headers(self.flask_app.config),
+        ]
         start_response("200 OK", headers)
         return [body]
 

@@ -10,9 +10,16 @@ from flask import Flask, Response, current_app, request
 
 from . import limits
 
-COMPRESSIBLE = ("text/", "application/json", "application/javascript", "application/xml",
-                "application/n-triples", "application/n-quads", "application/trig",
-                "image/svg+xml")
+COMPRESSIBLE = (
+    "text/",
+    "application/json",
+    "application/javascript",
+    "application/xml",
+    "application/n-triples",
+    "application/n-quads",
+    "application/trig",
+    "image/svg+xml",
+)
 COMPRESSIBLE_SUFFIXES = ("+json", "+xml")
 MIN_SIZE = 500
 EXPOSED = "ETag, Content-Disposition, Server-Timing, Retry-After"
@@ -22,12 +29,7 @@ _static_lock = threading.Lock()
 
 
 def register(app: Flask) -> None:
-    """Install the hooks on the app."""
-    from .fastpath import FastSparql
-
-    # The limits first, then plain queries below Flask (fastpath.py), then Flask.
-    app.wsgi_app = limits.RequestLimits(FastSparql(app, app.wsgi_app),
-                                        limits.Limits.from_config(app.config))
+    """Install the hooks on the app (the WSGI layers below Flask are create_app's)."""
     # First of all before-request hooks: a refused request does nothing else.
     app.before_request_funcs.setdefault(None, []).insert(0, limits.refuse)
     app.after_request(security_headers)
@@ -51,7 +53,8 @@ def cors(response: Response) -> Response:
     if request.method == "OPTIONS":
         response.headers["Access-Control-Allow-Methods"] = "GET, HEAD, POST, OPTIONS"
         response.headers["Access-Control-Allow-Headers"] = request.headers.get(
-            "Access-Control-Request-Headers", "Accept, Content-Type")
+            "Access-Control-Request-Headers", "Accept, Content-Type"
+        )
         response.headers["Access-Control-Max-Age"] = "86400"
     return response
 
@@ -77,18 +80,26 @@ def security_headers(response: Response) -> Response:
 
 def conditional(response: Response) -> Response:
     """Turn a 200 whose ETag the client already holds into a 304."""
-    if (request.method in ("GET", "HEAD") and response.status_code == 200
-            and response.get_etag()[0] and not response.direct_passthrough):
+    if (
+        request.method in ("GET", "HEAD")
+        and response.status_code == 200
+        and response.get_etag()[0]
+        and not response.direct_passthrough
+    ):
         response.make_conditional(request)
     return response
 
 
 def compress(response: Response) -> Response:
-    """gzip text-like bodies for clients that accept it; the ETag becomes weak."""
+    """gzip text-like bodies for clients that accept it; the ETag becomes weak. A HEAD too,
+    whose headers (Content-Encoding, Content-Length) are GET's."""
     response.vary.add("Accept-Encoding")
-    if (response.status_code != 200 or "Content-Encoding" in response.headers
-            or request.method == "HEAD" or not _compressible(response.mimetype or "")
-            or request.accept_encodings["gzip"] <= 0):
+    if (
+        response.status_code != 200
+        or "Content-Encoding" in response.headers
+        or not _compressible(response.mimetype or "")
+        or request.accept_encodings["gzip"] <= 0
+    ):
         return response
     if response.direct_passthrough:  # a static file: compress it once
         etag = response.get_etag()[0] or ""

@@ -17,9 +17,8 @@ from typing import Any
 
 from flask import Response, request
 
-from .errors import error_response
+from .errors import ECHO, error_response
 
-ECHO = 120  # characters of a refused or unknown name an error message repeats
 REFUSAL = "benchgraph.refusal"  # the environ key a refused request carries to `refuse`
 READ_SIZE = 64 * 1024
 # A refused body up to this many times the limit is read to its end and dropped, so that a
@@ -49,15 +48,11 @@ class Limits:
     @classmethod
     def from_config(cls, config: Any) -> Limits:
         body = config.get("MAX_CONTENT_LENGTH")
-        return cls(int(config["MAX_PATH_BYTES"]), int(config["MAX_QUERY_STRING_BYTES"]),
-                   None if body is None else int(body))
-
-
-def shorten(text: str, limit: int = ECHO) -> str:
-    """`text`, or its first `limit` characters and how many more there were."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+        return cls(
+            int(config["MAX_PATH_BYTES"]),
+            int(config["MAX_QUERY_STRING_BYTES"]),
+            None if body is None else int(body),
+        )
 
 
 class RequestLimits:
@@ -73,8 +68,13 @@ class RequestLimits:
         if refusal is not None:
             # The app answers the refusal (one error shape, the usual headers), but never
             # routes or parses what was refused: it sees "/" with no query string or body.
-            environ = environ | {"PATH_INFO": "/", "QUERY_STRING": "", "CONTENT_LENGTH": "0",
-                                 "wsgi.input": io.BytesIO(), REFUSAL: refusal}
+            environ = environ | {
+                "PATH_INFO": "/",
+                "QUERY_STRING": "",
+                "CONTENT_LENGTH": "0",
+                "wsgi.input": io.BytesIO(),
+                REFUSAL: refusal,
+            }
         return self.app(environ, start_response)
 
     def check_target(self, environ: dict) -> Refusal | None:
@@ -86,13 +86,17 @@ class RequestLimits:
         else:
             path, query = environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", "")
         for what, value, limit, key in (
-                ("path", path, self.limits.max_path, "MAX_PATH_BYTES"),
-                ("query string", query, self.limits.max_query_string, "MAX_QUERY_STRING_BYTES")):
+            ("path", path, self.limits.max_path, "MAX_PATH_BYTES"),
+            ("query string", query, self.limits.max_query_string, "MAX_QUERY_STRING_BYTES"),
+        ):
             if len(value) > limit:
-                return Refusal(414, "uri too long",
-                               f"the {what} is {len(value):,} bytes long; this server takes "
-                               f"{what}s of up to {limit:,} bytes ({key}); it begins "
-                               f"{value[:ECHO // 2]!r}…")
+                return Refusal(
+                    414,
+                    "uri too long",
+                    f"the {what} is {len(value):,} bytes long; this server takes "
+                    f"{what}s of up to {limit:,} bytes ({key}); it begins "
+                    f"{value[: ECHO // 2]!r}…",
+                )
         return None
 
     def read_body(self, environ: dict) -> Refusal | None:
@@ -142,10 +146,13 @@ def drain(stream: Any, most: int) -> None:
 
 
 def too_large(limit: int, size: str) -> Refusal:
-    return Refusal(413, "content too large",
-                   f"the request body is {size}; this server takes bodies of up to {limit:,} "
-                   "bytes (MAX_CONTENT_LENGTH). Send a shorter query, or ask the operator to "
-                   "raise the limit")
+    return Refusal(
+        413,
+        "content too large",
+        f"the request body is {size}; this server takes bodies of up to {limit:,} "
+        "bytes (MAX_CONTENT_LENGTH). Send a shorter query, or ask the operator to "
+        "raise the limit",
+    )
 
 
 def refuse() -> Response | None:

@@ -32,8 +32,10 @@ def default_query_memory_mb(processes: int, queries_per_process: int) -> int:
 
 def memory_detail(limit_mb: int) -> str:
     """The error a query over the memory limit gets (from the pool or from its worker)."""
-    return (f"the query used too much memory: over this server's limit of {limit_mb:,} MB "
-            "per query, and was stopped; add a LIMIT or narrow the query")
+    return (
+        f"the query used too much memory: over this server's limit of {limit_mb:,} MB "
+        "per query, and was stopped; add a LIMIT or narrow the query"
+    )
 
 
 def private_rss(pid: int) -> int:
@@ -60,8 +62,10 @@ def _cgroup_limits() -> list[int]:
             candidates = [CGROUP / path.lstrip("/") / "memory.max", CGROUP / "memory.max"]
         elif "memory" in controllers.split(","):
             base = CGROUP / "memory"
-            candidates = [base / path.lstrip("/") / "memory.limit_in_bytes",
-                          base / "memory.limit_in_bytes"]
+            candidates = [
+                base / path.lstrip("/") / "memory.limit_in_bytes",
+                base / "memory.limit_in_bytes",
+            ]
         else:
             continue
         for candidate in candidates:  # in a container, the cgroup's own folder is the root

@@ -21,8 +21,13 @@ class Metrics:
         self.latency_buckets = [0] * len(BUCKETS)
         self.refusals: Counter[tuple[str, int]] = Counter()
 
-    def observe(self, status: int, seconds: float, form: str = "", timed_out: bool = False,
-                ) -> None:
+    def observe(
+        self,
+        status: int,
+        seconds: float,
+        form: str = "",
+        timed_out: bool = False,
+    ) -> None:
         """Count one answered query."""
         with self._lock:
             self.by_status[status] += 1
@@ -44,35 +49,55 @@ class Metrics:
         with self._lock:
             total = sum(self.by_status.values())
             errors = sum(n for s, n in self.by_status.items() if s >= 400)
-            return {"queries": total, "errors": errors, "timeouts": self.timeouts,
-                    "mean_latency_s": round(self.latency_sum / total, 6) if total else None}
+            return {
+                "queries": total,
+                "errors": errors,
+                "timeouts": self.timeouts,
+                "mean_latency_s": round(self.latency_sum / total, 6) if total else None,
+            }
 
     def prometheus(self, extra: dict[str, float]) -> str:
         """The counters in the Prometheus text format, plus `extra` gauges."""
         with self._lock:
-            lines = ["# HELP benchgraph_queries_total SPARQL queries answered, by HTTP status.",
-                     "# TYPE benchgraph_queries_total counter"]
-            lines += [f'benchgraph_queries_total{{status="{s}"}} {n}'
-                      for s, n in sorted(self.by_status.items())]
-            lines += ["# HELP benchgraph_queries_by_form_total Queries run, by query form.",
-                      "# TYPE benchgraph_queries_by_form_total counter"]
-            lines += [f'benchgraph_queries_by_form_total{{form="{f}"}} {n}'
-                      for f, n in sorted(self.by_form.items())]
-            lines += ["# HELP benchgraph_query_timeouts_total Queries stopped at the time limit.",
-                      "# TYPE benchgraph_query_timeouts_total counter",
-                      f"benchgraph_query_timeouts_total {self.timeouts}",
-                      "# HELP benchgraph_query_seconds Time to answer a query.",
-                      "# TYPE benchgraph_query_seconds histogram"]
+            lines = [
+                "# HELP benchgraph_queries_total SPARQL queries answered, by HTTP status.",
+                "# TYPE benchgraph_queries_total counter",
+            ]
+            lines += [
+                f'benchgraph_queries_total{{status="{s}"}} {n}'
+                for s, n in sorted(self.by_status.items())
+            ]
+            lines += [
+                "# HELP benchgraph_queries_by_form_total Queries run, by query form.",
+                "# TYPE benchgraph_queries_by_form_total counter",
+            ]
+            lines += [
+                f'benchgraph_queries_by_form_total{{form="{f}"}} {n}'
+                for f, n in sorted(self.by_form.items())
+            ]
+            lines += [
+                "# HELP benchgraph_query_timeouts_total Queries stopped at the time limit.",
+                "# TYPE benchgraph_query_timeouts_total counter",
+                f"benchgraph_query_timeouts_total {self.timeouts}",
+                "# HELP benchgraph_query_seconds Time to answer a query.",
+                "# TYPE benchgraph_query_seconds histogram",
+            ]
             for bound, n in zip(BUCKETS, self.latency_buckets):
                 lines.append(f'benchgraph_query_seconds_bucket{{le="{bound}"}} {n}')
             total = sum(self.by_status.values())
-            lines += [f'benchgraph_query_seconds_bucket{{le="+Inf"}} {total}',
-                      f"benchgraph_query_seconds_sum {self.latency_sum:.6f}",
-                      f"benchgraph_query_seconds_count {total}"]
-            lines += ["# HELP benchgraph_refusals_total Errors answered, by reason and status.",
-                      "# TYPE benchgraph_refusals_total counter"]
-            lines += [f'benchgraph_refusals_total{{reason="{r}",status="{s}"}} {n}'
-                      for (r, s), n in sorted(self.refusals.items())]
+            lines += [
+                f'benchgraph_query_seconds_bucket{{le="+Inf"}} {total}',
+                f"benchgraph_query_seconds_sum {self.latency_sum:.6f}",
+                f"benchgraph_query_seconds_count {total}",
+            ]
+            lines += [
+                "# HELP benchgraph_refusals_total Errors answered, by reason and status.",
+                "# TYPE benchgraph_refusals_total counter",
+            ]
+            lines += [
+                f'benchgraph_refusals_total{{reason="{r}",status="{s}"}} {n}'
+                for (r, s), n in sorted(self.refusals.items())
+            ]
         for name, value in sorted(extra.items()):
             lines += [f"# TYPE benchgraph_{name} gauge", f"benchgraph_{name} {value}"]
         return "\n".join(lines) + "\n"

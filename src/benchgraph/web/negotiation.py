@@ -36,24 +36,47 @@ class Format:
         return self.media_type + ("; charset=utf-8" if self.media_type.startswith("text/") else "")
 
 
-JSON = Format("json", "application/sparql-results+json", "srj", "JSON",
-              ("application/json",), "SPARQL JSON")
-XML = Format("xml", "application/sparql-results+xml", "srx", "XML",
-             ("application/xml", "text/xml"), "SPARQL XML")
+JSON = Format(
+    "json", "application/sparql-results+json", "srj", "JSON", ("application/json",), "SPARQL JSON"
+)
+XML = Format(
+    "xml",
+    "application/sparql-results+xml",
+    "srx",
+    "XML",
+    ("application/xml", "text/xml"),
+    "SPARQL XML",
+)
 CSV = Format("csv", "text/csv", "csv", "CSV", (), "CSV")
 TSV = Format("tsv", "text/tab-separated-values", "tsv", "TSV", (), "TSV")
 
 # Turtle is also what a client asking for N3 can read.
-TURTLE = Format("turtle", "text/turtle", "ttl", "TURTLE", ("application/x-turtle",), "Turtle",
-                ("n3", "text/n3"))
-NTRIPLES = Format("ntriples", "application/n-triples", "nt", "N_TRIPLES", (), "N-Triples",
-                  ("n-triples",))
+TURTLE = Format(
+    "turtle", "text/turtle", "ttl", "TURTLE", ("application/x-turtle",), "Turtle", ("n3", "text/n3")
+)
+NTRIPLES = Format(
+    "ntriples", "application/n-triples", "nt", "N_TRIPLES", (), "N-Triples", ("n-triples",)
+)
 NQUADS = Format("nquads", "application/n-quads", "nq", "N_QUADS", (), "N-Quads", ("n-quads",))
 TRIG = Format("trig", "application/trig", "trig", "TRIG", (), "TriG")
-JSONLD = Format("jsonld", "application/ld+json", "jsonld", "JSON_LD", ("application/json",),
-                "JSON-LD", ("json-ld", "json"))
-RDFXML = Format("rdfxml", "application/rdf+xml", "rdf", "RDF_XML",
-                ("application/xml", "text/xml"), "RDF/XML", ("rdf+xml", "xml", "owl"))
+JSONLD = Format(
+    "jsonld",
+    "application/ld+json",
+    "jsonld",
+    "JSON_LD",
+    ("application/json",),
+    "JSON-LD",
+    ("json-ld", "json"),
+)
+RDFXML = Format(
+    "rdfxml",
+    "application/rdf+xml",
+    "rdf",
+    "RDF_XML",
+    ("application/xml", "text/xml"),
+    "RDF/XML",
+    ("rdf+xml", "xml", "owl"),
+)
 
 HTML = Format("html", "text/html", "html", "", ("application/xhtml+xml",), "HTML")
 
@@ -72,12 +95,15 @@ class NotAcceptable(Exception):
 
     def __init__(self, offered: tuple[Format, ...], asked: str = ""):
         self.offered, self.asked = offered, asked
-        super().__init__(f"asked for {asked or 'nothing this server knows'}; offered: "
-                         + ", ".join(f.media_type for f in offered))
+        super().__init__(
+            f"asked for {asked or 'nothing this server knows'}; offered: "
+            + ", ".join(f.media_type for f in offered)
+        )
 
 
-def choose(offered: tuple[Format, ...], accept: str | None,
-           override: list[str] | str | None = None) -> Format:
+def choose(
+    offered: tuple[Format, ...], accept: str | None, override: list[str] | str | None = None
+) -> Format:
     """The format to answer in.
 
     A `format` parameter (`override`, one value or several) decides when one of its values
@@ -98,8 +124,7 @@ def choose(offered: tuple[Format, ...], accept: str | None,
     # Imported here: query workers import this module, and werkzeug would double their size.
     from werkzeug.http import parse_accept_header
 
-    ranges = [(value.split(";")[0].strip().lower(), q) for value, q in
-              parse_accept_header(accept)]
+    ranges = [(value.split(";")[0].strip().lower(), q) for value, q in parse_accept_header(accept)]
     best, best_q = None, 0.0
     for fmt in offered:
         # The most specific range naming the format (by any of its names) decides.
@@ -148,8 +173,9 @@ def match(ranges: list[tuple[str, float]], media_type: str) -> tuple[int, float]
     return found
 
 
-def serialize_rdf(items: Iterable[ox.Triple | ox.Quad], fmt: Format,
-                  prefixes: dict[str, str] | None = None) -> bytes:
+def serialize_rdf(
+    items: Iterable[ox.Triple | ox.Quad], fmt: Format, prefixes: dict[str, str] | None = None
+) -> bytes:
     """Triples or quads in an RDF format; graph names are dropped for triple-only formats."""
     items = list(items)
     if fmt not in DATASET:

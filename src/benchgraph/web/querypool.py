@@ -50,6 +50,9 @@ IDLE_RETIRE = 60.0
 # A worker holding more private memory than this after a query is replaced by a fresh one
 # (about 20 MB, started in 0.1 s of CPU): Oxigraph's caches grow with the data read, to
 # 100-130 MB a worker after a heavy query at 100k runs, and the pool keeps several idle.
+# It stays on, borrowed last, until its replacement has started: on a busy machine a start
+# took a second or more, and killing it first left cheap queries waiting for a worker (2 s at
+# load average 11, when their wait for a slot was 0.1 s at most).
 RECYCLE_MB = 64
 # How often a waiting request looks at its worker's memory and its client.
 TICK = 0.05
@@ -61,6 +64,7 @@ class PoolError(Exception):
 
     status = 500
     title = "query failed"
+    code = "query-failed"  # the label /metrics counts it under
 
 
 class QueryTimeout(PoolError):
@@ -68,6 +72,7 @@ class QueryTimeout(PoolError):
 
     status = 503
     title = "query timed out"
+    code = "timeout"
 
 
 class QueryOutOfMemory(PoolError):
@@ -79,6 +84,7 @@ class QueryOutOfMemory(PoolError):
 
     status = 507
     title = "query used too much memory"
+    code = "memory"
 
 
 class ClientGone(PoolError):
@@ -88,6 +94,7 @@ class ClientGone(PoolError):
 
     status = 499
     title = "client gone"
+    code = "client-gone"
 
 
 class PoolBusy(PoolError):
@@ -95,6 +102,7 @@ class PoolBusy(PoolError):
 
     status = 503
     title = "server busy"
+    code = "busy"
 
 
 class WorkerDied(PoolError):
@@ -102,6 +110,7 @@ class WorkerDied(PoolError):
 
     status = 500
     title = "query worker died"
+    code = "worker-died"
 
 
 @dataclass
@@ -135,6 +144,8 @@ class _Worker:
     over_memory: bool = False
     long: bool = False  # runs a query of the long lane
     idle_since: float = 0.0
+    stale: bool = False  # to be replaced (its caches grew); stays on until its replacement is
+    retire: bool = False  # its replacement has started: stopped when its query ends
 
 
 class QueryPool:
@@ -149,6 +160,7 @@ class QueryPool:
         # front are those the load no longer needs.
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
+        self._stale: list[_Worker] = []  # to be stopped as their replacements start
         self._lock = threading.Lock()
         self._returned = threading.Condition(self._lock)
         self._long_busy = 0  # workers running a long-lane query
@@ -158,8 +170,7 @@ class QueryPool:
         # Workers are started from one long-lived thread: Linux kills a worker when the thread
         # that started it ends (PR_SET_PDEATHSIG), and a request thread may end any time.
         self._jobs: queue.Queue = queue.Queue()
-        self._spawner = threading.Thread(target=self._spawn_loop, name="query-spawner",
-                                         daemon=True)
+        self._spawner = threading.Thread(target=self._spawn_loop, name="query-spawner", daemon=True)
         self._spawner.start()
         # The short lane's and the spares only: a query moving to the long lane takes its
         # worker along and a spare takes its place at once while a replacement starts, so
@@ -175,8 +186,9 @@ class QueryPool:
         threading.Thread(target=self._retire_loop, name="query-retirer", daemon=True).start()
 
     # --- running queries --------------------------------------------------------------
-    def run(self, request: dict, timeout: float | None = None,
-            gone: Callable[[], bool] | None = None) -> tuple[dict, bytes]:
+    def run(
+        self, request: dict, timeout: float | None = None, gone: Callable[[], bool] | None = None
+    ) -> tuple[dict, bytes]:
         """Answer one query request: (header, body). Raises a PoolError subclass.
 
         `gone` tells whether the client has left; its query is then stopped."""
@@ -192,9 +204,16 @@ class QueryPool:
             with self._lock:
                 self._active -= 1
 
-    def _run(self, message: bytes, start: float, deadline: float, timeout: float,
-             gone: Callable[[], bool] | None) -> tuple[dict, bytes]:
+    def _run(
+        self,
+        message: bytes,
+        start: float,
+        deadline: float,
+        timeout: float,
+        gone: Callable[[], bool] | None,
+    ) -> tuple[dict, bytes]:
         self._enter_short(deadline, timeout, gone)
+        slotted = time.monotonic() - start
         lane = [self._short]  # the lane whose slot this query holds; moves to the long one
         try:
             for _attempt in range(2):  # a worker found dead while idle is replaced, retried
@@ -207,22 +226,25 @@ class QueryPool:
                     continue
                 header, body = self._receive(worker, start, deadline, timeout, gone, lane)
                 header["wait_s"] = waited  # for Server-Timing: queued, not running
+                header["slot_s"] = slotted  # of which for a slot (the rest: for a worker)
                 return header, body
             raise WorkerDied("query workers keep dying; see the server log")
         finally:
             lane[0].release()
 
-    def _enter_short(self, deadline: float, timeout: float,
-                     gone: Callable[[], bool] | None) -> None:
+    def _enter_short(
+        self, deadline: float, timeout: float, gone: Callable[[], bool] | None
+    ) -> None:
         while not self._short.acquire(timeout=min(TICK, max(0.0, deadline - time.monotonic()))):
             if time.monotonic() >= deadline:
-                raise PoolBusy(f"all {self.settings.size} query workers stayed busy for "
-                               f"{timeout:g} s; try again later")
+                raise PoolBusy(
+                    f"all {self.settings.size} query workers stayed busy for "
+                    f"{timeout:g} s; try again later"
+                )
             if gone is not None and gone():
                 raise ClientGone("the client closed the connection while its query waited")
 
-    def _borrow(self, deadline: float, timeout: float,
-                gone: Callable[[], bool] | None) -> _Worker:
+    def _borrow(self, deadline: float, timeout: float, gone: Callable[[], bool] | None) -> _Worker:
         while True:  # a slot was free, so a worker is idle or starting
             with self._returned:
                 if not self._idle:
@@ -230,8 +252,7 @@ class QueryPool:
                 if self._idle:
                     return self._idle.pop()
             if time.monotonic() >= deadline:
-                raise PoolBusy(f"no query worker came free within {timeout:g} s; "
-                               "try again later")
+                raise PoolBusy(f"no query worker came free within {timeout:g} s; try again later")
             if gone is not None and gone():
                 raise ClientGone("the client closed the connection while its query waited")
 
@@ -241,8 +262,36 @@ class QueryPool:
                 worker.long = False
                 self._long_busy -= 1
             worker.idle_since = time.monotonic()
-            self._idle.append(worker)
+            if worker.stale:
+                self._idle.insert(0, worker)  # borrowed last
+            else:
+                self._idle.append(worker)
             self._returned.notify()
+
+    def _recycle(self, worker: _Worker) -> None:
+        """Start a fresh worker to replace this one, which serves on until it has started."""
+        with self._lock:
+            worker.stale = True
+            self._stale.append(worker)
+            if not self._closed:
+                self._request_spawn()
+        self._give_back(worker)
+
+    def _retire_stale(self) -> _Worker | None:
+        """A replacement has started: the oldest stale worker to stop now, if idle; a busy
+        one is stopped when its query ends (under _lock)."""
+        while self._stale:
+            old = self._stale.pop(0)
+            if old not in self._all:
+                continue  # stopped meanwhile (killed with its query, or retired idle)
+            self.restarts += 1
+            if old in self._idle:
+                self._idle.remove(old)
+                self._all.discard(old)
+                return old
+            old.retire = True
+            return None
+        return None
 
     def _to_long_lane(self, worker: _Worker) -> None:
         """The worker now counts in the long lane; another takes its place in the short."""
@@ -256,10 +305,20 @@ class QueryPool:
         return self.settings.size + self.settings.spare
 
     def _top_up(self) -> None:
-        """Ask for workers until those outside the long lane reach the target (under _lock)."""
-        while (not self._closed
-               and len(self._all) + self._starting - self._long_busy < self._target()):
+        """Ask for workers until those outside the long lane reach the target (under _lock);
+        a worker starting to replace a stale one does not count, nor does the stale one."""
+        while (
+            not self._closed
+            and len(self._all) + self._starting - self._long_busy - len(self._stale)
+            < self._target()
+        ):
             self._request_spawn()
+
+    def _forget(self, worker: _Worker) -> None:
+        """The worker is stopped: it is no longer in the pool (under _lock)."""
+        self._all.discard(worker)
+        if worker in self._stale:
+            self._stale.remove(worker)
 
     def _retire_loop(self) -> None:
         every = max(0.05, min(10.0, self.settings.idle_retire / 4))
@@ -271,36 +330,45 @@ class QueryPool:
                     return
                 now = time.monotonic()
                 extra = len(self._all) - self._long_busy - self._target()
-                while (extra > 0 and self._idle
-                       and now - self._idle[0].idle_since >= self.settings.idle_retire):
+                while (
+                    extra > 0
+                    and self._idle
+                    and now - self._idle[0].idle_since >= self.settings.idle_retire
+                ):
                     worker = self._idle.pop(0)
-                    self._all.discard(worker)
+                    self._forget(worker)
                     retired.append(worker)
                     extra -= 1
             for worker in retired:
                 _kill(worker)
 
-    def _receive(self, worker: _Worker, start: float, deadline: float, timeout: float,
-                 gone: Callable[[], bool] | None, lane: list[threading.Semaphore],
-                 ) -> tuple[dict, bytes]:
+    def _receive(
+        self,
+        worker: _Worker,
+        start: float,
+        deadline: float,
+        timeout: float,
+        gone: Callable[[], bool] | None,
+        lane: list[threading.Semaphore],
+    ) -> tuple[dict, bytes]:
         s = self.settings
         try:
             while not worker.recv.poll(min(TICK, max(0.0, deadline - time.monotonic()))):
                 now = time.monotonic()
                 if now >= deadline:
                     self._replace(worker)
-                    raise QueryTimeout(f"the query ran longer than this server's limit of "
-                                       f"{timeout:g} s and was stopped")
+                    raise QueryTimeout(
+                        f"the query ran longer than this server's limit of "
+                        f"{timeout:g} s and was stopped"
+                    )
                 if s.memory_mb and private_rss(worker.proc.pid) > s.memory_mb * MB:
                     worker.over_memory = True
                     self._replace(worker)
                     raise self._out_of_memory()
                 if gone is not None and gone():
                     self._replace(worker)
-                    raise ClientGone("the client closed the connection; its query was "
-                                     "stopped")
-                if (now - start >= s.nice_after and not worker.niced
-                        and self._active > 1):
+                    raise ClientGone("the client closed the connection; its query was stopped")
+                if now - start >= s.nice_after and not worker.niced and self._active > 1:
                     _set_nice(worker, LONG_QUERY_NICE)  # short queries go first now
                 if now - start >= s.long_after and lane[0] is self._short:
                     if self._long.acquire(blocking=False):  # else it stays in the short lane
@@ -317,12 +385,13 @@ class QueryPool:
             self._replace(worker)
             if s.memory_mb and _ran_out_of_memory(worker):
                 raise self._out_of_memory() from None
-            raise WorkerDied("the query worker ended while answering; see the server log"
-                             ) from None
-        if header.get("retire"):  # the worker's own allocator failed: it may be damaged
+            raise WorkerDied("the query worker ended while answering; see the server log") from None
+        if worker.retire:  # stale, and its replacement has started
+            self._stop_retired(worker)
+        elif header.get("retire"):  # the worker's own allocator failed: it may be damaged
             self._replace(worker)
-        elif s.recycle_mb and private_rss(worker.proc.pid) > s.recycle_mb * MB:
-            self._replace(worker)  # its caches grew: a fresh one holds a fifth of that
+        elif s.recycle_mb and not worker.stale and private_rss(worker.proc.pid) > s.recycle_mb * MB:
+            self._recycle(worker)  # its caches grew: a fresh one holds a fifth of that
         elif worker.niced and not _set_nice(worker, 0):
             self._replace(worker)  # only a privileged process may raise priority again
         else:
@@ -337,12 +406,20 @@ class QueryPool:
         """Kill a worker (stopping whatever it runs) and start another in its place, unless
         the pool has enough without it (it ran in the long lane, replaced when it moved)."""
         with self._lock:
-            self._all.discard(worker)
+            self._forget(worker)
             self.restarts += 1
             if worker.long:
                 worker.long = False
                 self._long_busy -= 1
             self._top_up()
+        _kill(worker)
+
+    def _stop_retired(self, worker: _Worker) -> None:
+        with self._lock:
+            self._forget(worker)
+            if worker.long:
+                worker.long = False
+                self._long_busy -= 1
         _kill(worker)
 
     def _request_spawn(self) -> queue.Queue:
@@ -370,12 +447,16 @@ class QueryPool:
                     done.put(exc)
             for done, worker in launched:
                 error = self._await_ready(worker)
+                stale = None
                 with self._lock:
                     self._starting -= 1
                     if error is None and self._closed:
                         error = RuntimeError("the pool is closed")
                     if error is None:
                         self._all.add(worker)
+                        stale = self._retire_stale()
+                if stale is not None:
+                    _kill(stale)
                 if error is None:
                     self._give_back(worker)
                 else:
@@ -385,18 +466,29 @@ class QueryPool:
 
     def _launch(self) -> _Worker:
         s = self.settings
-        settings = json.dumps({"store": s.store, "max_bytes": s.max_bytes,
-                               "allow_service": list(s.allow_service),
-                               "memory_mb": s.memory_mb, "timeout": s.timeout,
-                               **_prefixes()})
+        settings = json.dumps(
+            {
+                "store": s.store,
+                "max_bytes": s.max_bytes,
+                "allow_service": list(s.allow_service),
+                "memory_mb": s.memory_mb,
+                "timeout": s.timeout,
+                **_prefixes(),
+            }
+        )
         proc = subprocess.Popen(
             [sys.executable, "-m", "benchgraph.web.queryworker", settings],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            close_fds=True,
             # a failed allocation aborts the worker; a backtrace would only fill the log
             env=os.environ | {"RUST_BACKTRACE": "0"},
         )
-        worker = _Worker(proc, Connection(os.dup(proc.stdin.fileno()), readable=False),
-                         Connection(os.dup(proc.stdout.fileno()), writable=False))
+        worker = _Worker(
+            proc,
+            Connection(os.dup(proc.stdin.fileno()), readable=False),
+            Connection(os.dup(proc.stdout.fileno()), writable=False),
+        )
         proc.stdin.close()
         proc.stdout.close()
         return worker
@@ -408,16 +500,22 @@ class QueryPool:
                 json.loads(worker.recv.recv_bytes())
                 return None
         except (EOFError, OSError, ValueError):
-            return RuntimeError(f"a query worker could not open the store "
-                                f"{self.settings.store} (its error is in the log above)")
+            return RuntimeError(
+                f"a query worker could not open the store "
+                f"{self.settings.store} (its error is in the log above)"
+            )
         return RuntimeError(f"a query worker did not start within {wait:g} s")
 
     # --- state ------------------------------------------------------------------------
     def stats(self) -> dict[str, int]:
-        """Workers alive, idle now, and replaced so far."""
+        """Workers alive, idle now, running a long-lane query now, and replaced so far."""
         with self._lock:
-            return {"workers": len(self._all), "idle": len(self._idle),
-                    "restarts": self.restarts}
+            return {
+                "workers": len(self._all),
+                "idle": len(self._idle),
+                "long": self._long_busy,
+                "restarts": self.restarts,
+            }
 
     def pids(self) -> list[int]:
         """The process ids of the workers alive now."""

@@ -8,9 +8,9 @@ answers leave on the original stdout, each as a JSON header message followed by 
 message (multiprocessing.connection framing).
 
 A worker is kept small, since the pool holds several: it imports neither rdflib nor werkzeug
-unless a query needs rdflib's check (queryinfo.needs_parse); the server process picks the
+unless a query needs rdflib's check (query.inspect.needs_parse); the server process picks the
 answer's format (negotiation.formats_for) and sends the prefixes. It serves every request on
-one thread with a big stack (bigstack.py), started once.
+one thread with a big stack (query/stack.py), started once.
 """
 
 from __future__ import annotations
@@ -30,8 +30,19 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from .. import bigstack
-from ..querysyntax import from_engine
+from ..errors import QueryRefused
+from ..query import stack
+from ..query.gate import check_query
+from ..query.inspect import (
+    check_remote,
+    check_services,
+    check_store_query,
+    graph_form,
+    inspect_query,
+    needs_parse,
+    refuse_service_early,
+)
+from ..query.syntax import syntax_error
 from ..store import is_remote
 from ..store import open as open_store
 from ..store.http import (
@@ -43,16 +54,6 @@ from ..store.http import (
 )
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
-from .querycheck import check_query
-from .queryinfo import (
-    Refused,
-    check_remote,
-    check_services,
-    check_store_query,
-    graph_form,
-    inspect_query,
-    needs_parse,
-)
 
 UNION = {"use_default_graph_as_union": True}
 
@@ -115,51 +116,72 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
     try:
         # Both parsers and Oxigraph's evaluator recurse: on a deep stack (inline on the
         # worker's own, see main).
-        form, fmt, body = bigstack.call(lambda: _run(store, text, base, dataset, request,
-                                                     settings))
-    except Refused as exc:
-        return _error(exc.status, exc.title, exc.detail, exc.position), b""
+        form, fmt, body = stack.call(lambda: _run(store, text, base, dataset, request, settings))
+    except QueryRefused as exc:
+        return _error(exc.status, exc.title, exc.detail, exc.position, exc.code), b""
     except NotAcceptable as exc:
         return _error(406, "not acceptable", f"this query's answer: {exc}"), b""
-    except SyntaxError as exc:  # rdflib read it, Oxigraph does not: the engine's words
-        refused = from_engine(exc)
-        return _error(400, "malformed query", str(refused), refused.position), b""
+    except SyntaxError as exc:  # the place `benchgraph query` reports too (query/syntax.py)
+        refused = syntax_error(text, exc)
+        return _error(
+            refused.status, refused.title, refused.detail, refused.position, refused.code
+        ), b""
     except TooLarge:
-        return _error(422, "result too large",
-                      f"the result passes this server's cap of {settings.max_bytes:,} bytes "
-                      "and was not sent; add a LIMIT or narrow the query"), b""
+        return _error(
+            422,
+            "result too large",
+            f"the result passes this server's cap of {settings.max_bytes:,} bytes "
+            "and was not sent; add a LIMIT or narrow the query",
+            code="too-large",
+        ), b""
     except ConnectionError as exc:
-        return _error(502, "federated query failed", f"a SERVICE call failed: {exc}"), b""
+        return _error(
+            502, "federated query failed", f"a SERVICE call failed: {exc}", code="service-failed"
+        ), b""
     except StoreTooLarge:
-        return _error(422, "result too large",
-                      f"the store's answer passes this server's cap of {settings.max_bytes:,}"
-                      " bytes and was not sent; add a LIMIT or narrow the query"), b""
+        return _error(
+            422,
+            "result too large",
+            f"the store's answer passes this server's cap of {settings.max_bytes:,}"
+            " bytes and was not sent; add a LIMIT or narrow the query",
+            code="too-large",
+        ), b""
     except QueryNotSent as exc:  # not to be kept to the dataset's graphs on this store
-        return _error(403, "graph refused", str(exc)), b""
+        return _error(403, "graph refused", str(exc), code="graph-refused"), b""
     except StoreTimeout as exc:
-        return _error(503, "query timed out", str(exc)), b""
+        return _error(503, "query timed out", str(exc), code="timeout"), b""
     except StoreUnavailable as exc:
         return _error(503, "store unavailable", str(exc)), b""
     except StoreError as exc:
         return _error(502, "store error", str(exc)), b""
-    return {"status": 200, "content_type": fmt.content_type, "form": form,
-            "format": fmt.name}, body
+    return {"status": 200, "content_type": fmt.content_type, "form": form, "format": fmt.name}, body
 
 
-def _run(store: object, text: str, base: str | None, dataset: dict | None, request: dict,
-         settings: Settings) -> tuple[str, Format, bytearray]:
+def _run(
+    store: object,
+    text: str,
+    base: str | None,
+    dataset: dict | None,
+    request: dict,
+    settings: Settings,
+) -> tuple[str, Format, bytearray]:
     """Check the query, run it, serialize its answer: (form, format, body)."""
     remote = is_remote(settings.store)
     if remote:
         check_remote(text, None, ())  # the pragma, before rdflib reads it as an error
     if remote or needs_parse(text):
+        refuse_service_early(text, settings.allow_service)
         info = inspect_query(text, base, settings.prefix_items)
         check_services(info, settings.allow_service)
         # the algebra budget on every store; a store's own functions for a store server
         check_query(info.shape, functions=remote)
         if remote and (info.graphs or dataset):
-            check_remote(text, info, _graphs(store), [*request.get("default_graphs", []),
-                                                      *request.get("named_graphs", [])])
+            check_remote(
+                text,
+                info,
+                _graphs(store),
+                [*request.get("default_graphs", []), *request.get("named_graphs", [])],
+            )
         form = info.form
         fmt = _format(request, form)
         if dataset is None:  # no protocol dataset: the query's FROM, else the union
@@ -186,8 +208,11 @@ def write_dump(store: ox.Store, ext: str, path: Path) -> None:
     partial_gz = path.with_name(f"{path.name}.gz.{os.getpid()}.part")
     path.parent.mkdir(parents=True, exist_ok=True)
     export.dump(store, ext, partial)
-    with partial.open("rb") as src, partial_gz.open("wb") as raw, gzip.GzipFile(
-            filename="", mode="wb", fileobj=raw, mtime=0) as dst:
+    with (
+        partial.open("rb") as src,
+        partial_gz.open("wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as dst,
+    ):
         shutil.copyfileobj(src, dst)
     partial_gz.replace(path.with_name(path.name + ".gz"))
     partial.replace(path)
@@ -208,8 +233,10 @@ def _dataset(request: dict) -> dict | None:
     default, named = request.get("default_graphs"), request.get("named_graphs")
     if not default and not named:
         return None
-    return {"default_graph": [ox.NamedNode(g) for g in default or []],
-            "named_graphs": [ox.NamedNode(g) for g in named or []]}
+    return {
+        "default_graph": [ox.NamedNode(g) for g in default or []],
+        "named_graphs": [ox.NamedNode(g) for g in named or []],
+    }
 
 
 def _form(result: object, text: str) -> str:
@@ -235,17 +262,22 @@ def _format(request: dict, form: str) -> Format:
 def _serialize(result: object, fmt: Format, settings: Settings) -> bytearray:
     out = _CappedBuffer(settings.max_bytes)
     if fmt in GRAPH:
-        ox.serialize(result, out, getattr(ox.RdfFormat, fmt.oxigraph),
-                     prefixes=settings.dump_prefixes)
+        ox.serialize(
+            result, out, getattr(ox.RdfFormat, fmt.oxigraph), prefixes=settings.dump_prefixes
+        )
     else:
         result.serialize(out, getattr(ox.QueryResultsFormat, fmt.oxigraph))
     return out.getvalue()
 
 
-def _error(status: int, title: str, detail: str, position: dict | None = None) -> dict:
+def _error(
+    status: int, title: str, detail: str, position: dict | None = None, code: str | None = None
+) -> dict:
     header = {"status": status, "error": title, "detail": detail}
     if position:
         header["position"] = position
+    if code:
+        header["code"] = code  # what /metrics counts it under (errors.reason)
     return header
 
 
@@ -261,11 +293,11 @@ def limit_memory(limit_mb: int) -> None:
     it fails, so a query cannot take the machine's memory even between the pool's looks.
     Set once the store is open: RocksDB maps much at opening, and an address-space limit
     (RLIMIT_AS) would count its file mappings too."""
-    # The thread stack a query or a long parse runs on (bigstack.py, one at a time) is
+    # The thread stack a query or a long parse runs on (query/stack.py, one at a time) is
     # reserved address space, counted as data but touched only as deep as the query goes:
     # the limit leaves room for it, and the pool's watch on resident memory holds the rest
     # to limit_mb.
-    limit = limit_mb * MB + bigstack.STACK_BYTES
+    limit = limit_mb * MB + stack.STACK_BYTES
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
@@ -277,22 +309,29 @@ def main(argv: list[str]) -> int:
     _soft, hard = resource.getrlimit(resource.RLIMIT_NICE)
     resource.setrlimit(resource.RLIMIT_NICE, (hard, hard))
     given = json.loads(argv[0])
-    settings = Settings(given["store"], given["max_bytes"], tuple(given["allow_service"]),
-                        given.get("memory_mb", 0), given.get("timeout"), given.get("prefixes"),
-                        given.get("dump_prefixes"))
+    settings = Settings(
+        given["store"],
+        given["max_bytes"],
+        tuple(given["allow_service"]),
+        given.get("memory_mb", 0),
+        given.get("timeout"),
+        given.get("prefixes"),
+        given.get("dump_prefixes"),
+    )
     reply = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)  # anything printed by accident goes to stderr, not into the protocol
     requests = Connection(0, writable=False)
     # a remote answer is read up to four times the result cap (the store's JSON is wordier
     # than most formats the client may ask for), then refused, never held whole
-    store = open_store(settings.store, settings.timeout, 4 * settings.max_bytes,
-                       gate=check_store_query)  # every query a store server gets is checked
+    store = open_store(
+        settings.store, settings.timeout, 4 * settings.max_bytes, gate=check_store_query
+    )  # every query a store server gets is checked
     if settings.memory_mb:
         limit_memory(settings.memory_mb)
     reply.send_bytes(json.dumps({"ready": os.getpid()}).encode())
     # Every request on one thread with a deep stack, for the parsers and Oxigraph's
     # evaluator: started once, not per query (limit_memory counts its reservation).
-    return bigstack.call(lambda: serve(store, settings, requests, reply))
+    return stack.call(lambda: serve(store, settings, requests, reply))
 
 
 def serve(store: object, settings: Settings, requests: Connection, reply: Connection) -> int:
@@ -305,12 +344,22 @@ def serve(store: object, settings: Settings, requests: Connection, reply: Connec
         try:
             header, body = answer(store, request, settings)
         except MemoryError:  # Python's allocator failed under the limit; Rust's aborts
-            header, body = _error(507, "query used too much memory",
-                                  memory_detail(settings.memory_mb)), b""
+            header, body = (
+                _error(
+                    507,
+                    "query used too much memory",
+                    memory_detail(settings.memory_mb),
+                    code="memory",
+                ),
+                b"",
+            )
             header["retire"] = True  # the pool replaces this worker
         except Exception as exc:  # keep the worker alive; the pool reports a server error
             traceback.print_exc()
-            header, body = _error(500, "query failed", f"{type(exc).__name__}: {exc}"), b""
+            header, body = (
+                _error(500, "query failed", f"{type(exc).__name__}: {exc}", code="query-failed"),
+                b"",
+            )
         reply.send_bytes(json.dumps(header).encode())
         reply.send_bytes(body)
 

@@ -3,7 +3,7 @@
 gunicorn takes `limit_request_line` values of 1..8190 only (a larger one becomes 8190, too short
 for a GET that carries a 64 KB query) or 0 for none at all; and with none its line reader
 copies and searches the whole buffer again at every read, so a 16 MB path took 20 s before
-the app saw it. `install()` makes gunicorn's pure-Python parser (serve.py selects it) keep the
+the app saw it. `install()` makes gunicorn's pure-Python parser (cli/serve.py selects it) keep the
 configured limit whatever its size and read the line once: a longer line is a 414 from
 gunicorn as soon as the limit is passed, with nothing echoed.
 """
@@ -37,8 +37,9 @@ def bounded_request_class() -> type:
     class BoundedRequest(Request):
         """A request whose line may be as long as `limit_request_line`, read in one pass."""
 
-        def read_line(self, unreader: Any, buf: bytearray, limit: int = 0
-                      ) -> tuple[bytes, bytearray]:
+        def read_line(
+            self, unreader: Any, buf: bytearray, limit: int = 0
+        ) -> tuple[bytes, bytearray]:
             # gunicorn passes its own copy of the limit, capped at 8190; the configured one
             # is the one the app's limits were set against.
             limit = self.cfg.limit_request_line
@@ -57,6 +58,6 @@ def bounded_request_class() -> type:
                     raise LimitRequestLine(len(buf), limit)
                 start = max(0, len(buf) - 1)  # a CRLF may be split between two reads
                 self.read_into(unreader, buf)
-            return bytes(buf[:idx]), bytearray(buf[idx + 2:])
+            return bytes(buf[:idx]), bytearray(buf[idx + 2 :])
 
     return BoundedRequest

@@ -2,7 +2,7 @@
 
 A Site serves one Snapshot at a time: a build's store, its key, its query pool and what the
 build left out. Each request is pinned to the snapshot that was current when it began, so it
-sees one dataset whole. A new snapshot (published by `benchgraph serve`, see snapshots.py)
+sees one dataset whole. A new snapshot (published by `benchgraph serve`, see serving/snapshots.py)
 is opened beside the old one, query workers started and all, then swapped in by replacing
 one reference; the old one is closed once its last request has ended.
 """
@@ -22,9 +22,10 @@ from typing import IO, Any
 import pyoxigraph as ox
 from flask import g, has_request_context
 
-from .. import snapshots
-from ..queries import SavedQuery, SavedQueryError
+from ..query.saved import SavedQuery, SavedQueryError
+from ..serving import snapshots
 from ..store import open as open_store
+from .catalogue import Catalogue, build_catalogue
 from .metrics import Metrics
 from .negotiation import formats_for
 from .querypool import QueryPool
@@ -57,6 +58,8 @@ class Snapshot:
     held: IO[bytes] | None = None  # the shared lock that keeps its folder on disk
     url: str | None = None  # a remote store's query URL, served in place of store_path
     _rendered: dict[tuple, bytes] = field(default_factory=dict)
+    _made: dict[str, Any] = field(default_factory=dict)
+    _making: threading.Lock = field(default_factory=threading.Lock)
     _store: ox.Store | None = None
     _counts: tuple[dict[str, int], int] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -80,6 +83,16 @@ class Snapshot:
             self._rendered[key] = value
         return value
 
+    def made(self, name: str, make: Callable[[], Any]) -> Any:
+        """A thing drawn from this dataset (the browse pages' catalogue), made once: the
+        first to ask makes it, the others wait for it."""
+        if name in self._made:
+            return self._made[name]
+        with self._making:
+            if name not in self._made:
+                self._made[name] = make()
+            return self._made[name]
+
     def etag(self, *parts: str) -> str:
         """A validator for a response that depends only on the dataset and `parts`."""
         h = hashlib.blake2b(digest_size=12)
@@ -90,15 +103,15 @@ class Snapshot:
     def graph_counts(self) -> tuple[dict[str, int], int]:
         """Triples per named graph and in their union; counted once, in a query worker."""
         if self._counts is None:
-            per_graph = {row["g"]["value"]: int(row["n"]["value"])
-                         for row in self._select(COUNT_GRAPHS)}
+            per_graph = {
+                row["g"]["value"]: int(row["n"]["value"]) for row in self._select(COUNT_GRAPHS)
+            }
             union = int(self._select(COUNT_UNION)[0]["n"]["value"])
             self._counts = (per_graph, union)
         return self._counts
 
     def _select(self, query: str) -> list[dict]:
-        header, body = self.pool.run({"query": query,
-                                      "formats": formats_for("application/json")})
+        header, body = self.pool.run({"query": query, "formats": formats_for("application/json")})
         if header["status"] != 200:
             raise RuntimeError(f"{query}: {header.get('detail')}")
         return json.loads(body)["results"]["bindings"]
@@ -121,8 +134,9 @@ class Snapshot:
             while self._users > 0 and time.monotonic() < deadline:
                 self._idle.wait(deadline - time.monotonic())
             if self._users > 0:
-                log.warning("snapshot %s closed with %d request(s) still on it", self.id,
-                            self._users)
+                log.warning(
+                    "snapshot %s closed with %d request(s) still on it", self.id, self._users
+                )
         self.pool.close()
         with self._lock:
             self._store = None
@@ -134,10 +148,17 @@ class Snapshot:
 class Site:
     """The served dataset (one Snapshot at a time), its pages' settings and counters."""
 
-    def __init__(self, snapshot: Snapshot, examples: dict[str, SavedQuery],
-                 link_limit: int = 200,
-                 load_examples: Callable[[], dict[str, SavedQuery]] | None = None) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        examples: dict[str, SavedQuery],
+        link_limit: int = 200,
+        load_examples: Callable[[], dict[str, SavedQuery]] | None = None,
+        on_open: list[Callable[[Snapshot], None]] | None = None,
+    ) -> None:
         self.examples = examples
+        # made for each snapshot as it is opened, in the background (web/dumps.write_ahead)
+        self.on_open: list[Callable[[Snapshot], None]] = list(on_open or [])
         self.link_limit = link_limit
         self.metrics = Metrics()
         self.reload: dict[str, Any] = {}  # the pointer's account of rebuilds, when following
@@ -149,6 +170,7 @@ class Site:
         self._stop = threading.Event()
         self._follower: threading.Thread | None = None
         self._retiring: list[threading.Thread] = []
+        self.prepare(snapshot)
 
     # --- the snapshot a request sees ------------------------------------------------------
     @property
@@ -217,7 +239,47 @@ class Site:
         return self.snapshot().remember(key, make)
 
     def etag(self, *parts: str) -> str:
-        return self.snapshot().etag(*parts)
+        refused = self.refused_rebuild()  # a page shows the banner: not the cached one
+        return self.snapshot().etag(*parts, *(("refused", str(refused["at"])) if refused else ()))
+
+    def refused_rebuild(self) -> dict[str, Any] | None:
+        """While the last rebuild was refused: the files it would have left out (each
+        with why) and when; else None."""
+        last = self.reload.get("last_rebuild") or {}
+        if last.get("result") != "refused":
+            return None
+        leave = last.get("would_leave_out") or {}
+        files = [item["file"] for item in leave.get("invalid", [])]
+        files += [item["file"] for item in leave.get("linking", [])]
+        return {
+            "files": files,
+            "violations": list(last.get("violations", [])),
+            "at": last.get("at", 0.0),
+        }
+
+    def catalogue(self) -> Catalogue:
+        """The served dataset's records by kind and its search index (catalogue.py)."""
+        snapshot = self.snapshot()
+        return snapshot.made("catalogue", lambda: build_catalogue(snapshot.store()))
+
+    def prepare(self, snapshot: Snapshot) -> threading.Thread:
+        """Make in the background what a snapshot's first visitors would otherwise wait
+        for: the catalogue of the browse and search pages, then what `on_open` holds (the
+        dumps, which create_app adds)."""
+
+        def make() -> None:
+            try:
+                snapshot.made("catalogue", lambda: build_catalogue(snapshot.store()))
+            except Exception:  # a store that is down: made on first use instead
+                log.exception("snapshot %s: catalogue not made ahead", snapshot.id)
+            for hook in list(self.on_open):
+                hook(snapshot)
+
+        thread = threading.Thread(
+            target=make, daemon=True, name=f"prepare-{snapshot.id or snapshot.key[:8]}"
+        )
+        thread.start()
+        return thread
 
     def graph_counts(self) -> tuple[dict[str, int], int]:
         return self.snapshot().graph_counts()
@@ -230,29 +292,43 @@ class Site:
                 self.examples = self._load_examples()
             except (OSError, UnicodeDecodeError, SavedQueryError) as exc:
                 log.error("saved queries not read again: %s", exc)
+        self.prepare(new)
         with self._swap:
             old, self._current = self._current, new
-        retire = threading.Thread(target=old.close, args=(drain,), daemon=True,
-                                  name=f"retire-{old.id or old.key[:8]}")
+        retire = threading.Thread(
+            target=old.close, args=(drain,), daemon=True, name=f"retire-{old.id or old.key[:8]}"
+        )
         retire.start()
         self._retiring = [t for t in self._retiring if t.is_alive()] + [retire]
         log.info("serving snapshot %s (%s) in place of %s", new.id, new.key[:12], old.id)
         return old
 
-    def follow(self, pointer: Path, open_snapshot: Callable[[dict[str, Any]], Snapshot],
-               every: float = FOLLOW_EVERY) -> None:
+    def follow(
+        self,
+        pointer: Path,
+        open_snapshot: Callable[[dict[str, Any]], Snapshot],
+        every: float = FOLLOW_EVERY,
+    ) -> None:
         """Watch the pointer file: take in its account of rebuilds, and swap in each new
         snapshot it names."""
         seen = snapshots.stamp(pointer)  # before reading: a change meanwhile is seen again
         if not self._read_pointer(pointer, open_snapshot):
             seen = None
-        self._follower = threading.Thread(target=self._follow, name="snapshot-follower",
-                                          args=(pointer, open_snapshot, every, seen),
-                                          daemon=True)
+        self._follower = threading.Thread(
+            target=self._follow,
+            name="snapshot-follower",
+            args=(pointer, open_snapshot, every, seen),
+            daemon=True,
+        )
         self._follower.start()
 
-    def _follow(self, pointer: Path, open_snapshot: Callable[[dict[str, Any]], Snapshot],
-                every: float, seen: tuple | None) -> None:
+    def _follow(
+        self,
+        pointer: Path,
+        open_snapshot: Callable[[dict[str, Any]], Snapshot],
+        every: float,
+        seen: tuple | None,
+    ) -> None:
         # Polling one stat() ten times a second costs nothing and needs no signal between
         # processes (gunicorn's workers take SIGHUP and the like for themselves).
         while not self._stop.wait(every):
@@ -262,8 +338,9 @@ class Site:
             if self._read_pointer(pointer, open_snapshot):
                 seen = now
 
-    def _read_pointer(self, pointer: Path,
-                      open_snapshot: Callable[[dict[str, Any]], Snapshot]) -> bool:
+    def _read_pointer(
+        self, pointer: Path, open_snapshot: Callable[[dict[str, Any]], Snapshot]
+    ) -> bool:
         """Act on the pointer; False to look again (its snapshot was gone already)."""
         try:
             state = snapshots.read(pointer)
@@ -279,10 +356,13 @@ class Site:
         except snapshots.SnapshotGone:
             return False  # a newer pointer is there or on its way
         except Exception as exc:  # any failure to start it: keep serving the one we have
-            log.exception("snapshot %s not opened; still serving %s", info["id"],
-                          self._current.id)
-            self.open_error = {"snapshot": info["id"], "key": info["key"], "error": str(exc),
-                               "at": time.time()}
+            log.exception("snapshot %s not opened; still serving %s", info["id"], self._current.id)
+            self.open_error = {
+                "snapshot": info["id"],
+                "key": info["key"],
+                "error": str(exc),
+                "at": time.time(),
+            }
             return True
         self.open_error = None
         self.swap(new)

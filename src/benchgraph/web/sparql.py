@@ -20,8 +20,8 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.datastructures import MultiDict
 
-from ..description import by_kind
 from ..namespaces import GRAPH as GRAPH_NS
+from ..serving.description import by_kind
 from .errors import error_response
 from .hooks import not_modified
 from .negotiation import (
@@ -34,6 +34,7 @@ from .negotiation import (
     formats_for,
     serialize_rdf,
 )
+from .publicbase import url as public_url
 from .querypool import PoolBusy, PoolError, QueryTimeout
 from .site import Site
 
@@ -53,12 +54,24 @@ VOID_URI_SPACE = ox.NamedNode("http://rdfs.org/ns/void#uriSpace")
 DCT_DESCRIPTION = ox.NamedNode("http://purl.org/dc/terms/description")
 SEE_ALSO = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#seeAlso")
 XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
-SD_PREFIXES = {"sd": SD_NS, "formats": FORMATS, "void": "http://rdfs.org/ns/void#",
-               "xsd": "http://www.w3.org/2001/XMLSchema#"}
-RESULT_FORMATS = {"json": "SPARQL_Results_JSON", "xml": "SPARQL_Results_XML",
-                  "csv": "SPARQL_Results_CSV", "tsv": "SPARQL_Results_TSV",
-                  "turtle": "Turtle", "ntriples": "N-Triples", "nquads": "N-Quads",
-                  "trig": "TriG", "jsonld": "JSON-LD", "rdfxml": "RDF_XML"}
+SD_PREFIXES = {
+    "sd": SD_NS,
+    "formats": FORMATS,
+    "void": "http://rdfs.org/ns/void#",
+    "xsd": "http://www.w3.org/2001/XMLSchema#",
+}
+RESULT_FORMATS = {
+    "json": "SPARQL_Results_JSON",
+    "xml": "SPARQL_Results_XML",
+    "csv": "SPARQL_Results_CSV",
+    "tsv": "SPARQL_Results_TSV",
+    "turtle": "Turtle",
+    "ntriples": "N-Triples",
+    "nquads": "N-Quads",
+    "trig": "TriG",
+    "jsonld": "JSON-LD",
+    "rdfxml": "RDF_XML",
+}
 FORM_TYPE = "application/x-www-form-urlencoded"
 QUERY_TYPE = "application/sparql-query"
 UPDATE_TYPE = "application/sparql-update"
@@ -97,23 +110,28 @@ def endpoint() -> Response:
     if operation is None:
         return service_description()
     if operation.kind == "update":
-        return error_response(403, "read-only endpoint",
-                              "this endpoint does not accept SPARQL Update: the dataset is "
-                              "built from the record files, so change those instead")
+        return error_response(
+            403,
+            "read-only endpoint",
+            "this endpoint does not accept SPARQL Update: the dataset is "
+            "built from the record files, so change those instead",
+            code="update",
+        )
     return run_query(operation)
 
 
 def read_operation() -> Operation | None:
     """The operation of the request, following the SPARQL 1.1 Protocol; None for none."""
     args = request.args
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):
         params = args
     else:
         mimetype = request.mimetype
         charset = request.mimetype_params.get("charset", "utf-8").lower()
         if mimetype in (QUERY_TYPE, UPDATE_TYPE) and charset not in ("utf-8", "utf8"):
-            raise ProtocolError(415, "unsupported media type",
-                                f"the body must be UTF-8, not {charset}")
+            raise ProtocolError(
+                415, "unsupported media type", f"the body must be UTF-8, not {charset}"
+            )
         if mimetype == FORM_TYPE:
             params = MultiDict(args)
             for key, value in request.form.items(multi=True):
@@ -121,26 +139,36 @@ def read_operation() -> Operation | None:
         elif mimetype in (QUERY_TYPE, UPDATE_TYPE):
             kind = "query" if mimetype == QUERY_TYPE else "update"
             if "query" in args or "update" in args:
-                raise ProtocolError(400, "bad request",
-                                    f"a direct POST carries the {kind} in its body only")
-            return Operation(kind, _utf8(request.get_data()), args.getlist("default-graph-uri"),
-                             args.getlist("named-graph-uri"))
+                raise ProtocolError(
+                    400, "bad request", f"a direct POST carries the {kind} in its body only"
+                )
+            return Operation(
+                kind,
+                _utf8(request.get_data()),
+                args.getlist("default-graph-uri"),
+                args.getlist("named-graph-uri"),
+            )
         else:
-            raise ProtocolError(415, "unsupported media type",
-                                f"POST a query as {FORM_TYPE} (query=...) or as {QUERY_TYPE}; "
-                                f"got {mimetype or 'no Content-Type'}")
+            raise ProtocolError(
+                415,
+                "unsupported media type",
+                f"POST a query as {FORM_TYPE} (query=...) or as {QUERY_TYPE}; "
+                f"got {mimetype or 'no Content-Type'}",
+            )
     queries, updates = params.getlist("query"), params.getlist("update")
     if len(queries) + len(updates) > 1:
-        raise ProtocolError(400, "bad request",
-                            "give exactly one query (or update) parameter per request")
+        raise ProtocolError(
+            400, "bad request", "give exactly one query (or update) parameter per request"
+        )
     if updates:
         return Operation("update", updates[0], [], [])
     if not queries:
         if request.method == "POST":
             raise ProtocolError(400, "bad request", "the request has no query parameter")
         return None
-    return Operation("query", queries[0], params.getlist("default-graph-uri"),
-                     params.getlist("named-graph-uri"))
+    return Operation(
+        "query", queries[0], params.getlist("default-graph-uri"), params.getlist("named-graph-uri")
+    )
 
 
 def run_query(operation: Operation) -> Response:
@@ -149,7 +177,7 @@ def run_query(operation: Operation) -> Response:
     accept = request.headers.get("Accept", "")
     override = request.values.getlist("format")
     etag = None
-    if request.method == "GET":
+    if request.method in ("GET", "HEAD"):  # HEAD: GET's answer, Flask leaves out the body
         etag = s.etag(request.full_path, accept)
         if request.if_none_match.contains_weak(etag):
             return not_modified(etag)
@@ -159,13 +187,17 @@ def run_query(operation: Operation) -> Response:
         outcome, elapsed = answered
     else:
         start = time.perf_counter()
-        job = {"query": operation.text, "base": request.base_url.rstrip("/"),
-               "formats": formats_for(accept, tuple(override)),
-               "default_graphs": operation.default_graphs,
-               "named_graphs": operation.named_graphs}
+        job = {
+            "query": operation.text,
+            "base": endpoint_url().rstrip("/"),
+            "formats": formats_for(accept, tuple(override)),
+            "default_graphs": operation.default_graphs,
+            "named_graphs": operation.named_graphs,
+        }
         try:
-            outcome = s.pool.run(job, current_app.config["QUERY_TIMEOUT"],
-                                 client_gone(request.environ))
+            outcome = s.pool.run(
+                job, current_app.config["QUERY_TIMEOUT"], client_gone(request.environ)
+            )
         except PoolError as exc:
             outcome = exc
         elapsed = time.perf_counter() - start
@@ -174,16 +206,21 @@ def run_query(operation: Operation) -> Response:
         s.metrics.observe(exc.status, elapsed, timed_out=isinstance(exc, QueryTimeout))
         current_app.logger.warning("%s: %s", exc.title, exc)
         retry = {"Retry-After": "5"} if isinstance(exc, PoolBusy) else None
-        return error_response(exc.status, exc.title, str(exc), retry)
+        return error_response(exc.status, exc.title, str(exc), retry, code=exc.code)
     header, body = outcome
     status = header["status"]
     s.metrics.observe(status, elapsed, header.get("form", ""))
     if status != 200:
         extra = {"position": header["position"]} if "position" in header else {}
-        return error_response(status, header["error"], header["detail"], **extra)
+        return error_response(
+            status, header["error"], header["detail"], code=header.get("code"), **extra
+        )
     response = Response(body, status=200, content_type=header["content_type"])
-    response.headers["Server-Timing"] = (f"query;dur={elapsed * 1000:.1f}, "
-                                         f"wait;dur={header.get('wait_s', 0) * 1000:.1f}")
+    response.headers["Server-Timing"] = (
+        f"query;dur={elapsed * 1000:.1f}, "
+        f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "
+        f"slot;dur={header.get('slot_s', 0) * 1000:.1f}"
+    )
     response.vary.add("Accept")
     if etag:
         response.set_etag(etag, weak=True)
@@ -192,6 +229,11 @@ def run_query(operation: Operation) -> Response:
         extension = {f.name: f.extension for f in (*SOLUTIONS, *GRAPH)}[header["format"]]
         response.headers["Content-Disposition"] = f'attachment; filename="result.{extension}"'
     return response
+
+
+def endpoint_url() -> str:
+    """The endpoint's IRI as asked (/sparql or /sparql/), on the public base."""
+    return public_url(current_app.config, request.path)
 
 
 def client_gone(environ: dict) -> Callable[[], bool] | None:
@@ -225,10 +267,9 @@ def _utf8(data: bytes) -> str:
 def service_description() -> Response:
     """The SPARQL Service Description of this endpoint, in the format the client prefers."""
     s = site()
-    endpoint_iri = request.base_url
+    endpoint_iri = endpoint_url()
     try:
-        fmt = choose((*GRAPH, HTML), request.headers.get("Accept"),
-                     request.args.getlist("format"))
+        fmt = choose((*GRAPH, HTML), request.headers.get("Accept"), request.args.getlist("format"))
     except NotAcceptable as exc:
         return error_response(406, "not acceptable", str(exc))
     etag = s.etag("sd", endpoint_iri, fmt.name)
@@ -239,16 +280,16 @@ def service_description() -> Response:
         triples = describe_service(s, endpoint_iri)
         if fmt is HTML:
             turtle = serialize_rdf(triples, TURTLE, SD_PREFIXES).decode()
-            return render_template("service.html", turtle=turtle,
-                                   endpoint=endpoint_iri).encode()
+            return render_template("service.html", turtle=turtle, endpoint=endpoint_iri).encode()
         return serialize_rdf(triples, fmt, SD_PREFIXES)
 
     try:
         body = s.remember(("sd", endpoint_iri, fmt.name), make)
     except (PoolError, RuntimeError) as exc:
         return error_response(503, "service description unavailable", str(exc))
-    response = Response(body, content_type="text/html; charset=utf-8" if fmt is HTML
-                        else fmt.content_type)
+    response = Response(
+        body, content_type="text/html; charset=utf-8" if fmt is HTML else fmt.content_type
+    )
     response.set_etag(etag, weak=True)
     response.vary.add("Accept")
     return response
@@ -263,8 +304,10 @@ def describe_service(s: Site, endpoint_iri: str) -> list[ox.Triple]:
         ox.Triple(service, SD("supportedLanguage"), SD("SPARQL11Query")),
         ox.Triple(service, SD("defaultEntailmentRegime"), ox.NamedNode(SIMPLE_ENTAILMENT)),
     ]
-    out += [ox.Triple(service, SD("resultFormat"), ox.NamedNode(FORMATS + name))
-            for name in RESULT_FORMATS.values()]
+    out += [
+        ox.Triple(service, SD("resultFormat"), ox.NamedNode(FORMATS + name))
+        for name in RESULT_FORMATS.values()
+    ]
     features = ["UnionDefaultGraph", "EmptyGraphs"]
     if s.pool.settings.allow_service:
         features.append("BasicFederatedQuery")
@@ -278,7 +321,9 @@ def describe_service(s: Site, endpoint_iri: str) -> list[ox.Triple]:
         ox.Triple(default, RDF_TYPE, SD("Graph")),
         ox.Triple(default, VOID_TRIPLES, _integer(union)),
         # the rest is in the VoID: clients fetch this just to learn what the endpoint is
-        ox.Triple(dataset, SEE_ALSO, ox.NamedNode(request.url_root + ".well-known/void")),
+        ox.Triple(
+            dataset, SEE_ALSO, ox.NamedNode(public_url(current_app.config, "/.well-known/void"))
+        ),
     ]
     # Record graphs are counted per kind, not listed: one a record made this 1.7 MB of
     # Turtle at 6k records (about 30 MB at 100k). The other graphs are named one by one.
@@ -298,9 +343,14 @@ def describe_service(s: Site, endpoint_iri: str) -> list[ox.Triple]:
         out += [
             ox.Triple(dataset, VOID_SUBSET, part),
             ox.Triple(part, RDF_TYPE, VOID_DATASET),
-            ox.Triple(part, DCT_DESCRIPTION, ox.Literal(
-                f"{len(counts)} named graphs, one per {kind} record: <{GRAPH_NS}{kind}/{{id}}>",
-                language="en")),
+            ox.Triple(
+                part,
+                DCT_DESCRIPTION,
+                ox.Literal(
+                    f"{len(counts)} named graphs, one per {kind} record: <{GRAPH_NS}{kind}/{{id}}>",
+                    language="en",
+                ),
+            ),
             ox.Triple(part, VOID_URI_SPACE, ox.Literal(f"{GRAPH_NS}{kind}/")),
             ox.Triple(part, VOID_ENTITIES, _integer(len(counts))),
             ox.Triple(part, VOID_TRIPLES, _integer(sum(counts))),

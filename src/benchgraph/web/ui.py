@@ -6,11 +6,21 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, url_for
+from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 
-from ..namespaces import BASE, BG, GRAPH, ID, ONTOLOGY_IRI, PREFIXES, UNIT
+from ..namespaces import BASE, BG, GRAPH, ID, ONTOLOGY_IRI, PREFIXES, UNIT, pasteable
+from ..query.params import (
+    Parameter,
+    ParameterError,
+    split_values,
+    with_values,
+)
+from ..query.saved import SavedQuery
 from .dumps import dump_formats
+from .errors import error_response
+from .hooks import not_modified
 from .negotiation import BY_FORM
+from .publicbase import url as public_url
 from .site import Site
 
 bp = Blueprint("ui", __name__)
@@ -29,28 +39,66 @@ HEADLINE = "no-gpu-fabric"
 
 @bp.route("/")
 def index() -> Response:
-    """The query page."""
+    """The query page; `?example=NAME&PARAM=VALUE...` opens a saved query with its
+    parameters given (each a typed term in the query's VALUES, never text spliced in)."""
     s: Site = current_app.extensions["benchgraph"]
     ordered = sorted(s.examples.values(), key=lambda q: (q.name != HEADLINE, q.name))
-    examples = [{"name": q.name, "title": q.title, "description": q.description,
-                 "query": with_prefixes(_body(q.text)), "view": q.view} for q in ordered]
-    etag = s.etag("ui", url_for("ui.index", _external=True),
-                  *(e["query"] + repr(sorted(e["view"].items())) for e in examples))
+    examples = [
+        {
+            "name": q.name,
+            "title": q.title,
+            "description": q.description,
+            "query": with_prefixes(_body(q.text)),
+            "view": q.view,
+            "params": [dict(p.as_dict(), choices=_choices(s, p)) for p in query_params(q)],
+        }
+        for q in ordered
+    ]
+    opened = None
+    if "example" in request.args:
+        try:
+            opened = _opened(s, request.args)
+        except ParameterError as exc:
+            return error_response(400, "bad parameter", str(exc), parameter=exc.name)
+        for e in examples:  # the form shows what was given
+            if e["name"] == opened["name"]:
+                for p in e["params"]:
+                    if p["name"] in opened["given"]:
+                        p["value"] = opened["given"][p["name"]]
+    etag = s.etag(
+        "ui",
+        public_url(current_app.config, url_for("ui.index")),
+        request.query_string.decode("latin-1"),
+        *(e["query"] + repr(sorted(e["view"].items())) for e in examples),
+    )
+    if request.if_none_match.contains_weak(etag):
+        return not_modified(etag)
     config = {
-        "endpoint": url_for("sparql.endpoint", _external=True),
+        "endpoint": public_url(current_app.config, url_for("sparql.endpoint")),
         "links": local_links(),
         "prefixes": url_for("ui.prefixes"),
+        "terms": url_for("ld.ontology_terms"),  # the editor's completion of classes, properties
         "prefixMap": PREFIXES,
         "examples": examples,
         "defaultQuery": examples[0]["query"] if examples else with_prefixes(DEFAULT_QUERY),
-        "formats": {form: [(f.name, f.label) for f in formats]
-                    for form, formats in BY_FORM.items()},
+        "formats": {
+            form: [(f.name, f.label) for f in formats] for form, formats in BY_FORM.items()
+        },
         "storageKey": "benchgraph",  # the editor's tabs outlive a rebuild
+        "open": opened
+        and {"name": opened["name"], "query": opened["query"], "view": opened["view"]},
     }
-    response = Response(render_template(
-        "index.html", page_config=config, examples=examples, dumps=dump_formats(),
-        invalid=len(s.invalid_records), dataset=s.key,
-    ), mimetype="text/html")
+    response = Response(
+        render_template(
+            "index.html",
+            page_config=config,
+            examples=examples,
+            dumps=dump_formats(),
+            invalid=len(s.invalid_records),
+            dataset=s.key,
+        ),
+        mimetype="text/html",
+    )
     response.set_etag(etag, weak=True)
     response.headers["Cache-Control"] = "no-cache"
     return response
@@ -64,13 +112,91 @@ def prefixes() -> Response:
     return response
 
 
+def query_params(query: SavedQuery) -> tuple[Parameter, ...]:
+    """A saved query's parameters (its `# param:` lines)."""
+    return query.params
+
+
+def _opened(s: Site, args) -> dict:
+    """The saved query `args` names, its text built with the parameters given."""
+    name = args.get("example", "")
+    query = s.examples.get(name)
+    if query is None:
+        raise ParameterError("example", name, "is no saved query; " + ", ".join(sorted(s.examples)))
+    params = query_params(query)
+    given: dict[str, list[str]] = {}
+    for p in params:
+        if p.name in args:
+            values = args.getlist(p.name)
+            given[p.name] = [
+                v for value in values for v in (split_values(value) if p.many else [value])
+            ]
+    others = [k for k in args if k != "example" and k not in {p.name for p in params}]
+    if others:
+        raise ParameterError(
+            others[0],
+            args.get(others[0], ""),
+            "is not a parameter of "
+            f"{name}; it takes " + (", ".join(p.name for p in params) or "none"),
+        )
+    store = s.store()
+    text = with_values(query.text, params, given, known=lambda iri: _known(store, iri))
+    return {"name": name, "query": with_prefixes(_body(text)), "view": query.view, "given": given}
+
+
+def _known(store, iri: str) -> bool:
+    """Whether the dataset says anything of `iri` (a run, a part, a status)."""
+    import pyoxigraph as ox
+
+    return (
+        next(iter(store.quads_for_pattern(ox.NamedNode(iri), None, None, None)), None) is not None
+    )
+
+
+def _choices(s: Site, param: Parameter) -> list[dict[str, str]]:
+    """The statuses a status parameter offers: the concepts of its default's schemes."""
+    if param.type != "status" or not param.default:
+        return []
+    return s.snapshot().made(
+        f"choices-{param.default}", lambda: _scheme_members(s.store(), param.default)
+    )
+
+
+def _scheme_members(store, default: tuple[str, ...]) -> list[dict[str, str]]:
+    import pyoxigraph as ox
+
+    in_scheme = ox.NamedNode(PREFIXES["skos"] + "inScheme")
+    label = ox.NamedNode(PREFIXES["rdfs"] + "label")
+    schemes = set()
+    for term in default:
+        iri = str(BG) + term.partition(":")[2] if term.startswith("bg:") else term.strip("<>")
+        schemes |= {
+            q.object for q in store.quads_for_pattern(ox.NamedNode(iri), in_scheme, None, None)
+        }
+    members = {
+        q.subject.value
+        for scheme in schemes
+        for q in store.quads_for_pattern(None, in_scheme, scheme, None)
+    }
+    out = []
+    for iri in sorted(members):
+        found = next(iter(store.quads_for_pattern(ox.NamedNode(iri), label, None, None)), None)
+        out.append({"value": pasteable(iri), "label": found.object.value if found else iri})
+    return out
+
+
 def local_links() -> dict:
     """Where the result table sends benchgraph's own IRIs: this server's Linked Data pages
     (as the record pages do), so a server run anywhere but its public base links to itself."""
     root = url_for("ui.index").rstrip("/")
-    return {"records": [str(ID), str(GRAPH)], "recordRoot": root + "/",
-            "base": BASE, "ontology": str(ONTOLOGY_IRI),
-            "terms": [str(BG), str(UNIT)], "ontologyPage": url_for("ld.ontology")}
+    return {
+        "records": [str(ID), str(GRAPH)],
+        "recordRoot": root + "/",
+        "base": BASE,
+        "ontology": str(ONTOLOGY_IRI),
+        "terms": [str(BG), str(UNIT)],
+        "ontologyPage": url_for("ld.ontology"),
+    }
 
 
 def _body(text: str) -> str:
@@ -85,6 +211,9 @@ def with_prefixes(text: str) -> str:
     """The query with PREFIX lines for the predeclared prefixes it uses but does not declare,
     so that it also runs on other endpoints when copied."""
     declared = {m.lower() for m in re.findall(r"(?im)^\s*PREFIX\s+([\w-]*):", text)}
-    used = [p for p in PREFIXES if p not in declared
-            and re.search(rf"(?<![\w:/#<.-]){re.escape(p)}:", text)]
+    used = [
+        p
+        for p in PREFIXES
+        if p not in declared and re.search(rf"(?<![\w:/#<.-]){re.escape(p)}:", text)
+    ]
     return "".join(f"PREFIX {p}: <{PREFIXES[p]}>\n" for p in used) + text

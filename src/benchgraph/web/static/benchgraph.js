@@ -31,9 +31,10 @@
     // query and the view (shareLink below), so its links open in the view too.
     yasqe: {
       value: config.defaultQuery,
-      // No suggestions fetched from other sites: prefixes come from this server.
+      // No suggestions fetched from other sites: prefixes, classes and properties come from
+      // this server (bg-complete.js).
       prefixCcApi: new URL(config.prefixes, window.location.href).toString(),
-      autocompleters: ["prefixes", "variables"]
+      autocompleters: ["prefixes", "variables", "bgclass", "bgproperty"]
     },
     yasr: { prefixes: config.prefixMap }
   });
@@ -106,11 +107,16 @@
     document.getElementById("editor").scrollIntoView({ block: "start" });
   }
 
-  // The result is handed to YASR after this event: look once it has it.
+  // The result is handed to YASR after this event: look once it has it. A shared link to a
+  // chart scrolls to the chart, once it is drawn.
   yasgui.on("queryResponse", function () {
     window.setTimeout(function () {
       showDownloads();
-      if (scrollPending) { scrollPending = false; showEditor(); }
+      if (scrollPending) {
+        var chart = scrollPending === "chart" && document.querySelector(".yasr figure.bg-chart");
+        scrollPending = false;
+        if (chart) { chart.scrollIntoView({ block: "start" }); } else { showEditor(); }
+      }
     }, 0);
   });
   document.addEventListener("bg-view", function () {
@@ -146,9 +152,19 @@
   function openShared() {
     var shared = new URLSearchParams(window.location.hash.slice(1));
     if (shared.get("query")) {
-      open(shared.get("query"), bg.view.parse(shared.get("view") || "table"));
+      var view = bg.view.parse(shared.get("view") || "table");
+      if (view.type && view.type !== "table") { scrollPending = "chart"; }
+      open(shared.get("query"), view);
     }
   }
   window.addEventListener("hashchange", openShared);
-  openShared();
+  // A saved query with its parameters given (/?example=NAME&run=...): the server built its
+  // text from the typed values; it runs at once, scrolled to.
+  if (config.open) {
+    scrollPending = true;
+    open(config.open.query, config.open.view);
+    showEditor();
+  } else {
+    openShared();
+  }
 })();

@@ -9,7 +9,7 @@
   var PALETTE = ["#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#8c564b",
     "#000000", "#bcbd22", "#7f7f7f"];
   var OTHER = "#b8bcc4";
-  var TICK = 28; // longest x tick label before it is cut (the tooltip has it whole)
+  var TICK = 40; // longest x tick label before it is cut (the tooltip has it whole)
 
   // The chart's PNG has a white background rather than none.
   var background = {
@@ -31,16 +31,30 @@
     return e;
   }
 
-  // A tick label: an IRI's last segment (run ids share their first words, so the middle
-  // goes), cut to TICK characters.
+  // A tick label cut to TICK characters: in the middle (its start and its end kept, the start
+  // the longer: "NVIDIA RTX PRO 6000…Server Edition") or, with no room for both, at the end;
+  // never to its end alone ("GB, TensorRT)" said nothing of which system). A short last
+  // "(...)" (an accuracy target) is kept whole. A prefixed name or IRI loses its namespace
+  // first (acc:nvidia-h100-sxm: nvidia-h100-sxm).
   function cut(text) {
     text = String(text);
-    if (/^[A-Za-z][\w-]*:\S+$/.test(text)) {
-      text = text.slice(Math.max(text.lastIndexOf("/"), text.indexOf(":")) + 1) || text;
+    if (/^[A-Za-z][\w-]*:[^\s/]\S*$/.test(text)) {
+      text = text.slice(text.indexOf(":") + 1) || text;
+    } else if (/^https?:\/\/\S+$/.test(text)) {
+      text = text.replace(/\/+$/, "").replace(/^.*[#/]/, "") || text;
     }
-    var head = Math.floor(TICK / 3);
-    return text.length > TICK ? text.slice(0, head) + "\u2026" +
-      text.slice(text.length - (TICK - head - 1)) : text;
+    if (text.length <= TICK) { return text; }
+    var suffix = (/ \([^()]{1,10}\)$/.exec(text) || [""])[0];
+    var base = text.slice(0, text.length - suffix.length);
+    var room = TICK - suffix.length - 1;
+    var head = Math.ceil(room * 0.6);
+    var start = base.slice(0, head);
+    var space = start.lastIndexOf(" ");
+    if (space > 0 && space >= head - 3) { start = start.slice(0, space); }  // at a word's end
+    var end = base.slice(base.length - (room - start.length));
+    var gap = end.indexOf(" ");
+    if (gap >= 0 && gap < 3) { end = end.slice(gap + 1); }  // from a word's start
+    return (end.length >= 4 ? start + "\u2026" + end : base.slice(0, room) + "\u2026") + suffix;
   }
 
   function formatX(view, x) {
@@ -126,12 +140,39 @@
       x.type = "linear";
       x.ticks = { callback: function (v) { return formatX(view, v); } };
     }
-    s.groups.forEach(function (g, i) {
-      var points = g.points.map(function (p) { return { x: p.x, y: p.y }; });
+    var sorted = function (points) {
+      points = points.map(function (p) { return { x: p.x, y: p.y }; });
       if (view.type === "line" && view.xKind !== "label") {
         points.sort(function (a, b) { return a.x - b.x; });
       }
-      config.data.datasets.push({ label: g.name, data: points, showLine: view.type === "line",
+      return points;
+    };
+    if (view.series && s.lines.length) {
+      // One dataset per line of the series column, in its colour group's colour; the key
+      // lists each colour once (the first line of the group stands for it).
+      var keyed = {};
+      s.lines.forEach(function (line) {
+        var g = s.groups[line.group];
+        config.data.datasets.push({ label: g.name, bgSeries: line.name,
+          bgKey: !keyed[line.group], data: sorted(line.points),
+          showLine: view.type === "line", pointRadius: view.type === "line" ? 2 : 3.5,
+          borderWidth: 1.5, backgroundColor: colourOf(g, line.group),
+          borderColor: colourOf(g, line.group) });
+        keyed[line.group] = true;
+      });
+      config.options.plugins.legend.labels = { filter: function (item, chartData) {
+        return chartData.datasets[item.datasetIndex].bgKey;
+      } };
+      config.options.plugins.tooltip.callbacks.label = function (item) {
+        var y = typeof item.raw === "object" && item.raw ? item.raw.y : item.raw;
+        return item.dataset.bgSeries + " (" + item.dataset.label + "): " +
+          Number(y).toLocaleString("en") + unit;
+      };
+      return config;
+    }
+    s.groups.forEach(function (g, i) {
+      config.data.datasets.push({ label: g.name, data: sorted(g.points),
+        showLine: view.type === "line",
         pointRadius: view.type === "line" ? 2 : 3.5, borderWidth: 2,
         backgroundColor: colourOf(g, i), borderColor: colourOf(g, i) });
     });
@@ -178,12 +219,13 @@
 
     view() {
       var v = this.drawn || {};
-      return { type: v.type, x: v.x, y: v.y, color: v.color, unit: v.unit,
+      return { type: v.type, x: v.x, y: v.y, color: v.color, series: v.series, unit: v.unit,
         unitText: v.unitText, log: v.log };
     }
 
     change(key, value) {
       var next = Object.assign({}, this.view());
+      next.unitValue = this.asked.unitValue;
       next[key] = value;
       if (key === "x") { next.type = this.asked.type; }
       this.asked = next;
@@ -201,6 +243,8 @@
       var s = data.series(view, variables, bindings, prefixes);
       this.drawn = view;
       this.points = s.points;
+      this.allUnits = s.allUnits;
+      this.unitShown = s.units[0];
       this.drawControls(view, variables, kinds);
 
       var figure = element("figure", "bg-chart");
@@ -208,13 +252,18 @@
       var canvas = element("canvas");
       canvas.setAttribute("role", "img");
       canvas.setAttribute("aria-label", view.type + " chart of ?" + view.y +
-        (view.x ? " by ?" + view.x : "") + (view.color ? ", coloured by ?" + view.color : ""));
+        (view.x ? " by ?" + view.x : "") + (view.color ? ", coloured by ?" + view.color : "") +
+        (view.series ? ", a line per ?" + view.series : ""));
       box.appendChild(canvas);
       figure.appendChild(box);
-      if (s.units.length > 1) {
-        s.notes.unshift("?" + view.y + " is given in " + s.units.length + " units (" +
-          s.units.join(", ") + "): the chart puts them on one axis. Keep one unit " +
-          "(FILTER on ?" + view.unit + ") to compare like with like.");
+      if (s.allUnits && s.allUnits.length > 1) {
+        s.notes.unshift("?" + view.y + " is given in " + s.allUnits.length + " units (" +
+          s.allUnits.join(", ") + "): the chart shows one at a time, " + s.units[0] +
+          " now; choose another under \u201cunit\u201d above.");
+      }
+      if (s.split) {
+        s.notes.unshift("The rows differ by ?" + s.split.column + " (" + s.split.values.join(", ") +
+          "): each label says which, and rows of different ones are not alike.");
       }
       s.notes.forEach(function (n) { figure.appendChild(element("p", "bg-chart-note", n)); });
       this.figure = figure;
@@ -238,6 +287,13 @@
       bar.appendChild(select("colour", [["", "none"]].concat(columns(function (v) {
         return kinds[v] !== "empty";
       })), view.color || "", function (v) { self.change("color", v); }));
+      bar.appendChild(select("series", [["", "none"]].concat(columns(function (v) {
+        return kinds[v] !== "empty";
+      })), view.series || "", function (v) { self.change("series", v || null); }));
+      if (this.allUnits && this.allUnits.length > 1) {
+        bar.appendChild(select("unit", this.allUnits.map(function (u) { return [u, u]; }),
+          this.unitShown, function (v) { self.asked.unitValue = v; self.draw(); }));
+      }
       var log = element("label", "bg-control");
       var box = element("input");
       box.type = "checkbox";
@@ -308,4 +364,5 @@
   window.benchgraph = window.benchgraph || {};
   window.benchgraph.ChartPlugin = ChartPlugin;
   window.benchgraph.configureChart = configure;
+  window.benchgraph.cutLabel = cut;
 })();

@@ -16,6 +16,7 @@
   // and bars stay more than a pixel wide. The table and the downloads keep every row.
   var CAP = 5000;
   var MAX_GROUPS = 10; // colours beyond these are one grey "other" series
+  var SPLIT = /^(accuracyTarget|accuracy_target|target)$/i; // a column rows must not mix
 
   function isNumber(term) {
     return !!term && term.type !== "uri" && NUMERIC.indexOf(term.datatype) >= 0;
@@ -82,6 +83,17 @@
           && n >= 2 && n <= MAX_GROUPS;
       })[0] || null;
     }
+    // series: one line per value of this column (each coloured by its rows' colour)
+    view.series = has(asked.series) && [view.x, view.y].indexOf(asked.series) < 0
+      ? asked.series : null;
+    // Rows held to different accuracy targets (MLPerf's 99 and 99.9) are not alike: the
+    // labels say which, unless the x axis or the colours already do.
+    var split = variables.filter(function (v) {
+      return SPLIT.test(v) && [view.x, view.color, view.y, view.series].indexOf(v) < 0 &&
+        distinct(v, bindings, prefixes) >= 2;
+    })[0];
+    if (split) { view.split = split; }
+    if (asked.unitValue) { view.unitValue = asked.unitValue; }
     var xKind = view.x ? k[view.x] : "number";
     view.type = ["bar", "line", "scatter"].indexOf(asked.type) >= 0 ? asked.type
       : xKind === "date" ? "line" : xKind === "number" ? "scatter" : "bar";
@@ -136,10 +148,27 @@
         x = row[view.x] ? dateValue(row[view.x]) : NaN;
       } else {
         x = label(row[view.x], prefixes);
+        if (view.split && row[view.split]) { x += " (" + label(row[view.split], prefixes) + ")"; }
       }
       if (typeof x === "number" && !isFinite(x)) { missing += 1; return; }
       kept.push({ x: x, y: y, row: row });
     });
+    // Several units: one at a time (the one asked for, else the most common), never mixed on
+    // one axis.
+    var allUnits = units(view, kept, prefixes);
+    var unitShown = null;
+    if (view.unit && allUnits.length > 1) {
+      var counts = {};
+      kept.forEach(function (p) {
+        var u = p.row[view.unit] ? label(p.row[view.unit], prefixes) : "";
+        counts[u] = (counts[u] || 0) + 1;
+      });
+      unitShown = allUnits.indexOf(view.unitValue) >= 0 ? view.unitValue
+        : allUnits.slice().sort(function (a, b) { return counts[b] - counts[a] || (a < b ? -1 : 1); })[0];
+      kept = kept.filter(function (p) {
+        return p.row[view.unit] && label(p.row[view.unit], prefixes) === unitShown;
+      });
+    }
     if (missing) {
       notes.push(missing + " row" + (missing === 1 ? "" : "s") + " without a ?" + view.y +
         (view.x ? " or ?" + view.x : "") + " value " + (missing === 1 ? "is" : "are") +
@@ -167,7 +196,37 @@
       groups.push({ name: "other (" + (names.length - MAX_GROUPS) + " values)", points: rest,
         other: true });
     }
-    return { groups: groups, points: kept, notes: notes, units: units(view, kept, prefixes) };
+    var splitValues = [];
+    if (view.split) {
+      bindings.forEach(function (row) {
+        var v = row[view.split] ? label(row[view.split], prefixes) : "";
+        if (v && splitValues.indexOf(v) < 0) { splitValues.push(v); }
+      });
+      splitValues.sort();
+    }
+    return { groups: groups, points: kept, notes: notes, units: units(view, kept, prefixes),
+      allUnits: allUnits, split: view.split ? { column: view.split, values: splitValues } : null,
+      lines: lines(view, groups, prefixes) };
+  }
+
+  // With a series column: one line per value of it, in the colour of its first row's group
+  // (a line whose rows have several colours is drawn in each, one line per colour).
+  function lines(view, groups, prefixes) {
+    if (!view.series) { return []; }
+    var out = [];
+    groups.forEach(function (g, gi) {
+      var byName = {};
+      var names = [];
+      g.points.forEach(function (p) {
+        var name = label(p.row[view.series], prefixes) || "(none)";
+        if (!(name in byName)) { byName[name] = []; names.push(name); }
+        byName[name].push(p);
+      });
+      names.sort().forEach(function (name) {
+        out.push({ name: name, group: gi, points: byName[name] });
+      });
+    });
+    return out;
   }
 
   // The y axis's unit, as the data states it: one unit column's values, or the unit the saved
@@ -188,7 +247,7 @@
 
   // The charted rows, the charted columns only, as CSV (RFC 4180, CRLF).
   function csv(view, points) {
-    var columns = [view.x, view.y, view.color, view.unit].filter(function (c, i, all) {
+    var columns = [view.x, view.y, view.color, view.series, view.unit].filter(function (c, i, all) {
       return c && all.indexOf(c) === i;
     });
     var lines = [columns.map(csvField).join(",")];

@@ -2,6 +2,12 @@
 // their values ("4", not "4"^^xsd:integer; the datatype is in the cell's tooltip) and
 // benchgraph's own IRIs linking to this server's Linked Data pages. And errors as readable,
 // wrapped text.
+//
+// A result is outside text: no value of it is ever parsed as HTML, and only an http(s) IRI
+// becomes a link (a javascript: IRI was a link, blocked only by the CSP). Each cell's HTML is
+// built here from escaped text; YASR's own table (vendored, not edited) runs a value through
+// DOMPurify to sort and search by it, which parses it as HTML (an <img onerror> in a literal
+// drew a script-src-attr report), so the columns' render functions are the page's own too.
 (function () {
   "use strict";
   var XSD = "http://www.w3.org/2001/XMLSchema#";
@@ -23,6 +29,35 @@
     return iri;
   }
 
+  // namespaces.PLAIN_LOCAL: a local name SPARQL reads without escapes
+  var PLAIN_LOCAL = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?)?$/;
+
+  function longestPrefix(iri, prefixes) {
+    var best = null;
+    Object.keys(prefixes || {}).forEach(function (p) {
+      if (p !== "bgid" && iri.indexOf(prefixes[p]) === 0 &&
+          (best === null || prefixes[p].length > prefixes[best].length)) { best = p; }
+    });
+    return best;
+  }
+
+  // Text as HTML that parses back to the same text, and nothing else.
+  function escapeText(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  }
+
+  // Whether a link to `href` leads to a web page: http(s) only, as the browser reads the URL
+  // (so " JavaScript:", "java\tscript:" are what they are).
+  function isWebLink(href) {
+    try {
+      var protocol = new URL(href, window.location.href).protocol;
+      return protocol === "http:" || protocol === "https:";
+    } catch (e) {
+      return false;
+    }
+  }
+
   function html(tag, attributes, text) {
     var e = document.createElement(tag);
     Object.keys(attributes).forEach(function (k) { e.setAttribute(k, attributes[k]); });
@@ -35,22 +70,34 @@
       getUriLinkFromBinding(binding, prefixes) {
         var iri = binding.value;
         var shown = iri;
-        Object.keys(prefixes || {}).some(function (p) {
-          if (iri.indexOf(prefixes[p]) === 0) {
-            shown = p + ":" + iri.slice(prefixes[p].length);
-            return true;
-          }
-          return false;
-        });
+        var paste = "<" + iri + ">";
+        // the longest namespace (acc:x, not bgid:accelerators/x); copied as a query takes it
+        // back (bg-copy.js): the prefixed name where its local name needs no escape
+        var ns = longestPrefix(iri, prefixes);
+        if (ns) {
+          shown = ns + ":" + iri.slice(prefixes[ns].length);
+          if (PLAIN_LOCAL.test(iri.slice(prefixes[ns].length))) { paste = shown; }
+        }
         var bare = shown !== iri || this.persistentConfig.compact;
         var href = localHref(iri, links);
-        var attributes = { "class": "iri", href: href };
-        if (href === iri) { attributes.target = "_blank"; attributes.rel = "noopener noreferrer"; }
-        if (href !== iri) { attributes.title = iri; }
-        var link = html("a", attributes, shown);
+        var link;
+        if (isWebLink(href)) {
+          var attributes = { "class": "iri", href: href, "data-paste": paste };
+          if (href === iri) {
+            attributes.target = "_blank";
+            attributes.rel = "noopener noreferrer";
+          } else {
+            attributes.title = iri;
+          }
+          link = html("a", attributes, shown);
+        } else {
+          link = html("span", { "class": "iri", "data-paste": paste }, shown); // not followed
+        }
         return bare ? link : "&lt;" + link + "&gt;";
       }
 
+      // As YASR's (its value, "quoted" with @lang or ^^datatype unless the view is simple),
+      // with the language tag escaped too.
       formatLiteral(binding, prefixes) {
         var dt = binding.datatype || "";
         if (window.benchgraph.chartdata.isNumber(binding) ||
@@ -59,7 +106,35 @@
           return html("span", { "class": cls, title: "xsd:" + dt.slice(XSD.length) },
             binding.value);
         }
-        return super.formatLiteral(binding, prefixes);
+        var text = escapeText(binding.value);
+        if (this.persistentConfig.compact) { return text; }
+        if (binding["xml:lang"]) {
+          return "\"" + text + "\"<sup>@" + escapeText(binding["xml:lang"]) + "</sup>";
+        }
+        if (dt) {
+          return "\"" + text + "\"<sup>^^" +
+            this.getUriLinkFromBinding({ type: "uri", value: dt }, prefixes) + "</sup>";
+        }
+        return text;
+      }
+
+      // YASR's columns, each cell rendered here: shown as the HTML built above; searched by
+      // its text escaped (DataTables reads a search text holding "&" as HTML, for its
+      // entities); sorted by its text (DataTables strips tags from it by a pattern, no parse).
+      getColumns() {
+        var self = this;
+        var prefixes = this.yasr.getPrefixes();
+        return super.getColumns().map(function (column, i) {
+          if (i === 0) { return column; } // the row number
+          return Object.assign({}, column, {
+            render: function (binding, type) {
+              if (binding === "") { return binding; } // unbound
+              if (type === "filter") { return escapeText(binding.value); }
+              if (type === "sort" || !type) { return binding.value; }
+              return self.getCellContent(binding, prefixes);
+            }
+          });
+        });
       }
     };
   }
@@ -86,5 +161,5 @@
 
   window.benchgraph = window.benchgraph || {};
   window.benchgraph.table = { tableClass: tableClass, localHref: localHref,
-    renderError: renderError };
+    isWebLink: isWebLink, escapeText: escapeText, renderError: renderError };
 })();

@@ -1,12 +1,13 @@
 // How a result is shown, as one line of words: "bar x=?accelerator y=?value color=?status
-// unit=tok/s log". Saved queries name their first view so in a `# view:` header line
+// unit=tok/s log"; a line chart may draw one line per value of a series column, coloured by
+// another: "line x=?count y=?share color=?status series=?line". Saved queries name their first view so in a `# view:` header line
 // (benchgraph/queries.py reads it there); the page's shareable URLs carry it the same way.
 (function () {
   "use strict";
   var TYPES = ["table", "bar", "line", "scatter"];
-  var COLUMNS = ["x", "y", "color", "unit"];
+  var COLUMNS = ["x", "y", "color", "series", "unit"];
 
-  // {type, x, y, color, unit, unitText, log}; words it does not know are ignored.
+  // {type, x, y, color, series, unit, unitText, log}; words it does not know are ignored.
   function parse(text) {
     var view = {};
     String(text || "").trim().split(/\s+/).forEach(function (word, i) {
@@ -28,7 +29,7 @@
 
   function format(view) {
     var words = [view.type || "table"];
-    ["x", "y", "color", "unit"].forEach(function (key) {
+    ["x", "y", "color", "series", "unit"].forEach(function (key) {
       if (view[key]) { words.push(key + "=?" + view[key]); }
     });
     if (view.unitText && !view.unit) { words.push("unit=" + view.unitText); }

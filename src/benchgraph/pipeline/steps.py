@@ -1,0 +1,291 @@
+"""Compose the steps: record files -> records -> RDF -> checked -> inferred -> query store.
+
+The only module that knows their order. Work is cached per record file (store/cache.py) and the
+on-disk pyoxigraph store is updated graph by graph, so an edit to one record rebuilds one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from ..errors import VIOLATION, CannotRun, Problem, RecordsInvalid
+from ..locks import held, posix_lock_holder
+from ..namespaces import ONTOLOGY_IRI
+from ..rdf.nquads import nquads
+from ..reasoning.ontology import ontology_closure, reasoner
+from ..reasoning.rules import run_rules as derive  # the cross-record rules, into the inferred graph
+from ..records.files import max_record_bytes, scan_record_files
+from ..records.provenance import display_base, display_path, last_commits
+from ..store.cache import DIGEST, KIND, Cache, Entries, Entry
+from ..store.load import Loader, forget_store
+from ..timing import Timer
+from ..validation.incremental import check_dataset
+from ..validation.links import link_problems
+from .changes import file_digests
+from .key import code_key
+from .workers import converted
+
+# Present while a build may have written the store without committing the cache's account
+# of it (see _settle): a build killed or interrupted there leaves it behind.
+UNSETTLED = "store.unsettled"
+
+
+@dataclass
+class BuildResult:
+    """A built dataset: where its store is, what was wrong, what was left out."""
+
+    store_path: Path
+    key: str
+    problems: list[Problem] = field(default_factory=list)
+    invalid_records: list[str] = field(default_factory=list)
+    left_out: dict[str, str] = field(default_factory=dict)
+    records: int = 0
+    rebuilt: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+    changed: bool = True  # False when no record changed since the last build (reused whole)
+
+    @property
+    def conforms(self) -> bool:
+        return not any(p.severity == VIOLATION for p in self.problems)
+
+    def open(self) -> ox.Store:
+        """The built store, read-only (several readers may share it)."""
+        return ox.Store.read_only(str(self.store_path))
+
+
+def cache_dir_for(data_dir: Path) -> Path:
+    """Where the build of data_dir is cached: $BENCHGRAPH_CACHE or .benchgraph/ beside it."""
+    env = os.environ.get("BENCHGRAPH_CACHE")
+    root = Path(env) if env else data_dir.resolve().parent / ".benchgraph"
+    name = hashlib.blake2b(str(data_dir.resolve()).encode(), digest_size=6).hexdigest()
+    return root / f"{data_dir.resolve().name}-{name}" / code_key()[:16]
+
+
+def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None) -> BuildResult:
+    """Build (or bring up to date) the query store of data_dir.
+
+    Raises RecordsInvalid when a record has a violation, unless skip_invalid, which leaves
+    out the invalid records and those linking to them and reports each.
+    """
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise CannotRun(f"{data_dir}: no such data folder")
+    work = cache_dir_for(data_dir)
+    work.mkdir(parents=True, exist_ok=True)
+    # One build of a folder at a time: a second process waits, then finds it up to date.
+    with held(work / "build.lock", f"one build of {data_dir} at a time"):
+        _drop_stale_builds(work)
+        cache = Cache(work / "cache.sqlite")
+        try:
+            return _build(data_dir, work, cache, skip_invalid, jobs)
+        finally:
+            cache.close()
+
+
+def _build(
+    data_dir: Path, work: Path, cache: Cache, skip_invalid: bool, jobs: int | None
+) -> BuildResult:
+    timer = Timer()
+    commits = last_commits(data_dir)
+    prefix = display_path(data_dir, display_base(data_dir))
+    now = time.time_ns()  # before any file is read (see changes.file_digests)
+    files = scan_record_files(data_dir, f"{prefix}/")
+    before = cache.index()  # what each file became in the last build, without its quads
+    digests, stats, stale = file_digests(files, commits, before, now, max_record_bytes())
+    gone = [p for p in before if p not in digests]
+    timer.lap("scan")
+    reconvert = {name for _, name in stale}
+    cache.set_stats({n: v for n, v in stats.items() if n in before and n not in reconvert})
+    _settle(work, cache)
+    last = _last_result(cache, work / "store")
+    if last is not None and not stale and not gone:
+        cache.commit()  # the file sizes and times read
+        if not skip_invalid and not last.conforms:
+            raise RecordsInvalid(last.problems)
+        timer.lap("finish")
+        last.timings = timer.laps
+        return last
+    cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
+    # the ontology comes with the kept closure; before any conversion and before workers fork
+    ontology = reasoner(work / "reasoner.pickle").ontology
+    args = [(path, str(data_dir), name, commits.get(name), digests[name]) for path, name in stale]
+    # what the last build saw of the records others link to, to tell a quiet edit (below)
+    was = cache.outward(
+        [
+            name
+            for _, name in stale
+            if name in before and before.rows[name][KIND] not in (None, "benchmarks")
+        ]
+    )
+    store = _open_store(work / "store")
+    (work / UNSETTLED).touch()  # from here until the cache's account of the store is committed
+    loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
+    try:
+        cache.forget(gone)
+        fresh: list[Entry] = []
+
+        def saved() -> Iterator[list[Entry]]:
+            for batch in converted(args, jobs):
+                for e in batch:
+                    e.stat = stats.get(e.path)
+                cache.put(batch)
+                fresh.extend(batch)
+                yield batch
+
+        loader.add(saved(), len(args))  # the store loads as the workers convert
+        entries = before.changed(fresh, gone)
+        # records edited without changing what others read of them (a note, a source):
+        # the records linking to them are neither checked nor derived again
+        quiet = {(e.kind, e.id) for e in fresh if was.get(e.path, "") == e.outward != ""}
+        timer.lap("convert")
+        problems = entries.problems()
+        problems += check_dataset(
+            entries,
+            cache,
+            [e.path for e in fresh],
+            gone,
+            link_problems(entries, cache, fresh, before),
+            quiet,
+        )
+        left_out = _left_out(entries, problems, cache) if skip_invalid else {}
+        if not skip_invalid and any(p.severity == VIOLATION for p in problems):
+            loader.refused()
+            cache.commit()  # the store holds what the cache says it holds
+            (work / UNSETTLED).unlink()
+            raise RecordsInvalid(problems)
+
+        included = entries.with_kind(excluding=left_out)
+        timer.lap("check")
+        # what the store may hold differently from `included`: the changed records, old and
+        # new, and those the last build left out (None: compare every record)
+        touched = (
+            None
+            if skip_invalid or last is None
+            else (
+                fresh
+                + [before[p] for p in gone]
+                + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before]
+            )
+        )
+        runs, judged = loader.finish(included, touched, quiet)
+        timer.lap("load")
+        derive(store, runs, judged)
+        timer.lap("derive")
+    finally:
+        store.flush()
+        store = loader = None  # closes the store, also when a refusal's traceback is kept
+
+    key = hashlib.blake2b(
+        "".join(sorted(row[DIGEST] for row in included.rows.values())).encode()
+        + code_key().encode(),
+        digest_size=16,
+    ).hexdigest()
+    invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
+    result = BuildResult(
+        work / "store", key, sorted(problems), invalid, left_out, len(included), len(fresh)
+    )
+    cache.set_meta(
+        "result",
+        json.dumps(
+            {
+                "key": key,
+                "problems": [p.as_dict() for p in result.problems],
+                "invalid": invalid,
+                "left_out": left_out,
+                "records": result.records,
+            }
+        ),
+    )
+    cache.commit()
+    (work / UNSETTLED).unlink()
+    timer.lap("finish")
+    result.timings = timer.laps
+    return result
+
+
+def _settle(work: Path, cache: Cache) -> None:
+    """After a build that stopped between writing the store and committing the cache (killed,
+    or interrupted with Ctrl-C during a long first build), the store may hold graphs, or
+    versions of them, that the cache does not know of: a later build would add to them
+    rather than replace them. The store is then started afresh and filled from the cache
+    (whose entries that build did not commit are converted again)."""
+    if (work / UNSETTLED).exists():
+        shutil.rmtree(work / "store", ignore_errors=True)
+        forget_store(cache)
+        cache.set_meta("result", None)  # no last build to reuse: compare every record
+        cache.commit()
+
+
+def _open_store(path: Path) -> ox.Store:
+    try:
+        return ox.Store(str(path))
+    except OSError as exc:
+        # RocksDB refuses at once rather than waiting: name who has the store open
+        raise CannotRun(
+            f"{path}: the build store is in use{posix_lock_holder(path / 'LOCK')} or broken: {exc}"
+        ) from exc
+
+
+def _last_result(cache: Cache, store_path: Path) -> BuildResult | None:
+    """The last build's result, when it ended and its store is there. A refused build
+    keeps none: the next one checks again."""
+    saved = cache.meta("result")
+    if saved is None or not store_path.is_dir():
+        return None
+    last = json.loads(saved)
+    problems = [Problem(**p) for p in last["problems"]]
+    return BuildResult(
+        store_path,
+        last["key"],
+        problems,
+        last["invalid"],
+        last["left_out"],
+        last["records"],
+        0,
+        changed=False,
+    )
+
+
+def _left_out(entries: Entries, problems: list[Problem], cache: Cache) -> dict[str, str]:
+    """Records to leave out: the invalid ones, then those linking to a left-out record."""
+    out = {}
+    for p in problems:
+        if p.severity == VIOLATION and p.file not in out:
+            out[p.file] = f"{p}"
+    if not out:
+        return out
+    by_key = {(e.kind, e.id): path for path, e in entries.items() if e.kind}
+    cache.read_refs(entries.values())
+    changed = True
+    while changed:
+        changed = False
+        for path, e in entries.items():
+            if path in out:
+                continue
+            for dotted, target, kind in e.refs:
+                if kind == "vendors":  # a vendor left out is still the vendor's name
+                    continue
+                other = by_key.get((kind, target))
+                if other in out:
+                    out[path] = f"links to {other}, which is left out ({dotted})"
+                    changed = True
+                    break
+    return out
+
+
+def _drop_stale_builds(work: Path) -> None:
+    """Keep only the current code version's build of this data folder."""
+    parent = work.parent
+    if parent.is_dir():
+        for other in parent.iterdir():
+            if other != work and other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)

@@ -1,0 +1,285 @@
+"""Look at a query before it runs: its form, its dataset clauses, the SERVICE endpoints it
+would call.
+
+The check works on rdflib's parse tree, not on the text: `SERVICE` inside a subquery, a
+FILTER EXISTS, behind a prefixed name or a `\\u0053ERVICE` escape is found all the same. A
+query rdflib cannot parse is refused, so nothing unchecked reaches pyoxigraph, which would
+fetch a SERVICE URL by itself. Before rdflib, text.py refuses what rdflib and Oxigraph
+would read differently (a bare carriage return, escapes of quotes...) and text nested deeper
+than the limit; a deep query is parsed in a thread of its own with room to recurse.
+
+rdflib's parse costs milliseconds a query (its parser is pyparsing), more than Oxigraph takes
+to answer a point lookup, and it is needed only to find SERVICE calls and FROM clauses. So
+`needs_parse` looks at the code first, as Oxigraph splits it (text.code_outside: comments
+and string literals left out): a query in whose code neither word occurs, in any case, and no
+backslash either, can hold neither keyword in the engine's reading, and goes to the embedded
+Oxigraph store unparsed; Oxigraph's own parser then checks its syntax (and refuses an update,
+which it does not parse as a query). Where the split is not sure, rdflib reads the query.
+rdflib is imported only when a query needs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin
+
+from ..errors import QueryRefused
+from .gate import Shape, check_query, may_exceed, shape
+from .syntax import QuerySyntaxError, parse
+from .text import IRIREF, check_text, code_outside, max_depth, max_operators
+
+if TYPE_CHECKING:
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+# What only rdflib's parse tree can tell apart (see the module's text): matched in the code,
+# outside comments and strings (text.code_outside, which gives no code for text with
+# a backslash outside strings).
+NEEDS_PARSE = re.compile(r"SERVICE|FROM", re.IGNORECASE)
+# The form of a query whose answer is a graph: CONSTRUCT or DESCRIBE, after the prologue
+# (possessive, so a long prologue is read once).
+GRAPH_FORM = re.compile(
+    r"(?:\s|#[^\r\n]*+|PREFIX\s*+[^\s:<>]*+:\s*+<[^<>]*+>"
+    r"|BASE\s*+<[^<>]*+>)*+(CONSTRUCT|DESCRIBE)",
+    re.IGNORECASE,
+)
+
+FORMS = {
+    "SelectQuery": "SELECT",
+    "AskQuery": "ASK",
+    "ConstructQuery": "CONSTRUCT",
+    "DescribeQuery": "DESCRIBE",
+}
+
+
+@dataclass(frozen=True)
+class QueryInfo:
+    """What the server needs to know about a query before running it."""
+
+    form: str  # SELECT, ASK, CONSTRUCT or DESCRIBE
+    has_dataset: bool  # FROM or FROM NAMED in the query
+    services: tuple[str, ...]  # the SERVICE endpoints; "?name" for a variable
+    graphs: tuple[str, ...] = ()  # the graphs FROM and FROM NAMED name
+    shape: Shape = Shape()  # its size, the functions it calls, how it reads the dataset
+
+
+def needs_parse(text: str) -> bool:
+    """Refuse (400) what text.check_text refuses; then whether the query needs rdflib's
+    parse before Oxigraph may run it: False when its code, as Oxigraph splits it, cannot
+    hold a SERVICE call or a FROM clause (NEEDS_PARSE), nor more parts than the algebra
+    budget (gate.may_exceed)."""
+    _depth, operators = check_text(text, max_depth())
+    if may_exceed(operators, text):
+        return True
+    code = code_outside(text)
+    return code is None or NEEDS_PARSE.search(code) is not None
+
+
+# The SERVICE keyword in the code (text.code_outside, IRIs blanked): a whole word, not
+# part of a name (?service, ex:service, ex:a.service, a_service), followed by white space or
+# the endpoint's IRI or variable. Only an early refusal: a SERVICE this misses is found by the
+# parse, which every query with the word in its code gets.
+SERVICE_KEYWORD = re.compile(r"(?<![\w?$:.\-])SERVICE(?:\s+SILENT)?(?:\s|(?=[<?$]))", re.IGNORECASE)
+
+
+def refuse_service_early(text: str, allowed: Iterable[str]) -> None:
+    """Refuse (403) at once a query whose code calls a SERVICE where none is allowed, before
+    rdflib parses it: rdflib's parser needs thousands of frames a level of nested SERVICE
+    (50 levels overflow 200,000), so a nested one was a "query too deep" after seconds."""
+    if any(True for _ in allowed):
+        return
+    code = code_outside(text)
+    if code is None:
+        return
+    found = SERVICE_KEYWORD.search(IRIREF.sub(lambda iri: " " * len(iri[0]), code))
+    if found:
+        raise QueryRefused(
+            "service",
+            403,
+            "federated query refused",
+            "SERVICE: federated queries (SERVICE) are off on this server",
+        )
+
+
+def graph_form(text: str) -> str:
+    """CONSTRUCT or DESCRIBE, for a query Oxigraph answered with triples."""
+    found = GRAPH_FORM.match(text)
+    return found[1].upper() if found else "CONSTRUCT"
+
+
+def inspect_query(
+    text: str, base_iri: str | None = None, prefixes: tuple[tuple[str, str], ...] = ()
+) -> QueryInfo:
+    """Parse the query; raise QueryRefused (400) with the message and position where it
+    does not parse (syntax.py)."""
+    return _inspect(text, base_iri, prefixes)
+
+
+@lru_cache(maxsize=512)
+def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]) -> QueryInfo:
+    limit = max_depth()
+    depth, operators = check_text(text, limit)
+    try:
+        prologue, query = parse(text, depth, operators)
+    except RecursionError:
+        raise QueryRefused(
+            "query-too-deep",
+            400,
+            "query too deep",
+            "the query nests too deep or chains too long to check (this server's "
+            f"limits: {limit} levels, {max_operators():,} operators); flatten or "
+            "split it",
+        ) from None
+    except QuerySyntaxError:
+        # rdflib's position, said to be rdflib's: asking Oxigraph where it stops would mean
+        # running the text (syntax.py). `benchgraph query` reports the same.
+        raise
+    known = dict(prefixes)
+    base = base_iri
+    for decl in prologue:
+        if decl.name == "PrefixDecl":
+            known[_param(decl, "prefix")] = str(decl["iri"])
+        elif decl.name == "Base":
+            base = urljoin(base or "", str(decl["iri"]))
+    services = tuple(_resolve(term, known, base) for term in _service_terms(query))
+    graphs = tuple(
+        _resolve(clause.get("default") or clause.get("named"), known, base)
+        for clause in (query["datasetClause"] if "datasetClause" in query else [])
+    )
+    return QueryInfo(
+        FORMS[query.name], "datasetClause" in query, services, graphs, shape(query, known, base)
+    )  # one walk for all of it (gate.py)
+
+
+def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
+    """Refuse (403) a query that calls a SERVICE not on the allow-list."""
+    allowed = set(allowed)
+    for endpoint in info.services:
+        if endpoint.startswith("?"):
+            raise QueryRefused(
+                "service",
+                403,
+                "federated query refused",
+                f"SERVICE {endpoint}: an endpoint chosen at run time cannot be "
+                "checked, so this server does not call it",
+            )
+        if endpoint not in allowed:
+            hint = (
+                "federated queries (SERVICE) are off on this server"
+                if not allowed
+                else "allowed: " + ", ".join(sorted(allowed))
+            )
+            raise QueryRefused(
+                "service",
+                403,
+                "federated query refused",
+                f"SERVICE <{endpoint}> is not an allowed endpoint; {hint}",
+            )
+
+
+# An engine's pragma before the query (Virtuoso's `define get:soft "replace"` fetches the
+# graphs a query names; `define sql:...` reaches its SQL): a remote store would obey it.
+PRAGMA = re.compile(r"^(?:\s|#[^\n]*\n)*define\s", re.IGNORECASE)
+
+
+def check_remote(
+    text: str, info: QueryInfo | None, known: Iterable[str], extra: Iterable[str] = ()
+) -> None:
+    """Refuse (403) what a remote store would do beyond reading what benchgraph pushed:
+    an engine pragma, and a FROM / FROM NAMED graph (or protocol graph, `extra`) it does
+    not hold, which some stores fetch from the web."""
+    if PRAGMA.match(text):
+        raise QueryRefused(
+            "engine-pragma-refused",
+            403,
+            "engine pragma refused",
+            "a query may not start with an engine pragma (define ...): the store "
+            "would obey it, and pragmas fetch graphs and reach the engine's SQL",
+        )
+    known = set(known)
+    for graph in [*(info.graphs if info else ()), *extra]:
+        if graph not in known:
+            raise QueryRefused(
+                "graph-refused",
+                403,
+                "graph refused",
+                f"<{graph}> is not a graph of this dataset, and the store might "
+                "fetch it from the web; name one of the dataset's graphs",
+            )
+
+
+def check_store_query(
+    text: str, base_iri: str | None = None, prefixes: dict[str, str] | None = None
+) -> QueryInfo:
+    """Refuse what no query sent to a store server may hold, whoever sends it (the gate a
+    RemoteStore is opened with): an engine pragma, a function SPARQL 1.1 does not define
+    (403), more parts than the algebra budget (400). Always parsed: a store has no fast
+    path. Answers what it found, which a store needs to keep the query to the dataset."""
+    check_remote(text, None, ())
+    info = inspect_query(text, base_iri, tuple(sorted((prefixes or {}).items())))
+    check_query(info.shape, functions=True)
+    return info
+
+
+def check_parts(text: str, prefixes: dict[str, str] | None = None) -> None:
+    """Refuse (400) a query run on the embedded store with more parts than the algebra
+    budget, parsing it only where its operators say it could have them (`benchgraph query`;
+    the endpoint counts in its own parse). A query rdflib cannot read is left to Oxigraph,
+    which reports it, as is text only the endpoint refuses as ambiguous."""
+    try:
+        _depth, operators = check_text(text, max_depth())
+    except QueryRefused as exc:
+        if exc.code == "ambiguous-query":
+            return
+        raise
+    if not may_exceed(operators, text):
+        return
+    try:
+        info = inspect_query(text, None, tuple(sorted((prefixes or {}).items())))
+    except QueryRefused as exc:
+        if exc.code == "malformed":
+            return
+        raise
+    check_query(info.shape, functions=False)
+
+
+def _service_terms(tree: object) -> Iterator[object]:
+    """The term of every SERVICE in the parse tree, outermost first. A walk with a stack of
+    its own, not recursion: a SERVICE nested in a SERVICE as deep as the depth limit allows
+    is found at once, never a RecursionError."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, CompValue):
+            if node.name == "ServiceGraphPattern":
+                yield node["term"]
+            todo.extend(reversed(list(node.values())))
+        elif isinstance(node, (list, tuple)) or hasattr(node, "as_list"):
+            todo.extend(reversed(list(node)))
+
+
+def _resolve(term: object, prefixes: dict[str, str], base: str | None) -> str:
+    from rdflib.plugins.sparql.parserutils import CompValue
+    from rdflib.term import Variable
+
+    if isinstance(term, Variable):
+        return f"?{term}"
+    if isinstance(term, CompValue) and term.name == "pname":
+        prefix = _param(term, "prefix")
+        if prefix not in prefixes:
+            raise QueryRefused(
+                "malformed", 400, "malformed query", f"SERVICE {prefix}:...: unknown prefix"
+            )
+        return prefixes[prefix] + _param(term, "localname")
+    iri = str(term)
+    return urljoin(base, iri) if base else iri
+
+
+def _param(node: CompValue, name: str) -> str:
+    # CompValue.get answers the key's own name when it is missing, so test membership.
+    return str(node[name]) if name in node else ""

@@ -1,0 +1,235 @@
+"""The across-record pass of a build, incremental over the build cache: each record's facts
+and problems are kept in its table `validate_across`, and only the records a change can
+reach are checked again."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Container
+from typing import TYPE_CHECKING
+
+from ..errors import WARNING, Problem
+from ..namespaces import record_iri
+from ..records.schema import line_of
+from ..store.cache import DIGEST, KIND
+from ..store.cache import ID as ROW_ID
+from .across import across_problems
+from .fabric import copied_fabric, fabric_texts
+from .facts import Dataset, RecordFacts, facts_from_nquads
+
+if TYPE_CHECKING:
+    from ..store.cache import Cache, Entries
+
+
+def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
+    """Systems whose fabric text is a sibling's (copied_fabric), a warning each. Not a
+    shape: it compares records that do not link to each other, so it runs over every
+    system's facts (kept by the across-record pass) on each build that changed something."""
+    rows = cache.db.execute(
+        "SELECT path, kind, facts FROM validate_across WHERE kind IN "
+        "('systems', 'accelerators', 'interconnects')"
+    ).fetchall()
+    recs = []
+    for path, kind, text in rows:
+        if path not in entries:
+            continue
+        e = entries[path]
+        facts = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
+        recs.append(RecordFacts(path, kind, e.id, [], {}, facts))
+    cache.read_refs([entries[r.path] for r in recs])
+    for r in recs:
+        r.refs = entries[r.path].refs
+    data = Dataset(recs)
+    out = []
+    for rec in recs:
+        for field, sibling in copied_fabric(data, rec):
+            e = entries[rec.path]
+            out.append(
+                Problem(
+                    rec.path,
+                    line_of(e.lines, f"interconnect_raw.{field}"),
+                    f"interconnect_raw.{field}",
+                    f"is byte for byte the text of systems/{sibling}, whose parts "
+                    "have another fabric: check which system it was copied from",
+                    value=next(iter(fabric_texts(data, rec).values()), ""),
+                    code="copied-fabric-text",
+                    severity=WARNING,
+                )
+            )
+    return sorted(out)
+
+
+def check_dataset(
+    entries: Entries,
+    cache: Cache,
+    fresh: list[str],
+    gone: list[str],
+    link_problems: list[Problem],
+    quiet: Container[tuple[str, str]] = (),
+) -> list[Problem]:
+    """The across-record problems of a build, plus link_problems (those about a link the
+    shapes report too, e.g. a dangling one, are left out: one line per problem).
+
+    Incremental: each record's facts and problems are kept in the build cache with its
+    content's digest. Only records that changed, and those whose checks read a changed or
+    removed record, are checked again; nothing links to a run, so an edit to runs re-checks
+    those runs alone. `fresh` and `gone`: the files converted and removed since the last
+    build, which the cache's table of facts is compared with (all of it if it has not the
+    same records). `quiet`: (kind, id) of fresh records whose edit kept what others read of
+    them (convert.outward); their readers keep their problems."""
+    found = _Across(entries, cache).problems(fresh, gone, quiet)
+    found += copied_fabric_problems(entries, cache)
+    taken = {(p.file, p.line, p.field.split(".")[0]) for p in found}
+    kept = [
+        p
+        for p in link_problems
+        if p.code != "dangling-reference" or (p.file, p.line, p.field.split(".")[0]) not in taken
+    ]
+    return kept + found
+
+
+class _Across:
+    """The across-record pass of one build, over the cache of the previous one."""
+
+    TABLE = (
+        "CREATE TABLE IF NOT EXISTS validate_across (path TEXT PRIMARY KEY, digest TEXT,"
+        " kind TEXT, facts TEXT, problems TEXT)"
+    )
+
+    def __init__(self, entries: Entries, cache: Cache):
+        self.entries = entries.with_kind()
+        self.cache = cache
+        self.db = cache.db
+        self.db.execute(self.TABLE)
+
+    def problems(
+        self, fresh: list[str], gone: list[str], quiet: Container[tuple[str, str]]
+    ) -> list[Problem]:
+        gone = gone + [p for p in fresh if p not in self.entries]  # now unreadable
+        changed = [p for p in fresh if p in self.entries]
+        known = {
+            p
+            for (p,) in self.db.execute(
+                "SELECT path FROM validate_across WHERE path IN (SELECT value FROM json_each(?))",
+                (json.dumps(changed + gone),),
+            )
+        }
+        ((count,),) = self.db.execute("SELECT count(*) FROM validate_across")
+        expected = (
+            len(self.entries)
+            - len([p for p in changed if p not in known])
+            + len([p for p in gone if p in known])
+        )
+        if count != expected:  # not the last build's records: compare them all
+            stored = dict(self.db.execute("SELECT path, digest FROM validate_across"))
+            changed = [p for p, row in self.entries.rows.items() if stored.get(p) != row[DIGEST]]
+            gone = [p for p in stored if p not in self.entries]
+            quiet = ()  # told against the last build, which this table may not be
+        if changed or gone:
+            self._update(changed, gone, quiet)
+        out = []
+        for (text,) in self.db.execute("SELECT problems FROM validate_across WHERE problems != ''"):
+            out.extend(Problem(**d) for d in json.loads(text))
+        return out
+
+    def _update(
+        self, changed: list[str], gone: list[str], quiet: Container[tuple[str, str]]
+    ) -> None:
+        gone_keys = {
+            (k, p.rsplit("/", 1)[1].rsplit(".", 1)[0])
+            for p, k in self.db.execute(
+                "SELECT path, kind FROM validate_across WHERE path IN (SELECT value FROM "
+                "json_each(?))",
+                (json.dumps(gone),),
+            )
+        }
+        changed_keys = {(self.entries[p].kind, self.entries[p].id) for p in changed}
+        moved = gone_keys | {k for k in changed_keys if k[0] != "benchmarks" and k not in quiet}
+        affected = set(changed)
+        rows = self.entries.rows
+        if len(changed) > len(self.entries) // 2:
+            affected = set(self.entries)  # cheaper than finding who reads what
+        elif moved:  # a record others link to changed: find who reads it, two links deep
+            first = {
+                p
+                for found in self.cache.readers(moved).values()
+                for p in found
+                if p in self.entries
+            }
+            second = {
+                p
+                for found in self.cache.readers(
+                    {
+                        (rows[q][KIND], rows[q][ROW_ID])
+                        for q in first
+                        if rows[q][KIND] == "accelerators"
+                    }
+                ).values()
+                for p in found
+                if p in self.entries
+            }
+            affected |= first | second
+        facts = self._facts(affected)
+        read = [
+            self.entries[p] for p, row in rows.items() if row[KIND] != "benchmarks" or p in affected
+        ]
+        self.cache.read_refs(read)
+        # nothing links to a run: the other runs are not needed to check these records; only
+        # the line maps of checked records with a problem are read (in one query: an edited
+        # accelerator has thousands of runs checked again, one query each took 0.3 s in 1k)
+        records = [
+            RecordFacts(e.path, e.kind, e.id, e.refs, {}, facts.get(e.path, [])) for e in read
+        ]
+        mine = [r for r in records if r.path in affected]
+
+        def lines(found: list[RecordFacts]) -> None:
+            self.cache.read_lines([self.entries[r.path] for r in found])
+            for r in found:
+                r.lines = self.entries[r.path].lines
+
+        found = across_problems(records, mine, lines)
+        self.db.executemany(
+            "INSERT OR REPLACE INTO validate_across VALUES (?, ?, ?, ?, ?)",
+            [
+                (
+                    r.path,
+                    self.entries[r.path].digest,
+                    r.kind,
+                    "\n".join("\t".join(f) for f in r.facts),
+                    json.dumps([p.as_dict() for p in found[r.path]]) if r.path in found else "",
+                )
+                for r in mine
+            ],
+        )
+        self.db.executemany("DELETE FROM validate_across WHERE path = ?", [(p,) for p in gone])
+
+    def _facts(self, affected: set[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """Facts of the affected records (from their N-Quads when they changed) and of every
+        record that is not a run (what runs link to; few)."""
+        out: dict[str, list] = {}
+        digests = {}
+        rows = self.db.execute(
+            "SELECT path, digest, facts FROM validate_across WHERE kind != 'benchmarks' "
+            "OR path IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(affected)),),
+        )
+        for path, digest, text in rows:
+            digests[path] = digest
+            out[path] = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
+        wanted = [
+            p
+            for p, row in self.entries.rows.items()
+            if (p in affected or row[KIND] != "benchmarks") and digests.get(p) != row[DIGEST]
+        ]
+        missing = [
+            p for p in wanted if self.entries[p].facts is None and not self.entries[p].stated
+        ]
+        quads = self.cache.get(missing, quads=True) if missing else {}
+        for path in wanted:
+            e = quads.get(path) or self.entries[path]
+            out[path] = (
+                e.facts
+                if e.facts is not None
+                else facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id)))
+            )
+        return out
