@@ -7,6 +7,7 @@ benchgraph's graphs, its errors passed on short."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -80,9 +81,12 @@ def listener():
     found.close()
 
 
+@contextlib.contextmanager
 def serving(url: str, env: dict[str, str]):
     """An app serving the store at `url` with the serving account `env` (and nothing of
-    push's in the environment)."""
+    push's in the environment), held for the app's whole life: the store's client reads the
+    account at each request, as a server's environment stays (before, the environment was
+    restored once the app was made, and a request after that was refused a 401)."""
     with pytest.MonkeyPatch.context() as mp:
         for key in (
             *SERVE_VARS,
@@ -93,18 +97,21 @@ def serving(url: str, env: dict[str, str]):
             mp.delenv(key, raising=False)
         for key, value in env.items():
             mp.setenv(key, value)
-        return create_app(
+        made = create_app(
             {"STORE_URL": url, "QUERY_WORKERS": 1, "TESTING": True, "QUERY_TIMEOUT": 20}
         )
+        try:
+            yield made
+        finally:
+            made.extensions["benchgraph"].close()
 
 
 @pytest.fixture(scope="module", params=["anonymous", "authenticated"])
 def app(request, setup):
     if request.param not in setup.endpoints:
         pytest.skip(f"{setup.server.name} has no {request.param} endpoint")
-    made = serving(setup.endpoints[request.param], setup.env)
-    yield made
-    made.extensions["benchgraph"].close()
+    with serving(setup.endpoints[request.param], setup.env) as made:
+        yield made
 
 
 def ask(app, query: str):
@@ -180,8 +187,7 @@ def test_writes_and_files_are_refused_even_to_an_account_that_could(setup):
         "BENCHGRAPH_SERVE_STORE_PASSWORD": servers.VIRTUOSO_PASSWORD,
     }
     graph = "urn:benchgraph:test:written"
-    made = serving(setup.endpoints["authenticated"], admin)
-    try:
+    with serving(setup.endpoints["authenticated"], admin) as made:
         for query, named in [
             (
                 f"SELECT (sql:TTLP('<urn:a> <urn:b> <urn:c> .', '', '{graph}') AS ?x) {{}}",
@@ -197,8 +203,6 @@ def test_writes_and_files_are_refused_even_to_an_account_that_could(setup):
             r = ask(made, query)
             assert r.status_code == 403 and named in r.get_json()["error"], r.get_json()
             assert b"OpenLink Virtuoso" not in r.data
-    finally:
-        made.extensions["benchgraph"].close()
     assert not store_asks(setup.server.query, f"ASK {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}")
 
 
@@ -302,18 +306,13 @@ def test_push_account_is_not_the_serving_account(setup):
     them only, /sparql-auth refuses access (before, push's dba account served)."""
     if "authenticated" not in setup.endpoints:
         pytest.skip("no authenticated endpoint")
-    made = serving(
-        setup.endpoints["authenticated"],
-        {
-            "BENCHGRAPH_STORE_USER": servers.VIRTUOSO_USER,
-            "BENCHGRAPH_STORE_PASSWORD": servers.VIRTUOSO_PASSWORD,
-        },
-    )
-    try:
+    push_only = {
+        "BENCHGRAPH_STORE_USER": servers.VIRTUOSO_USER,
+        "BENCHGRAPH_STORE_PASSWORD": servers.VIRTUOSO_PASSWORD,
+    }
+    with serving(setup.endpoints["authenticated"], push_only) as made:
         r = ask(made, "ASK { ?s ?p ?o }")
         assert r.status_code != 200 and "BENCHGRAPH_SERVE_STORE_USER" in r.get_json()["error"]
-    finally:
-        made.extensions["benchgraph"].close()
 
 
 def optionals(n: int) -> str:
