@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..namespaces import graph_of, record_iri
-from ..reasoning.rules import World
+from ..namespaces import ID, graph_of, record_iri
+from ..reasoning.rules import SYSTEM, World
 from ..store.cache import ID as ROW_ID
 from ..store.cache import KIND, Cache, Entries, Entry
 from ..store.load import Loader, graph_name
 
 RUNS = "benchmarks"
+IDS = str(ID)
+SYSTEMS = f"{IDS}systems/"
 
 
 class Derivation:
@@ -97,14 +99,23 @@ class Derivation:
                 wanted.append((by_key.get((kind, rid)), iri))
         if not wanted:
             return
-        context = [p for p, row in included.rows.items() if row[KIND] != RUNS]
-        paths = sorted({p for p, _ in wanted if p is not None} | set(context))
-        facts = self.cache.rule_facts(paths)
+        # their facts, then those of the records they may read: every part, interconnect
+        # and metric (few), and the systems among them and of their runs (not every system)
         world = World()
-        for path in paths:
-            row = included.rows[path]
-            if path in facts:
-                world.add(str(record_iri(row[KIND], row[ROW_ID])), facts[path])
+        iris = {p: f"{IDS}{row[KIND]}/{row[ROW_ID]}" for p, row in included.rows.items()}
+        mine = sorted({p for p, _ in wanted if p is not None})
+        taken = set(mine)
+        for path, facts in self.cache.rule_facts(mine).items():
+            world.add(iris[path], facts)
+        systems = {iri for _, iri in wanted if iri.startswith(SYSTEMS)}
+        systems |= {o for _, iri in wanted for o in world.edges[SYSTEM].get(iri, ())}
+        more = [
+            p
+            for p, row in included.rows.items()
+            if p not in taken and (row[KIND] not in (RUNS, "systems") or iris[p] in systems)
+        ]
+        for path, facts in self.cache.rule_facts(more).items():
+            world.add(iris[path], facts)
         found = world.derive([iri for _, iri in wanted])
         self.loader.derived({graph_of(iri): lines for iri, lines in found.items()})
 

@@ -313,21 +313,29 @@ class World:
         return {r: sorted(lines) for r, lines in out.items()}
 
     def _close_chains(self, subjects: set[str]) -> None:
-        """What the property chains add to these subjects and to every subject the records
-        added so far hold (a run reads its system's links, derived from its parts'), to a
-        fixpoint, into self.derived. Nothing links to a run, so a subject closed stays
-        closed as runs are added."""
-        todo = {s for table in self.edges.values() for s in table} - self.closed
-        todo |= subjects - self.closed
-        if not todo:
-            return
-        edges, derived = self.edges, self.derived
-        changed = True
+        """What the property chains add to these subjects and to those their chains reach
+        (a run's system, whose links come from its parts), to a fixpoint, into
+        self.derived. Nothing links to a run, so a subject closed stays closed as more
+        runs are added."""
+        chains, edges, derived = self.rules.chains, self.edges, self.derived
+        steps = {p for _, path in chains for p in path}
+        heads = {path[0] for _, path in chains}
+        todo, need = [s for s in subjects if s not in self.closed], set()
+        while todo:  # only a subject with a chain's first link has anything derived
+            s = todo.pop()
+            if s in need:
+                continue
+            need.add(s)
+            for p in steps:
+                for o in edges[p].get(s, ()):
+                    if o not in self.closed and o not in need and any(o in edges[h] for h in heads):
+                        todo.append(o)
+        changed = bool(need)
         while changed:
             changed = False
-            for prop, path in self.rules.chains:
+            for prop, path in chains:
                 first, more_first = edges[path[0]], derived[path[0]]
-                for s in todo:
+                for s in need:
                     reached = first.get(s, set()) | more_first.get(s, set())
                     if not reached:
                         continue
@@ -341,7 +349,7 @@ class World:
                     if new:
                         derived[prop][s] |= new  # later chains see what earlier ones derived
                         changed = True
-        self.closed |= todo
+        self.closed |= need
 
     def _fabric_status(self, runs: list[str]) -> dict[str, tuple[str, dict[str, set]]]:
         """Exactly one status per run with accelerators (none for CPU-only runs), with its
