@@ -81,6 +81,8 @@ PART_RULES = {RULES["PartFabricBuiltIn"], RULES["PartHasNoPeerFabric"]}
 PART_IRI = str(record_iri("accelerators", ""))
 SYSTEM_IRI = str(record_iri("systems", ""))
 IDS = str(ID)
+RUNS_IRI = str(record_iri("benchmarks", ""))
+RUN = "\x00run"  # a run's IRI in lines made once for runs of one kind (World._status_lines)
 GRAPH = f"<{INFERRED_GRAPH}>"
 TRUE = '"true"^^<http://www.w3.org/2001/XMLSchema#boolean>'
 FALSE = '"false"^^<http://www.w3.org/2001/XMLSchema#boolean>'
@@ -284,39 +286,82 @@ class World:
         """Each record's derived quads as sorted N-Quads lines (record IRI -> lines), for
         the records asked about; every record they link to must have been added."""
         records = list(records)
-        out: dict[str, set[str]] = {r: set() for r in records}
-        subjects = {s for r in records for s in (r, *self.subjects.get(r, ()))}
-        self._close_chains(subjects)
-        supers = self.rules.supers
+        out: dict[str, list[str]] = {}
+        self._close_chains({s for r in records for s in (r, *self.subjects.get(r, ()))})
+        supers, chains, derived = self.rules.supers, self.rules.chains, self.derived
+        props = list(dict.fromkeys(prop for prop, _ in chains))
+        kinds = self._interconnect_kinds()
+        statuses: dict[tuple, list[str]] = {}  # a run's signature -> its lines, run as RUN
         for r in records:
-            lines = out[r]
+            lines: set[str] = set()
             for s in (r, *self.subjects.get(r, ())):
-                for prop, _ in self.rules.chains:
-                    for o in self.derived[prop].get(s, ()):
+                for prop in props:
+                    for o in derived[prop].get(s, ()):
                         for p in (prop, *supers[prop]):
                             lines.add(f"<{s}> <{p}> <{o}> {GRAPH} .\n")
-        runs = [r for r in records if RUN_CLASS in self.types.get(r, ())]
-        for run, (status, bases) in self._fabric_status(runs).items():
-            lines = out[run]
-            for p in (FABRIC_STATUS, *supers[FABRIC_STATUS]):
-                lines.add(f"<{run}> <{p}> <{status}> {GRAPH} .\n")
-            for node, triples in bases.items():
-                for p in (BASIS, *supers[BASIS]):
-                    lines.add(f"<{run}> <{p}> <{node}> {GRAPH} .\n")
-                for p, o in triples:
-                    lines.add(f"<{node}> <{p}> <{o}> {GRAPH} .\n")
-        for r in records:
+            if RUN_CLASS in self.types.get(r, ()):
+                # runs of the same hardware, statements and sources have the same status
+                # and bases but for the run's own IRI: decided once for each such kind
+                key = self._signature(r)
+                found = statuses.get(key)
+                if found is None:
+                    found = statuses[key] = self._status_lines(r, kinds)
+                lines.update(line.replace(RUN, r) for line in found)
             for node, change, metrics in self.comparisons.get(r, ()):
                 for verdict in self._outperforms(change, metrics):
                     for p in (OUTPERFORMS, *supers[OUTPERFORMS]):
-                        out[r].add(f"<{node}> <{p}> {verdict} {GRAPH} .\n")
-        return {r: sorted(lines) for r, lines in out.items()}
+                        lines.add(f"<{node}> <{p}> {verdict} {GRAPH} .\n")
+            out[r] = sorted(lines)
+        return out
+
+    def _signature(self, run: str) -> tuple:
+        """What a run's fabric status reads of the run itself."""
+        return (
+            frozenset(self.edges[ACCELERATOR].get(run, ())),
+            frozenset(self.edges[SYSTEM].get(run, ())),
+            frozenset(self.stated_links.get(run, ())),
+            run in self.unpublished,
+            tuple(
+                sorted(
+                    (k or "", tuple(st), tuple(d), f) for k, st, d, f in self.sources.get(run, ())
+                )
+            ),
+        )
+
+    def _status_lines(self, run: str, kinds: dict[str, str]) -> list[str]:
+        """The run's status and bases as N-Quads lines, its IRI written as RUN."""
+        found = self._fabric_status([run], kinds).get(run)
+        if found is None:
+            return []
+        status, bases = found
+        supers = self.rules.supers
+        lines = [
+            f"<{run}> <{p}> <{status}> {GRAPH} .\n" for p in (FABRIC_STATUS, *supers[FABRIC_STATUS])
+        ]
+        for node, triples in bases.items():
+            lines += [f"<{run}> <{p}> <{node}> {GRAPH} .\n" for p in (BASIS, *supers[BASIS])]
+            lines += [f"<{node}> <{p}> <{o}> {GRAPH} .\n" for p, o in triples]
+        # the run's IRI at the start of an IRI (a subject, its basis nodes, or a record it
+        # rests on): no other IRI starts with a run's and goes on with '>' or '#'
+        return [
+            line.replace(f"<{run}>", f"<{RUN}>").replace(f"<{run}#", f"<{RUN}#") for line in lines
+        ]
+
+    def _interconnect_kinds(self) -> dict[str, str]:
+        kinds = {}
+        for i, classes in self.types.items():
+            if HOST_LINK in classes:  # both: the last of the store's answer, as it was
+                kinds[i] = HOST_LINK
+            elif SCALE_UP in classes:
+                kinds[i] = SCALE_UP
+        return kinds
 
     def _close_chains(self, subjects: set[str]) -> None:
         """What the property chains add to these subjects and to those their chains reach
         (a run's system, whose links come from its parts), to a fixpoint, into
         self.derived. Nothing links to a run, so a subject closed stays closed as more
-        runs are added."""
+        runs are added, and a run's own links decide what it gains: runs (and their nodes)
+        of the same links are closed once for all of them."""
         chains, edges, derived = self.rules.chains, self.edges, self.derived
         steps = {p for _, path in chains for p in path}
         heads = {path[0] for _, path in chains}
@@ -330,6 +375,26 @@ class World:
                 for o in edges[p].get(s, ()):
                     if o not in self.closed and o not in need and any(o in edges[h] for h in heads):
                         todo.append(o)
+        leaves = {s for s in need if s.startswith(RUNS_IRI)}
+        if any(prop in heads for prop, _ in chains):
+            leaves = set()  # a chain that feeds another's first link: the plain fixpoint
+        self._fixpoint(need - leaves)
+        memo: dict[tuple, dict[str, set[str]]] = {}
+        for s in leaves:
+            key = tuple(frozenset(edges[p].get(s, ())) for p in self.rules.edges)
+            got = memo.get(key)
+            if got is None:
+                self._fixpoint({s})
+                got = memo[key] = {prop: set(derived[prop].get(s, ())) for prop, _ in chains}
+            else:
+                for prop, objects in got.items():
+                    if objects:
+                        derived[prop][s] = set(objects)
+        self.closed |= need
+
+    def _fixpoint(self, need: set[str]) -> None:
+        """The chains over these subjects to a fixpoint (those they reach closed before)."""
+        chains, edges, derived = self.rules.chains, self.edges, self.derived
         changed = bool(need)
         while changed:
             changed = False
@@ -349,18 +414,14 @@ class World:
                     if new:
                         derived[prop][s] |= new  # later chains see what earlier ones derived
                         changed = True
-        self.closed |= need
 
-    def _fabric_status(self, runs: list[str]) -> dict[str, tuple[str, dict[str, set]]]:
+    def _fabric_status(
+        self, runs: list[str], kinds: dict[str, str] | None = None
+    ) -> dict[str, tuple[str, dict[str, set]]]:
         """Exactly one status per run with accelerators (none for CPU-only runs), with its
         basis: a node per kind of accelerator, `<run>#fabric-basis-<accelerator id>`, and
         the (predicate, object) pairs it holds."""
-        kinds = {}
-        for i, classes in self.types.items():
-            if HOST_LINK in classes:  # both: the last of the store's answer, as it was
-                kinds[i] = HOST_LINK
-            elif SCALE_UP in classes:
-                kinds[i] = SCALE_UP
+        kinds = self._interconnect_kinds() if kinds is None else kinds
         systems, accelerators = self.edges[SYSTEM], self.edges[ACCELERATOR]
         out = {}
         for run in runs:
