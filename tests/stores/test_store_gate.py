@@ -140,6 +140,25 @@ def test_a_stores_own_functions_are_refused_and_nothing_is_fetched(app, listener
         assert len(listener.connections) == before, f"the store fetched the URL: {query}"
 
 
+def test_query_and_export_with_store_are_gated_too(setup, listener, capsys, tmp_path):
+    """`benchgraph query --store` sent the query as it was; `export --store` still dumps."""
+    from benchgraph.cli.main import main
+
+    query, _named = fetch_queries(listener.port)[0]
+    before = len(listener.connections)
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in setup.env.items():
+            mp.setenv(key, value)
+        url = next(iter(setup.endpoints.values()))
+        assert main(["query", "--store", url, query]) == 2
+        err = capsys.readouterr().err
+        assert "the query is refused" in err and "bif:http_get" in err, err
+        assert len(listener.connections) == before
+        out = tmp_path / "dump.nq"
+        assert main(["export", "--store", url, "--format", "nq", "--out", str(out)]) == 0
+        assert out.stat().st_size > 1000
+
+
 def test_sparql_functions_and_casts_still_run(app):
     r = ask(
         app,

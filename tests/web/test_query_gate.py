@@ -203,6 +203,8 @@ SNIPPETS = [
     lambda i: "FILTER(-?a < +?b * ?c / ?d - ?e)",
     lambda i: f"?s{i} ?p ?o . # a comment (1 2)\n",
     lambda i: 'FILTER regex(?o, "(1 2")',
+    lambda i: f'?s{i} ?p """a long\n# string""" .',
+    lambda i: "?s ?p '#' .",
 ]
 
 

@@ -103,3 +103,52 @@ def test_a_worker_to_recycle_serves_until_its_replacement_has_started(served):
         assert pool.stats()["restarts"] >= 1
     finally:
         pool.close()
+
+
+class _SlowConnection:
+    """A connection whose close takes a moment and that, like an fd, must be closed once."""
+
+    def __init__(self):
+        self.closes = 0
+
+    def close(self):
+        self.closes += 1
+        if self.closes > 1:
+            raise OSError(9, "Bad file descriptor")
+        time.sleep(0.2)  # the window in which another thread also stops the worker
+
+
+def test_a_worker_stopped_by_two_threads_at_once_is_closed_once():
+    """close() and the thread whose query the worker ran may stop it together (the pool
+    closed while a dump was being written): its pipes are closed once, and neither raises."""
+    import subprocess
+    import sys
+    import threading
+
+    from benchgraph.web import querypool
+
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    send, recv = _SlowConnection(), _SlowConnection()
+    worker = querypool._Worker(proc=proc, send=send, recv=recv)
+    errors = []
+
+    def stop():
+        try:
+            querypool._kill(worker)
+        except OSError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=stop) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == [] and (send.closes, recv.closes) == (1, 1)
+    assert proc.poll() is not None
+
+
+def test_closing_the_pool_while_a_query_runs_ends_that_query_with_a_pool_error(pool):
+    runaway = InThread(pool.run, {"query": RUNAWAY}, 10.0)
+    wait_until(lambda: pool.stats()["idle"] == 0, what="the runaway taking the one worker")
+    pool.close()  # must not raise, whatever the query's thread does meanwhile
+    runaway.raised(WorkerDied)

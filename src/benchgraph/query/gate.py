@@ -61,16 +61,19 @@ PARTS_PER_OPERATOR = 3
 # name characters (a prefixed name, variable, number, blank node label). AS and DISTINCT,
 # which follow a `(` in every (?x AS ?y) and COUNT(DISTINCT ?x), are no terms.
 _GAP = r"(?:\s|#[^\r\n]*+)*+"
-_STRING = r""""(?:[^"\\\r\n]|\\.)*+"|'(?:[^'\\\r\n]|\\.)*+'"""
+_STRING = (
+    r'"""(?:[^"\\]|\\.|"(?!""))*+"""'
+    r"|'''(?:[^'\\]|\\.|'(?!''))*+'''"
+    r"""|"(?:[^"\\\r\n]|\\.)*+"|'(?:[^'\\\r\n]|\\.)*+'"""
+)
 _NAME = r"""[^\s(){}\[\],;|/^!+*&=<>"'#]++"""
 _TERM = (
     rf"(?!(?i:AS|DISTINCT)(?![^\s(){{}}\[\],;|/^!+*&=<>\"'#]))"
     rf"(?:(?:<[^<>\s]*+>|{_STRING})[^\s(){{}}\[\],;]*+|{_NAME})"
 )
 COLLECTION = re.compile(r"\(" + _GAP + _TERM + _GAP + _TERM)
-# Comments, to leave out before COLLECTION looks: a string or an IRI is matched whole first,
-# so that a `#` in one is kept (a long string may be misread: that can only hide text from a
-# comment, never a collection of the code).
+# Comments, to leave out before COLLECTION looks again: a string (long ones first) or an IRI
+# is matched whole, so that a `#` in one is kept.
 _COMMENTS = re.compile(rf"({_STRING}|<[^<>\s]*+>)|#[^\r\n]*+")
 # A VALUES block's rows, `(bg:a bg:b)`, look like collections and are none: left out up to
 # the first brace after its own (a brace in a string stops it early: then the rest is read).
@@ -206,10 +209,12 @@ def may_exceed(operators: int, text: str, budget: int | None = None) -> bool:
     limit = max_parts() if budget is None else budget
     if PARTS_PER_OPERATOR * operators + 1 > limit:
         return True
+    # the raw text holds every collection the code holds (COLLECTION skips comments between
+    # members): only where it finds one are comments and VALUES rows left out to look again
+    if "(" not in text or COLLECTION.search(text) is None:
+        return False
     if "#" in text:
         text = _COMMENTS.sub(lambda found: found[1] or " ", text)
-    if "(" not in text:
-        return False
     return COLLECTION.search(_VALUES.sub(" ", text)) is not None
 
 

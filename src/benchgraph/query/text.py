@@ -26,12 +26,13 @@ MAX_OPERATORS_ENV = "BENCHGRAPH_QUERY_MAX_OPERATORS"
 # The parts of a query's algebra (query/gate.py counts them on rdflib's parse tree): each
 # pattern, group, OPTIONAL, UNION branch, MINUS, GRAPH, FILTER, BIND, VALUES, subquery, path
 # step, operator and function call. Store servers recurse along them with far less stack than
-# the embedded store's 256 MiB. Measured (benchmarks/store_algebra_bench.py; Oxigraph server
-# 0.5.13, Debian's Virtuoso 7.2.5): the Oxigraph server aborts, a stack overflow, at about 790
-# OPTIONALs, BINDs, MINUSes, GRAPHs or subqueries in a row, 1,550 triple patterns of one
-# subject and predicate, 1,600 UNION branches; Virtuoso crashes at 4,650 `&&` and 6,500 `+`
-# and refuses most other long chains ("memory exhausted"). 400 is half the lowest; the largest
-# saved query (scaling-by-fabric) has 349.
+# the embedded store's 256 MiB. Measured (benchmarks/store_algebra_bench.py, its report in
+# benchmarks/reports/store-algebra.md; Oxigraph server 0.5.13, Debian's Virtuoso 7.2.5): the
+# Oxigraph server aborts, a stack overflow, at as few as 700 GRAPHs, 740 OPTIONALs, 750
+# MINUSes or 800 BINDs in a row, or 800 triple patterns of one subject (1 server in 10; the
+# point varies between runs), about 800 parts at the lowest; Virtuoso crashes at 4,650 `&&`
+# and 6,500 `+`. At 400 parts no server died (each kind 10 times on fresh Oxigraph servers, 3
+# on Virtuosos): half the lowest. The largest saved query (scaling-by-fabric) has 349.
 DEFAULT_MAX_PARTS = 400
 MAX_PARTS_ENV = "BENCHGRAPH_QUERY_MAX_PARTS"
 OPERATORS = frozenset("{}()[].;,|/^!+-*&=<>")

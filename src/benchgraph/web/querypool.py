@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
 from .memory import MB, default_query_memory_mb, memory_detail, private_rss
@@ -146,6 +146,10 @@ class _Worker:
     idle_since: float = 0.0
     stale: bool = False  # to be replaced (its caches grew); stays on until its replacement is
     retire: bool = False  # its replacement has started: stopped when its query ends
+    # Two threads may stop one worker at once (close() and the thread whose query it was
+    # running): the lock makes the second a no-op, not a second close of a reused fd.
+    killing: threading.Lock = field(default_factory=threading.Lock)
+    killed: bool = False
 
 
 class QueryPool:
@@ -558,8 +562,12 @@ def _set_nice(worker: _Worker, nice: int) -> bool:
 
 
 def _kill(worker: _Worker) -> None:
-    for conn in (worker.send, worker.recv):
-        conn.close()
+    with worker.killing:
+        if worker.killed:
+            return
+        worker.killed = True
+        for conn in (worker.send, worker.recv):
+            conn.close()
     if worker.proc.poll() is None:
         worker.proc.kill()
     worker.proc.wait()
