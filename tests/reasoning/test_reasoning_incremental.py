@@ -115,6 +115,59 @@ def test_a_host_link_is_no_evidence_where_the_fabric_is_not_published(tmp_path, 
     assert status["h100-2node-tp8-pp2"] == ("ScaleUpFabricPresent", "true")
 
 
+def _bases(store: ox.Store, run: str) -> set[tuple]:
+    """(accelerator, rule, status, evidence) of each basis of a run's fabric status."""
+    return set(
+        select(
+            store,
+            f"""SELECT ?part ?rule ?status ?evidence WHERE {{
+            <{RUNS}{run}> bg:fabricStatusBasis ?b . ?b bg:basisAccelerator ?part ;
+            bg:basisRule ?rule ; bg:basisStatus ?status .
+            OPTIONAL {{ ?b bg:basisEvidence ?evidence }} }}""",
+        )
+    )
+
+
+def test_a_parts_own_fabric_edited_changes_its_runs_statuses_and_matches_a_fresh_build(
+    tmp_path, copy_data
+):
+    """A part's own `fabric` decides every run on it whatever the run states: made built in,
+    then none, then taken out again, each run on it (one part alone, and one of two kinds)
+    gets its new status and basis in the incremental build, as in a fresh one."""
+    data = copy_data(REASONING)
+    cache = tmp_path / "cache"
+    store = build_store(data, cache)
+    assert _status(store)["pcie-8x-tp8"][0] == "NoScaleUpFabric"
+    del store
+    part = data / "accelerators" / "rtx-pro-6000.yaml"
+    plain = part.read_text(encoding="utf-8")
+    sourced = plain + (
+        "source: {url: https://example.org/rtx-pro-6000, kind: vendor, states: [fabric]}\n"
+    )
+    steps = [
+        ("built-in", "ScaleUpFabricPresent", "PartFabricBuiltIn"),
+        ("none", "NoScaleUpFabric", "PartHasNoPeerFabric"),
+        (None, "NoScaleUpFabric", "StatedHostLinksOnly"),
+    ]
+    for i, (fabric, status, rule) in enumerate(steps):
+        part.write_text(plain if fabric is None else f"{sourced}fabric: {fabric}\n", "utf-8")
+        store = build_store(data, cache)
+        assert _status(store)["pcie-8x-tp8"][0] == status, fabric
+        assert ("accelerators/rtx-pro-6000", rule, status, "StatedFact") in _bases(
+            store, "pcie-8x-tp8"
+        ), fabric
+        # the run of two kinds: its RTX PRO 6000's basis follows the part
+        assert any(
+            b[0] == "accelerators/rtx-pro-6000" and b[1] == rule
+            for b in _bases(store, "mixed-2node")
+        ), fabric
+        incremental = _quads(store)
+        del store
+        fresh = _quads(build_store(data, tmp_path / f"fresh-{i}"))
+        assert sorted(map(str, incremental - fresh)) == []
+        assert sorted(map(str, fresh - incremental)) == []
+
+
 # One edit to a record that runs reach through links: (file, old text, new text, a run whose
 # derived facts it changes, what that run's fabric status becomes).
 LINKED_EDITS = {

@@ -22,7 +22,6 @@ from ..locks import held, posix_lock_holder
 from ..namespaces import ONTOLOGY_IRI
 from ..rdf.nquads import nquads
 from ..reasoning.ontology import ontology_closure, reasoner
-from ..reasoning.rules import run_rules as derive  # the cross-record rules, into the inferred graph
 from ..records.files import max_record_bytes, scan_record_files
 from ..records.provenance import display_base, display_path, last_commits
 from ..store.cache import DIGEST, KIND, Cache, Entries, Entry
@@ -31,6 +30,8 @@ from ..timing import Timer
 from ..validation.incremental import check_dataset
 from ..validation.links import link_problems
 from .changes import file_digests
+from .derive import Derivation
+from .derive import derive as derive  # the cross-record rules, into the inferred graph
 from .key import code_key
 from .workers import converted
 
@@ -117,6 +118,13 @@ def _build(
     cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
     # the ontology comes with the kept closure; before any conversion and before workers fork
     ontology = reasoner(work / "reasoner.pickle").ontology
+
+    # the records others link to before the runs: a first build derives each batch of runs
+    # as it loads, once those are in (pipeline.derive)
+    def is_run(name: str) -> bool:
+        return name[len(prefix) + 1 :].split("/", 1)[0] == "benchmarks"
+
+    stale.sort(key=lambda item: is_run(item[1]))
     args = [(path, str(data_dir), name, commits.get(name), digests[name]) for path, name in stale]
     # what the last build saw of the records others link to, to tell a quiet edit (below)
     was = cache.outward(
@@ -128,7 +136,13 @@ def _build(
     )
     store = _open_store(work / "store")
     (work / UNSETTLED).touch()  # from here until the cache's account of the store is committed
-    loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()))
+    derivation = Derivation(
+        cache,
+        stream=not before.rows and cache.loaded_count() == 0,
+        first=[name for _, name in stale if not is_run(name)],
+    )
+    loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()), derivation)
+    derivation.loader = loader
     try:
         cache.forget(gone)
         fresh: list[Entry] = []
@@ -178,11 +192,14 @@ def _build(
         )
         runs, judged = loader.finish(included, touched, quiet)
         timer.lap("load")
-        derive(store, runs, judged)
+        derivation.included = included
+        derive(derivation, runs, judged)
         timer.lap("derive")
     finally:
         store.flush()
-        store = loader = None  # closes the store, also when a refusal's traceback is kept
+        # closes the store, also when a refusal's traceback is kept
+        derivation.loader = loader.deriver = None  # they point at each other
+        store = loader = derivation = None
 
     key = hashlib.blake2b(
         "".join(sorted(row[DIGEST] for row in included.rows.values())).encode()

@@ -21,6 +21,7 @@ from ..namespaces import INFERRED_GRAPH, LINK_GRAPH, SCHEMA, graph_iri, record_i
 from ..rdf.convert import outward, provenance_triples, record_triples
 from ..rdf.nquads import nquads
 from ..reasoning.ontology import reasoner
+from ..reasoning.rules import rule_facts, ruleset
 from ..records.reader import load_record
 from ..store.cache import Entry
 from ..store.load import store_problem
@@ -73,6 +74,7 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
         facts=triple_facts(record.kind, kept, own),
         # nothing links to a run: what others read of it is never asked
         outward=outward(stated, own) if record.kind != "benchmarks" else "",
+        rules=rule_facts(kept, inferred),
     )
     return entry.pack(loading=True)
 
@@ -102,7 +104,7 @@ def converted(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
 
 def convert(args: list[tuple], jobs: int | None) -> Iterator[list[Entry]]:
     if len(args) >= PARALLEL_FROM and (jobs or os.cpu_count() or 1) > 1:
-        reasoner(), local_shapes()  # made once here; the forked workers inherit them
+        reasoner(), local_shapes(), ruleset()  # made once here; the forked workers inherit them
         chunks = (args[i : i + CHUNK] for i in range(0, len(args), CHUNK))
         # Forked (the workers inherit what was made above) from this thread, which keeps
         # the pool: the workers end with it (locks.worker_started), and not holding the

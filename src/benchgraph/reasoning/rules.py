@@ -1,4 +1,4 @@
-"""Cross-record rules, run over the query store, writing the inferred graph.
+"""Cross-record rules: what one record cannot derive alone, into the inferred graph.
 
 These make the seed's conventions explicit and join what one record cannot see alone:
 - the ontology's property chains (a run or system has every interconnect of its accelerators,
@@ -16,53 +16,59 @@ These make the seed's conventions explicit and join what one record cannot see a
   decided (bg:basisSourceKind) and whether that fact is stated or derived (bg:basisEvidence);
 - bg:outperformsBaseline on each comparison, from its metric's direction.
 
-The store answers simple edge queries (`?s bg:accelerator ?o`) fast and multi-way joins over
-its union graph slowly, so the chains and the status are joined here in Python from edge
-lists: every edge for a full derivation, only the edited runs' edges for an incremental one.
-At 100k synthetic runs a full derivation took about 45 s as SPARQL rules, about 25 s this way
-(6 s of it deleting the previous results). Where a rule stays SPARQL it uses positive
-patterns, never FILTER NOT EXISTS (quadratic in Oxigraph, oxigraph#885).
+They read no store. Each record's worker takes from its triples what these rules read of it
+(`rule_facts`: its edges of the chains' properties, the types and fabric flags they test, its
+sources, its comparisons and metric directions), and the build keeps that in its cache; a
+`World` joins the facts of the records asked about with those of every record that is not
+a run (parts, systems, interconnects, metrics: few), and `World.derive` hands each record's
+derived quads as N-Quads lines. The facts are what the store's union graph holds of these
+predicates, read where each record is converted, so the result is what the rules read from
+the store gave (tests/reasoning compare incremental builds with fresh ones quad by quad).
+Run over the store they took most of a cold build's serial end: at 60k synthetic runs
+11-14 s of the build's thread and as much again of the store's, reading what the workers
+had just written; an edited accelerator's 14.7k runs at 100k took 3.5-3.9 s.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Iterator
-from decimal import Decimal
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Any
 
-import pyoxigraph as ox
+from rdflib import Literal, URIRef
+from rdflib.collection import Collection
+from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, XSD
 
-from ..namespaces import BG, INFERRED_GRAPH, PREFIXES, graph_of, record_iri
+from ..namespaces import BG, ID, INFERRED_GRAPH, record_iri
 from ..vocab import EVIDENCE, SOURCE_KINDS
 
-Node = ox.NamedNode
-FABRIC_STATUS = Node(str(BG.fabricStatus))
-OUTPERFORMS = Node(str(BG.outperformsBaseline))
-COMPARISON = Node(str(BG.comparison))
-RELATIVE_CHANGE, COMPARED = Node(str(BG.relativeChange)), Node(str(BG.compared))
-METRIC, DIRECTION = Node(str(BG.metric)), Node(str(BG.direction))
-HIGHER, LOWER = Node(str(BG.HigherIsBetter)), Node(str(BG.LowerIsBetter))
-ACCELERATOR = Node(str(BG.accelerator))
-SYSTEM = Node(str(BG.system))
-INTERCONNECT = Node(str(BG.interconnect))
-PRESENT = Node(str(BG.ScaleUpFabricPresent))
-NO_FABRIC = Node(str(BG.NoScaleUpFabric))
-NOT_PUBLISHED = Node(str(BG.FabricNotPublished))
-RDF_TYPE = Node(PREFIXES["rdf"] + "type")
-PEER_FABRIC = Node(str(BG.peerFabric))
-BUILT_IN, NO_PEER = Node(str(BG.BuiltInPeerFabric)), Node(str(BG.NoPeerFabric))
-SCALE_UP, HOST_LINK = Node(str(BG.ScaleUpFabric)), Node(str(BG.HostLink))
-BASIS, BASIS_CLASS = Node(str(BG.fabricStatusBasis)), Node(str(BG.FabricStatusBasis))
-BASIS_RULE, BASIS_STATUS = Node(str(BG.basisRule)), Node(str(BG.basisStatus))
-RESTS_ON, BASIS_ACCELERATOR = Node(str(BG.restsOn)), Node(str(BG.basisAccelerator))
-BASIS_KIND, BASIS_EVIDENCE = Node(str(BG.basisSourceKind)), Node(str(BG.basisEvidence))
-PEER_FABRIC_FACT = PEER_FABRIC
+FABRIC_STATUS = str(BG.fabricStatus)
+OUTPERFORMS = str(BG.outperformsBaseline)
+HIGHER, LOWER = str(BG.HigherIsBetter), str(BG.LowerIsBetter)
+ACCELERATOR = str(BG.accelerator)
+SYSTEM = str(BG.system)
+INTERCONNECT = str(BG.interconnect)
+PRESENT = str(BG.ScaleUpFabricPresent)
+NO_FABRIC = str(BG.NoScaleUpFabric)
+NOT_PUBLISHED = str(BG.FabricNotPublished)
+RDF_TYPE = str(RDF.type)
+RUN_CLASS = str(BG.BenchmarkRun)
+BUILT_IN, NO_PEER = str(BG.BuiltInPeerFabric), str(BG.NoPeerFabric)
+SCALE_UP, HOST_LINK = str(BG.ScaleUpFabric), str(BG.HostLink)
+BASIS, BASIS_CLASS = str(BG.fabricStatusBasis), str(BG.FabricStatusBasis)
+BASIS_RULE, BASIS_STATUS = str(BG.basisRule), str(BG.basisStatus)
+RESTS_ON, BASIS_ACCELERATOR = str(BG.restsOn), str(BG.basisAccelerator)
+BASIS_KIND, BASIS_EVIDENCE = str(BG.basisSourceKind), str(BG.basisEvidence)
 # The kinds of source by strength, 1 the strongest (vendor) to 8 (a result set)
-KIND_RANK = {Node(str(iri)): rank for rank, iri in enumerate(SOURCE_KINDS.values(), 1)}
-STATED, DERIVED = Node(str(EVIDENCE["stated"])), Node(str(EVIDENCE["derived"]))
-ACCELERATOR_FACT, SYSTEM_FACT = ACCELERATOR, SYSTEM
+KIND_RANK = {str(iri): rank for rank, iri in enumerate(SOURCE_KINDS.values(), 1)}
+RANKED = {rank: kind for kind, rank in KIND_RANK.items()}
+STATED, DERIVED = str(EVIDENCE["stated"]), str(EVIDENCE["derived"])
 RULES = {
-    name: Node(str(BG[name]))
+    name: str(BG[name])
     for name in (
         "PartFabricBuiltIn",
         "PartHasNoPeerFabric",
@@ -71,283 +77,437 @@ RULES = {
         "NothingPublished",
     )
 }
-RUN_IRI = str(record_iri("benchmarks", ""))
-
-# Comparisons live only in the inferred graph (infer.comparisons derives them per run).
-OUTPERFORMS_RULE = """SELECT ?s ?o WHERE {
-    GRAPH <https://w3id.org/benchgraph/graph/inferred> {
-        ?s bg:relativeChange ?change ; bg:compared ?m }
-    ?m bg:metric ?metric . ?metric bg:direction ?direction .
-    VALUES ?direction { bg:HigherIsBetter bg:LowerIsBetter }
-    BIND(IF(?direction = bg:HigherIsBetter, ?change > 0, ?change < 0) AS ?o) }"""
-
-CHAINS = """SELECT ?property ?list WHERE {
-    GRAPH <https://w3id.org/benchgraph/ontology> { ?property owl:propertyChainAxiom ?list } }"""
-
-
-def run_rules(
-    store: ox.Store, runs: list[str] | None = None, judged: list[str] | None = None
-) -> None:
-    """Recompute the cross-record facts, for every subject (None) or for the given runs and
-    systems (a system holds the links of its accelerators), judging again the comparisons of
-    the runs `judged` (None: of all `runs`). A comparison's verdict reads only its run and
-    the run's metrics, so an edit that reaches runs through their hardware leaves it be.
-
-    For given runs only the difference to what the store holds is written."""
-    if runs == []:
-        return
-    graph = Node(str(INFERRED_GRAPH))
-    chains = property_chains(store)
-    supers = {
-        p: super_properties(store, p)
-        for p in {p for p, _ in chains} | {FABRIC_STATUS, OUTPERFORMS, BASIS}
-    }
-    predicates = [q for p in supers for q in [p, *supers[p]]]
-    if runs is not None:
-        runs = _with_nodes_below(store, runs, chains)
-    read = None
-    if runs is None:  # cheaper than reading it all back to write the difference
-        store.update(f"DELETE WHERE {{ GRAPH {graph} {{ ?s a {BASIS_CLASS} ; ?p ?o }} }}")
-        for predicate in predicates:
-            store.update(f"DELETE WHERE {{ GRAPH {graph} {{ ?s {predicate} ?o }} }}")
-        before: set[ox.Quad] = set()
-    else:
-        judged = runs if judged is None else judged
-        read = _Scope(
-            store,
-            graph,
-            [Node(r) for r in runs],
-            predicates,
-            sorted(
-                {q for prop, path in chains for q in [prop, *path]} | {SYSTEM, ACCELERATOR},
-                key=lambda n: n.value,
-            ),
-        )
-        before = read.before | _derived_before(store, graph, read, judged, predicates)
-    scope = None if runs is None else {Node(r) for r in runs}
-    # with the scope read, no edge left to load can be one derived before (`before` is about
-    # the scope and the nodes below it)
-    edges = _Edges(store, full=scope is None, skip=before if read is None else set(), read=read)
-    statuses = _fabric_status(store, edges, scope, read)  # before the chains add to the edges
-    derived = _chains(edges, chains, scope)
-    quads = {
-        ox.Quad(s, p, o, graph)
-        for (s, q), objects in derived.items()
-        for o in objects
-        for p in [q, *supers[q]]
-    }
-    for run, (status, bases) in statuses.items():
-        quads |= {ox.Quad(run, p, status, graph) for p in [FABRIC_STATUS, *supers[FABRIC_STATUS]]}
-        for node, triples in bases.items():
-            quads |= {ox.Quad(run, p, node, graph) for p in [BASIS, *supers[BASIS]]}
-            quads |= {ox.Quad(node, p, o, graph) for p, o in triples}
-    if runs is None:
-        pairs = {(row["s"], row["o"]) for row in _select(store, OUTPERFORMS_RULE)}
-    else:
-        pairs = _outperforms(store, judged, graph)
-    for comparison, outperforms in pairs:
-        quads |= {
-            ox.Quad(comparison, p, outperforms, graph) for p in [OUTPERFORMS, *supers[OUTPERFORMS]]
-        }
-    for quad in before - quads:
-        store.remove(quad)
-    store.bulk_extend(quads - before)
-
-
-class _Edges:
-    """`subject -> objects` of a predicate over the union graph, fetched once per subject:
-    all of them for a full derivation, only those asked for otherwise."""
-
-    def __init__(self, store: ox.Store, full: bool, skip: set, read: _Scope | None = None):
-        self.store, self.full = store, full
-        self.skip: dict[Node, set] = defaultdict(set)  # predicate -> (subject, object)
-        for q in skip:
-            self.skip[q.predicate].add((q.subject, q.object))
-        self.edges: dict[Node, dict[object, set]] = {}
-        self.loaded: dict[Node, set] = defaultdict(set)
-        if read is not None:  # the scope's edges, read in one pass with what was derived
-            for predicate, table in read.edges.items():
-                self.edges[predicate] = table
-                self.loaded[predicate] = set(read.subjects)
-
-    def of(self, predicate: Node, subjects=None) -> dict[object, set]:
-        table = self.edges.setdefault(predicate, defaultdict(set))
-        if self.full:
-            if predicate not in self.loaded:
-                self._load(predicate, "")
-                self.loaded[predicate] = {None}
-            return table
-        todo = sorted(
-            {s for s in subjects or () if isinstance(s, Node)} - self.loaded[predicate],
-            key=lambda n: n.value,
-        )
-        for i in range(0, len(todo), 500):
-            chunk = todo[i : i + 500]
-            self._load(predicate, "VALUES ?s { " + " ".join(str(s) for s in chunk) + " }")
-        self.loaded[predicate] |= set(todo)
-        return table
-
-    def _load(self, predicate: Node, values: str) -> None:
-        """The stated edges and those not derived by these rules (which are recomputed)."""
-        table = self.edges[predicate]
-        graph = Node(str(INFERRED_GRAPH))
-        skip = self.skip.get(predicate)
-        if not skip:  # nothing derived before (a first build): the union graph will do
-            for row in _select(self.store, f"SELECT ?s ?o WHERE {{ {values} ?s {predicate} ?o }}"):
-                table[row["s"]].add(row["o"])
-            return
-        for row in _select(
-            self.store, f"SELECT ?s ?o ?g WHERE {{ {values} GRAPH ?g {{ ?s {predicate} ?o }} }}"
-        ):
-            if row["g"] != graph or (row["s"], row["o"]) not in skip:
-                table[row["s"]].add(row["o"])
-
-
-def _chains(
-    edges: _Edges, chains: list[tuple[Node, list[Node]]], scope: set | None
-) -> dict[tuple, set]:
-    """What the property chains add, (subject, property) -> objects, to a fixpoint (a run's
-    system has the links of its accelerators, which the run then has too)."""
-    derived: dict[tuple, set] = defaultdict(set)
-    changed = True
-    while changed:
-        changed = False
-        for prop, path in chains:
-            first = edges.of(path[0], scope)
-            subjects = first.keys() if scope is None else scope & first.keys()
-            reached = {s: set(first[s]) for s in subjects}
-            for step in path[1:]:
-                table = edges.of(step, set().union(*reached.values()) if reached else set())
-                reached = {
-                    s: set().union(*(table.get(x, ()) for x in xs)) for s, xs in reached.items()
-                }
-            have = edges.of(prop, reached.keys())
-            for s, objects in reached.items():
-                new = objects - have.get(s, set())
-                if new:
-                    have[s] |= new  # later chains see what earlier ones derived
-                    derived[(s, prop)] |= new
-                    changed = True
-    return derived
-
-
-def _fabric_status(
-    store: ox.Store, edges: _Edges, scope: set | None, read: _Scope | None = None
-) -> dict[Node, tuple[Node, dict[Node, set]]]:
-    """Exactly one status per run with accelerators in scope (none for CPU-only runs), with
-    its basis: a node per kind of accelerator, `<run>#fabric-basis-<accelerator id>`, and the
-    (predicate, object) pairs it holds. `read`: what was read of the scope already."""
-    if scope is None:
-        runs = {row["s"] for row in _select(store, "SELECT ?s WHERE { ?s a bg:BenchmarkRun }")}
-    else:
-        runs = read.runs & scope
-    kinds = {
-        row["i"]: row["c"]
-        for row in _select(
-            store,
-            """SELECT ?i ?c WHERE {
-        VALUES ?c { bg:ScaleUpFabric bg:HostLink } ?i a ?c }""",
-        )
-    }
-    unpublished = {
-        row["s"] for row in _select(store, "SELECT ?s WHERE { ?s bg:fabricPublished false }")
-    }
-    systems = edges.of(SYSTEM, runs)
-    machines = set().union(*(systems.get(r, ()) for r in runs)) if runs else set()
-    # the kinds of accelerator in a run's hardware: its own and its systems' (as the chains
-    # gather a run's interconnects), each decided by its own part
-    accelerators = edges.of(ACCELERATOR, runs | machines)
-    parts = set().union(*(accelerators.get(r, ()) for r in runs | machines)) if runs else set()
-    fabric_of = edges.of(PEER_FABRIC, parts)
-    stated = _stated_links(store, edges, scope, runs | parts | machines, read)
-    out = {}
-    for run in runs:
-        if not accelerators.get(run):
-            continue
-        asked = [run, *sorted(systems.get(run, ()), key=lambda n: n.value)]
-        kinds_here = sorted(
-            set().union(*(accelerators.get(r, ()) for r in asked)), key=lambda n: n.value
-        )
-        closed = run in unpublished or any(s in unpublished for s in asked[1:])
-        bases = {}
-        for part in kinds_here:
-            status, rule, rests = _kind_status(
-                part, fabric_of.get(part, ()), asked, stated, kinds, closed
-            )
-            node = Node(f"{run.value}#fabric-basis-{part.value.rsplit('/', 1)[1]}")
-            bases[node] = {
-                (RDF_TYPE, BASIS_CLASS),
-                (BASIS_ACCELERATOR, part),
-                (BASIS_RULE, RULES[rule]),
-                (BASIS_STATUS, status),
-                *((RESTS_ON, r) for r in rests),
-            }
-        found = {o for triples in bases.values() for p, o in triples if p == BASIS_STATUS}
-        status = (
-            PRESENT if PRESENT in found else NO_FABRIC if found == {NO_FABRIC} else NOT_PUBLISHED
-        )
-        out[run] = (status, bases)
-    _strength(store, out, runs, scope)
-    return out
-
-
-def _strength(
-    store: ox.Store,
-    statuses: dict[Node, tuple[Node, dict[Node, set]]],
-    runs: set[Node],
-    scope: set | None,
-) -> None:
-    """Add to each basis the strongest kind of source behind the fact that decided it and
-    whether that fact is stated or derived. The fact is the part's fabric for a part rule,
-    the run's or system's interconnect list for a stated one (nothing for nothing published).
-    It is derived where no source states it and some derive it, and also where the run's
-    link to the record it rests on is itself derived (a run whose part or machine other
-    files identify: its sources `derives: [accelerators]` or `[system]`)."""
-    wanted: set[Node] = set()
-    for _status, bases in statuses.values():
-        for triples in bases.values():
-            rule = next(o for p, o in triples if p == BASIS_RULE)
-            if rule != RULES["NothingPublished"]:
-                wanted |= {o for p, o in triples if p == RESTS_ON}
-    sources = _sources_of(store, wanted)
-    derived_links = _derived_links(store, runs if scope is not None else None)
-    part_rules = {RULES["PartFabricBuiltIn"], RULES["PartHasNoPeerFabric"]}
-    for run, (_status, bases) in statuses.items():
-        links = derived_links.get(run, set())
-        for triples in bases.values():
-            rule = next(o for p, o in triples if p == BASIS_RULE)
-            if rule == RULES["NothingPublished"]:
-                continue
-            fact = PEER_FABRIC_FACT if rule in part_rules else INTERCONNECT
-            best = None
-            for record in (o for p, o in triples if p == RESTS_ON):
-                rank, derived = _evidence(
-                    sources.get(record, ()), fact, whole=not record.value.startswith(PART_IRI)
-                )
-                # the record a part rule rests on is the run's part, a stated one's the run,
-                # its system or its part: reached through a derived link, it is derived
-                if (
-                    ACCELERATOR_FACT in links
-                    and (rule in part_rules or record.value.startswith(PART_IRI))
-                ) or (SYSTEM_FACT in links and record.value.startswith(SYSTEM_IRI)):
-                    derived = True
-                key = (derived, rank if rank is not None else 99)
-                if best is None or key < best:
-                    best = key
-            if best is None:
-                continue
-            derived, rank = best
-            triples.add((BASIS_EVIDENCE, DERIVED if derived else STATED))
-            if rank != 99:
-                triples.add((BASIS_KIND, RANKED[rank]))
-
-
-RANKED = {rank: kind for kind, rank in KIND_RANK.items()}
+PART_RULES = {RULES["PartFabricBuiltIn"], RULES["PartHasNoPeerFabric"]}
 PART_IRI = str(record_iri("accelerators", ""))
 SYSTEM_IRI = str(record_iri("systems", ""))
+IDS = str(ID)
+RUNS_IRI = str(record_iri("benchmarks", ""))
+RUN = "\x00run"  # a run's IRI in lines made once for runs of one kind (World._status_lines)
+GRAPH = f"<{INFERRED_GRAPH}>"
+TRUE = '"true"^^<http://www.w3.org/2001/XMLSchema#boolean>'
+FALSE = '"false"^^<http://www.w3.org/2001/XMLSchema#boolean>'
+
+# The predicates rule_facts reads besides the chains' (rdflib terms, as the worker has them)
+_TYPE, _PUBLISHED, _PEER = RDF.type, BG.fabricPublished, BG.peerFabric
+_SOURCE, _SOURCE_KIND = DCTERMS.source, BG.sourceKind
+_STATES, _DERIVES = BG.states, BG.derives
+_CHANGE, _COMPARED, _METRIC, _DIRECTION = BG.relativeChange, BG.compared, BG.metric, BG.direction
+_TESTED_TYPES = {BG.BenchmarkRun, BG.ScaleUpFabric, BG.HostLink}
 
 
-def _evidence(sources, fact: Node, whole: bool) -> tuple[int | None, bool]:
+def _short(iri: str) -> str:
+    """An IRI as rule facts keep it: benchgraph's records' without their common start."""
+    return "~" + iri[len(IDS) :] if iri.startswith(IDS) else iri
+
+
+def _long(text: str) -> str:
+    return IDS + text[1:] if text.startswith("~") else text
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """What the rules take from the ontology: its property chains, the super-properties of
+    what they derive, and the ontology's own facts of what they read."""
+
+    chains: tuple[tuple[str, tuple[str, ...]], ...]  # (property, (p1, p2, ...)), sorted
+    supers: dict[str, tuple[str, ...]]  # property -> its super-properties (closed)
+    edges: tuple[str, ...]  # the chains' properties, and the system and accelerator links
+    ontology: str  # rule_facts of the ontology's graph and its closure, as JSON
+
+
+@lru_cache(maxsize=1)
+def ruleset() -> RuleSet:
+    """The rules' part of the ontology (reasoning.ontology.reasoner), made once a process."""
+    from .ontology import reasoner
+
+    r = reasoner()
+    graph, closure = r.ontology, r.closure
+    chains = []
+    for prop, head in graph.subject_objects(OWL.propertyChainAxiom):
+        chains.append((str(prop), tuple(str(p) for p in Collection(graph, head))))
+    chains.sort()
+    parents: dict[str, set[str]] = defaultdict(set)
+    for s, p, o in [*graph, *closure]:
+        if p == RDFS.subPropertyOf and isinstance(o, URIRef) and s != o:
+            parents[str(s)].add(str(o))
+    supers = {}
+    edges = tuple(
+        sorted({q for prop, path in chains for q in (prop, *path)} | {SYSTEM, ACCELERATOR})
+    )
+    for prop in {*(p for p, _ in chains), FABRIC_STATUS, OUTPERFORMS, BASIS}:
+        seen, todo = set(), [prop]
+        while todo:
+            for q in parents.get(todo.pop(), ()):
+                if q not in seen and q != prop:
+                    seen.add(q)
+                    todo.append(q)
+        supers[prop] = tuple(sorted(seen))
+    made = RuleSet(tuple(chains), supers, edges, "")
+    ontology = _facts(made, list(graph), list(closure))
+    return RuleSet(made.chains, made.supers, made.edges, ontology)
+
+
+def rule_facts(stated: Iterable[tuple], inferred: Iterable[tuple]) -> str:
+    """What the cross-record rules read of one record, from its triples (rdflib terms) as
+    its graph holds them (`stated`) and as its local reasoning adds them to the inferred
+    graph (`inferred`), as JSON."""
+    return _facts(ruleset(), stated, inferred)
+
+
+@lru_cache(maxsize=4)
+def _edge_codes(edges: tuple[str, ...]) -> dict[URIRef, int]:
+    return {URIRef(p): i for i, p in enumerate(edges)}
+
+
+def _facts(rs: RuleSet, stated: Iterable[tuple], inferred: Iterable[tuple]) -> str:
+    codes = _edge_codes(rs.edges)
+    edges, types, unpublished, peer = [], [], [], []
+    links, kinds, states, derives = [], defaultdict(list), defaultdict(list), defaultdict(list)
+    changes, compared, metrics, directions = [], [], defaultdict(list), []
+    for flag, triples in ((0, stated), (1, inferred)):
+        for s, p, o in triples:
+            if not isinstance(s, URIRef):
+                continue
+            code = codes.get(p)
+            if code is not None:
+                if isinstance(o, URIRef):
+                    edges.append((_short(s), code, _short(o), flag))
+            elif p == _TYPE:
+                if o in _TESTED_TYPES:
+                    types.append((_short(s), str(o)))
+            elif p == _PUBLISHED:
+                if isinstance(o, Literal) and o.datatype == XSD.boolean and str(o) == "false":
+                    unpublished.append(_short(s))
+            elif p == _PEER:
+                peer.append((_short(s), str(o)))
+            elif p == _SOURCE:
+                links.append((_short(s), str(o), flag))
+            elif p == _SOURCE_KIND:
+                kinds[str(s)].append(str(o))
+            elif p == _STATES:
+                states[str(s)].append(str(o))
+            elif p == _DERIVES:
+                derives[str(s)].append(str(o))
+            elif p == _CHANGE:
+                if flag and isinstance(o, Literal):
+                    changes.append((str(s), str(o)))
+            elif p == _COMPARED:
+                if flag:
+                    compared.append((str(s), str(o)))
+            elif p == _METRIC:
+                metrics[str(s)].append(str(o))
+            elif p == _DIRECTION:
+                directions.append((_short(s), str(o)))
+    out: dict[str, list] = {}
+    if edges:
+        out["e"] = sorted(set(edges))
+    if types:
+        out["t"] = sorted(set(types))
+    if unpublished:
+        out["u"] = sorted(set(unpublished))
+    if peer:
+        out["f"] = sorted(set(peer))
+    if links:
+        # a record's sources, each joined here with what its own node says: the source's
+        # kind, the fields it states and those it derives (kept on the record's own nodes)
+        out["s"] = sorted(
+            (s, kinds[node][:1], sorted(set(states[node])), sorted(set(derives[node])), flag)
+            for s, node, flag in set(links)
+        )
+    if changes:
+        # a comparison's change with the metrics of the measurement it compares (its own)
+        of = defaultdict(set)
+        for node, m in compared:
+            of[node] |= set(metrics.get(m, ()))
+        out["c"] = sorted(
+            (_short(node), change, sorted(of[node])) for node, change in set(changes) if node in of
+        )
+    if directions:
+        out["d"] = sorted(set(directions))
+    return json.dumps(out, separators=(",", ":"))
+
+
+class World:
+    """The rule facts of records, joined: add every record the rules may read (all but the
+    runs not asked about), then derive the records asked about."""
+
+    def __init__(self, rules: RuleSet | None = None):
+        self.rules = rs = rules or ruleset()
+        self.edges: dict[str, dict[str, set[str]]] = {p: defaultdict(set) for p in rs.edges}
+        self.derived: dict[str, dict[str, set[str]]] = {p: defaultdict(set) for p in rs.edges}
+        self.stated_links: dict[str, set[str]] = defaultdict(set)
+        self.types: dict[str, set[str]] = defaultdict(set)
+        self.unpublished: set[str] = set()
+        self.peer: dict[str, set[str]] = defaultdict(set)
+        # subject -> [(kind or None, states, derives, in the inferred graph)]
+        self.sources: dict[str, list[tuple]] = defaultdict(list)
+        self.comparisons: dict[str, list[tuple]] = defaultdict(list)  # record -> (node, ...)
+        self.directions: dict[str, set[str]] = defaultdict(set)
+        self.subjects: dict[str, set[str]] = defaultdict(set)  # record -> its edges' subjects
+        self.closed: set[str] = set()  # subjects whose chains are closed
+        self.add("", rs.ontology)
+
+    def add(self, own: str, facts: str | dict) -> None:
+        """The facts of the record whose IRI is `own` ("" for the ontology)."""
+        got = json.loads(facts) if isinstance(facts, str) else facts
+        edges, mine = self.rules.edges, self.subjects[own]
+        for s, code, o, flag in got.get("e", ()):
+            s, o, p = _long(s), _long(o), edges[code]
+            self.edges[p][s].add(o)
+            mine.add(s)
+            if p == INTERCONNECT and not flag:
+                self.stated_links[s].add(o)
+        for s, c in got.get("t", ()):
+            self.types[_long(s)].add(c)
+        for s in got.get("u", ()):
+            self.unpublished.add(_long(s))
+        for s, o in got.get("f", ()):
+            self.peer[_long(s)].add(o)
+        for s, kind, states, derives, flag in got.get("s", ()):
+            self.sources[_long(s)].append((kind[0] if kind else None, states, derives, flag))
+        for node, change, metrics in got.get("c", ()):
+            self.comparisons[own].append((_long(node), change, metrics))
+        for s, o in got.get("d", ()):
+            self.directions[_long(s)].add(o)
+
+    def forget(self, records: Iterable[str]) -> None:
+        """Let go of what these records (runs: nothing links to them) added."""
+        for r in records:
+            for s in (r, *self.subjects.pop(r, ())):
+                for table in (*self.edges.values(), *self.derived.values()):
+                    table.pop(s, None)
+                for table in (self.stated_links, self.types, self.peer, self.sources):
+                    table.pop(s, None)
+                self.unpublished.discard(s)
+                self.closed.discard(s)
+            self.comparisons.pop(r, None)
+
+    def derive(self, records: Iterable[str]) -> dict[str, list[str]]:
+        """Each record's derived quads as sorted N-Quads lines (record IRI -> lines), for
+        the records asked about; every record they link to must have been added."""
+        records = list(records)
+        out: dict[str, list[str]] = {}
+        self._close_chains({s for r in records for s in (r, *self.subjects.get(r, ()))})
+        supers, chains, derived = self.rules.supers, self.rules.chains, self.derived
+        props = list(dict.fromkeys(prop for prop, _ in chains))
+        kinds = self._interconnect_kinds()
+        statuses: dict[tuple, list[str]] = {}  # a run's signature -> its lines, run as RUN
+        for r in records:
+            lines: set[str] = set()
+            for s in (r, *self.subjects.get(r, ())):
+                for prop in props:
+                    for o in derived[prop].get(s, ()):
+                        for p in (prop, *supers[prop]):
+                            lines.add(f"<{s}> <{p}> <{o}> {GRAPH} .\n")
+            if RUN_CLASS in self.types.get(r, ()):
+                # runs of the same hardware, statements and sources have the same status
+                # and bases but for the run's own IRI: decided once for each such kind
+                key = self._signature(r)
+                found = statuses.get(key)
+                if found is None:
+                    found = statuses[key] = self._status_lines(r, kinds)
+                lines.update(line.replace(RUN, r) for line in found)
+            for node, change, metrics in self.comparisons.get(r, ()):
+                for verdict in self._outperforms(change, metrics):
+                    for p in (OUTPERFORMS, *supers[OUTPERFORMS]):
+                        lines.add(f"<{node}> <{p}> {verdict} {GRAPH} .\n")
+            out[r] = sorted(lines)
+        return out
+
+    def _signature(self, run: str) -> tuple:
+        """What a run's fabric status reads of the run itself."""
+        return (
+            frozenset(self.edges[ACCELERATOR].get(run, ())),
+            frozenset(self.edges[SYSTEM].get(run, ())),
+            frozenset(self.stated_links.get(run, ())),
+            run in self.unpublished,
+            tuple(
+                sorted(
+                    (k or "", tuple(st), tuple(d), f) for k, st, d, f in self.sources.get(run, ())
+                )
+            ),
+        )
+
+    def _status_lines(self, run: str, kinds: dict[str, str]) -> list[str]:
+        """The run's status and bases as N-Quads lines, its IRI written as RUN."""
+        found = self._fabric_status([run], kinds).get(run)
+        if found is None:
+            return []
+        status, bases = found
+        supers = self.rules.supers
+        lines = [
+            f"<{run}> <{p}> <{status}> {GRAPH} .\n" for p in (FABRIC_STATUS, *supers[FABRIC_STATUS])
+        ]
+        for node, triples in bases.items():
+            lines += [f"<{run}> <{p}> <{node}> {GRAPH} .\n" for p in (BASIS, *supers[BASIS])]
+            lines += [f"<{node}> <{p}> <{o}> {GRAPH} .\n" for p, o in triples]
+        # the run's IRI at the start of an IRI (a subject, its basis nodes, or a record it
+        # rests on): no other IRI starts with a run's and goes on with '>' or '#'
+        return [
+            line.replace(f"<{run}>", f"<{RUN}>").replace(f"<{run}#", f"<{RUN}#") for line in lines
+        ]
+
+    def _interconnect_kinds(self) -> dict[str, str]:
+        kinds = {}
+        for i, classes in self.types.items():
+            if HOST_LINK in classes:  # both: the last of the store's answer, as it was
+                kinds[i] = HOST_LINK
+            elif SCALE_UP in classes:
+                kinds[i] = SCALE_UP
+        return kinds
+
+    def _close_chains(self, subjects: set[str]) -> None:
+        """What the property chains add to these subjects and to those their chains reach
+        (a run's system, whose links come from its parts), to a fixpoint, into
+        self.derived. Nothing links to a run, so a subject closed stays closed as more
+        runs are added, and a run's own links decide what it gains: runs (and their nodes)
+        of the same links are closed once for all of them."""
+        chains, edges, derived = self.rules.chains, self.edges, self.derived
+        steps = {p for _, path in chains for p in path}
+        heads = {path[0] for _, path in chains}
+        todo, need = [s for s in subjects if s not in self.closed], set()
+        while todo:  # only a subject with a chain's first link has anything derived
+            s = todo.pop()
+            if s in need:
+                continue
+            need.add(s)
+            for p in steps:
+                for o in edges[p].get(s, ()):
+                    if o not in self.closed and o not in need and any(o in edges[h] for h in heads):
+                        todo.append(o)
+        leaves = {s for s in need if s.startswith(RUNS_IRI)}
+        if any(prop in heads for prop, _ in chains):
+            leaves = set()  # a chain that feeds another's first link: the plain fixpoint
+        self._fixpoint(need - leaves)
+        memo: dict[tuple, dict[str, set[str]]] = {}
+        for s in leaves:
+            key = tuple(frozenset(edges[p].get(s, ())) for p in self.rules.edges)
+            got = memo.get(key)
+            if got is None:
+                self._fixpoint({s})
+                got = memo[key] = {prop: set(derived[prop].get(s, ())) for prop, _ in chains}
+            else:
+                for prop, objects in got.items():
+                    if objects:
+                        derived[prop][s] = set(objects)
+        self.closed |= need
+
+    def _fixpoint(self, need: set[str]) -> None:
+        """The chains over these subjects to a fixpoint (those they reach closed before)."""
+        chains, edges, derived = self.rules.chains, self.edges, self.derived
+        changed = bool(need)
+        while changed:
+            changed = False
+            for prop, path in chains:
+                first, more_first = edges[path[0]], derived[path[0]]
+                for s in need:
+                    reached = first.get(s, set()) | more_first.get(s, set())
+                    if not reached:
+                        continue
+                    for step in path[1:]:
+                        table, more = edges[step], derived[step]
+                        reached = set().union(
+                            *(table.get(x, ()) for x in reached),
+                            *(more.get(x, ()) for x in reached),
+                        )
+                    new = reached - edges[prop].get(s, set()) - derived[prop].get(s, set())
+                    if new:
+                        derived[prop][s] |= new  # later chains see what earlier ones derived
+                        changed = True
+
+    def _fabric_status(
+        self, runs: list[str], kinds: dict[str, str] | None = None
+    ) -> dict[str, tuple[str, dict[str, set]]]:
+        """Exactly one status per run with accelerators (none for CPU-only runs), with its
+        basis: a node per kind of accelerator, `<run>#fabric-basis-<accelerator id>`, and
+        the (predicate, object) pairs it holds."""
+        kinds = self._interconnect_kinds() if kinds is None else kinds
+        systems, accelerators = self.edges[SYSTEM], self.edges[ACCELERATOR]
+        out = {}
+        for run in runs:
+            if not accelerators.get(run):
+                continue
+            asked = [run, *sorted(systems.get(run, ()))]
+            kinds_here = sorted(set().union(*(accelerators.get(r, ()) for r in asked)))
+            closed = any(r in self.unpublished for r in asked)
+            bases = {}
+            for part in kinds_here:
+                status, rule, rests = _kind_status(
+                    part, self.peer.get(part, ()), asked, self.stated_links, kinds, closed
+                )
+                node = f"{run}#fabric-basis-{part.rsplit('/', 1)[1]}"
+                bases[node] = {
+                    (RDF_TYPE, BASIS_CLASS),
+                    (BASIS_ACCELERATOR, part),
+                    (BASIS_RULE, RULES[rule]),
+                    (BASIS_STATUS, status),
+                    *((RESTS_ON, r) for r in rests),
+                }
+                self._strength(run, RULES[rule], rests, bases[node])
+            found = {o for triples in bases.values() for p, o in triples if p == BASIS_STATUS}
+            status = (
+                PRESENT
+                if PRESENT in found
+                else NO_FABRIC
+                if found == {NO_FABRIC}
+                else NOT_PUBLISHED
+            )
+            out[run] = (status, bases)
+        return out
+
+    def _strength(self, run: str, rule: str, rests: list[str], triples: set) -> None:
+        """Add to a basis the strongest kind of source behind the fact that decided it and
+        whether that fact is stated or derived. The fact is the part's fabric for a part
+        rule, the run's or system's interconnect list for a stated one (nothing for nothing
+        published). It is derived where no source states it and some derive it, and also
+        where the run's link to the record it rests on is itself derived (a run whose part
+        or machine other files identify: its sources `derives: [accelerators]` or
+        `[system]`)."""
+        if rule == RULES["NothingPublished"]:
+            return
+        links = {f for _, _, derives, _ in self.sources.get(run, ()) for f in derives}
+        fact = str(BG.peerFabric) if rule in PART_RULES else INTERCONNECT
+        best = None
+        for record in rests:
+            sources = [
+                (kind, states, derives)
+                for kind, states, derives, flag in self.sources.get(record, ())
+                if not flag
+            ]
+            rank, derived = _evidence(sources, fact, whole=not record.startswith(PART_IRI))
+            # the record a part rule rests on is the run's part, a stated one's the run,
+            # its system or its part: reached through a derived link, it is derived
+            if (ACCELERATOR in links and (rule in PART_RULES or record.startswith(PART_IRI))) or (
+                SYSTEM in links and record.startswith(SYSTEM_IRI)
+            ):
+                derived = True
+            key = (derived, rank if rank is not None else 99)
+            if best is None or key < best:
+                best = key
+        if best is None:
+            return
+        derived, rank = best
+        triples.add((BASIS_EVIDENCE, DERIVED if derived else STATED))
+        if rank != 99:
+            triples.add((BASIS_KIND, RANKED[rank]))
+
+    def _outperforms(self, change: str, metrics: list[str]) -> set[str]:
+        """A comparison's verdicts: its change against each direction of its metrics."""
+        try:
+            value = Decimal(change)
+        except InvalidOperation:
+            return set()
+        out = set()
+        for metric in metrics:
+            for direction in self.directions.get(metric, ()):
+                if direction == HIGHER:
+                    out.add(TRUE if value > 0 else FALSE)
+                elif direction == LOWER:
+                    out.add(TRUE if value < 0 else FALSE)
+        return out
+
+
+def _evidence(sources: list[tuple], fact: str, whole: bool) -> tuple[int | None, bool]:
     """(the strongest rank, derived?) of a fact from a record's sources, each a
     (kind, stated properties, derived properties): those that state it, else those that
     derive it, else, for a run or system (`whole`: its sources vouch for the record as a
@@ -366,50 +526,9 @@ def _evidence(sources, fact: Node, whole: bool) -> tuple[int | None, bool]:
     return (min(ranks) if ranks else None), derived
 
 
-def _sources_of(store: ox.Store, records: set[Node]) -> dict[Node, list[tuple]]:
-    """Each record's sources as (kind, stated properties, derived properties), by index
-    lookups (a few records: the parts, systems and runs the bases rest on)."""
-    source, kind_p = Node(PREFIXES["dct"] + "source"), Node(str(BG.sourceKind))
-    states, derives = Node(str(BG.states)), Node(str(BG.derives))
-    inferred = Node(str(INFERRED_GRAPH))
-    out: dict[Node, list[tuple]] = {}
-    for record in records:
-        found = []
-        for link in store.quads_for_pattern(record, source, None):
-            if link.graph_name == inferred:
-                continue
-            node = link.object
-            kind = next((q.object for q in store.quads_for_pattern(node, kind_p, None)), None)
-            stated = {q.object for q in store.quads_for_pattern(node, states, None)}
-            derived = {q.object for q in store.quads_for_pattern(node, derives, None)}
-            found.append((kind, stated, derived))
-        out[record] = found
-    return out
-
-
-def _derived_links(store: ox.Store, runs: set[Node] | None) -> dict[Node, set[Node]]:
-    """The runs whose part or system is derived (a source `derives: [accelerators]` or
-    `[system]`): run -> {bg:accelerator, bg:system}. All runs (None) or the given ones."""
-    out: dict[Node, set[Node]] = defaultdict(set)
-    query = (
-        "SELECT ?r ?f WHERE { %s ?r dct:source ?s . ?s bg:derives ?f . "
-        "VALUES ?f { bg:accelerator bg:system } }"
-    )
-    if runs is None:
-        for row in _select(store, query % ""):
-            out[row["r"]].add(row["f"])
-        return out
-    order = sorted(runs, key=lambda n: n.value)
-    for i in range(0, len(order), 500):
-        values = "VALUES ?r { " + " ".join(str(r) for r in order[i : i + 500]) + " }"
-        for row in _select(store, query % values):
-            out[row["r"]].add(row["f"])
-    return out
-
-
 def _kind_status(
-    part: Node, fabric: set, asked: list[Node], stated: dict[Node, set], kinds: dict, closed: bool
-) -> tuple[Node, str, list[Node]]:
+    part: str, fabric: Any, asked: list[str], stated: dict[str, set], kinds: dict, closed: bool
+) -> tuple[str, str, list[str]]:
     """(status, rule, records it rests on) for one kind of accelerator of a run. `asked`:
     the run and its systems, whose own statements decide unless the part does; `closed`:
     one of them says the fabric was not published (a host link is then no evidence)."""
@@ -425,229 +544,3 @@ def _kind_status(
     if host_said and not closed:
         return NO_FABRIC, "StatedHostLinksOnly", host_said
     return NOT_PUBLISHED, "NothingPublished", asked
-
-
-def _stated_links(
-    store: ox.Store, edges: _Edges, scope: set | None, subjects: set, read: _Scope | None = None
-) -> dict[Node, set]:
-    """The interconnects each record states itself (its own graph), not those the chains
-    derive: a part's links decide for that part only, not for another kind in the run."""
-    if scope is None:  # a full derivation removed what the chains derived: all is stated
-        table = edges.of(INTERCONNECT)
-        return {s: set(table[s]) for s in subjects if s in table}
-    graph = Node(str(INFERRED_GRAPH))
-    out: dict[Node, set] = {
-        s: set(read.stated_links[s])
-        for s in subjects
-        if s in read.subjects and s in read.stated_links
-    }
-    for s in subjects - read.subjects:  # the parts and systems outside the scope: few
-        found = {
-            q.object
-            for q in store.quads_for_pattern(s, INTERCONNECT, None)
-            if q.graph_name != graph
-        }
-        if found:
-            out[s] = found
-    return out
-
-
-def _outperforms(store: ox.Store, runs: list[str], graph: Node) -> set[tuple[Node, object]]:
-    """OUTPERFORMS_RULE for the comparisons of these runs, by index lookups: the rule with
-    a VALUES block of runs took Oxigraph 23 s for 2.3k runs of a 100k store."""
-    directions: dict[object, set] = {}
-    out = set()
-    for run in runs:
-        for link in store.quads_for_pattern(Node(run), COMPARISON, None, graph):
-            node = link.object
-            for change in store.quads_for_pattern(node, RELATIVE_CHANGE, None, graph):
-                for compared in store.quads_for_pattern(node, COMPARED, None, graph):
-                    for metric in store.quads_for_pattern(compared.object, METRIC, None):
-                        if metric.object not in directions:
-                            directions[metric.object] = {
-                                q.object
-                                for q in store.quads_for_pattern(metric.object, DIRECTION, None)
-                            }
-                        value = Decimal(change.object.value)
-                        for direction in directions[metric.object]:
-                            if direction == HIGHER:
-                                out.add((node, ox.Literal(value > 0)))
-                            elif direction == LOWER:
-                                out.add((node, ox.Literal(value < 0)))
-    return out
-
-
-def _select(store: ox.Store, query: str):
-    return list(store.query(query, use_default_graph_as_union=True, prefixes=PREFIXES))
-
-
-def property_chains(store: ox.Store) -> list[tuple[Node, list[Node]]]:
-    """(property, [p1, p2, ...]) for each owl:propertyChainAxiom in the ontology graph."""
-    rdf = PREFIXES["rdf"]
-    first_p, rest_p, nil = Node(rdf + "first"), Node(rdf + "rest"), Node(rdf + "nil")
-    out = []
-    for row in _select(store, CHAINS):
-        steps, node = [], row["list"]
-        while node != nil:
-            first = next(store.quads_for_pattern(node, first_p, None), None)
-            rest = next(store.quads_for_pattern(node, rest_p, None), None)
-            if first is None or rest is None:
-                break
-            steps.append(first.object)
-            node = rest.object
-        else:
-            out.append((row["property"], steps))
-    return sorted(out, key=lambda c: (c[0].value, [p.value for p in c[1]]))
-
-
-def super_properties(store: ox.Store, prop: Node) -> list[Node]:
-    """The ontology's super-properties of prop (closed), without prop itself."""
-    rows = _select(
-        store, f"SELECT DISTINCT ?q WHERE {{ {prop} rdfs:subPropertyOf+ ?q FILTER(?q != {prop}) }}"
-    )
-    return sorted((row["q"] for row in rows), key=lambda n: n.value)
-
-
-def _with_nodes_below(
-    store: ox.Store, records: list[str], chains: list[tuple[Node, list[Node]]]
-) -> list[str]:
-    """The records and the nodes below them that the chains apply to (a system's
-    `<system>#accelerators-1`), from the records' graphs. (The build removed what was
-    derived about the nodes of a record's previous version: load.Loader._remove.)"""
-    out = set(records)
-    firsts = {path[0] for _, path in chains}
-    for record in records:
-        if record.startswith(RUN_IRI):  # a run's nodes never carry a chain's first link
-            continue
-        mine = record + "#"
-        for predicate in firsts:
-            out.update(
-                q.subject.value
-                for q in store.quads_for_pattern(None, predicate, None, Node(graph_of(record)))
-                if q.subject.value.startswith(mine)
-            )
-    return sorted(out)
-
-
-class _Scope:
-    """What the incremental rules read of the subjects in scope (runs, systems and the nodes
-    below systems), in one pass: a query a few hundred subjects at a time, each subject's
-    quads filtered in the store, the predicate and graph handed back as small numbers.
-
-    At 100k runs an edited accelerator put 14.8k runs in scope, and the store's cost is per
-    lookup (about 20 us: one for each subject and pattern) and per term handed to Python
-    (about 2.5 us: each IRI is read from the store's string table). One lookup a subject for
-    every predicate the rules read, rather than one a subject and predicate, and the
-    types' objects and the subjects left in the store (a subject comes back as its place in
-    the query), read a fifth of the terms in a third of the lookups."""
-
-    CHUNK = 500
-
-    def __init__(
-        self,
-        store: ox.Store,
-        graph: Node,
-        subjects: list[Node],
-        derived: list[Node],
-        inputs: list[Node],
-    ):
-        self.subjects = set(subjects)
-        self.before: set[ox.Quad] = set()  # what the rules derived about the subjects
-        self.edges: dict[Node, dict[object, set]] = {p: defaultdict(set) for p in inputs}
-        self.stated_links: dict[Node, set] = defaultdict(set)  # outside the inferred graph
-        self.runs: set[Node] = set()
-        wanted = list(dict.fromkeys([*derived, *inputs]))
-        run_class = Node(str(BG.BenchmarkRun))
-        code = "-1"
-        for i, p in reversed(list(enumerate(wanted))):
-            code = f"IF(?p = {p}, {i}, {code})"
-        is_derived = [p in derived for p in wanted]
-        is_input = [p in self.edges for p in wanted]
-        order = sorted(subjects, key=lambda n: n.value)
-        for chunk, values in _numbered(order):
-            for j, k, o, inferred in store.query(
-                f"SELECT ?j ?k ?v ?i WHERE {{ VALUES (?s ?j) {{ {values} }}"
-                f" GRAPH ?g {{ ?s ?p ?o }} FILTER(?p IN ({', '.join(map(str, wanted))})"
-                f" || (?p = {RDF_TYPE} && ?o = {run_class}))"
-                f" BIND({code} AS ?k) BIND(IF(?k < 0, 0, ?o) AS ?v)"
-                f" BIND(?g = {graph} AS ?i) }}"
-            ):
-                s, n, mine = chunk[int(j.value)], int(k.value), inferred.value == "true"
-                if n < 0:
-                    self.runs.add(s)
-                    continue
-                p = wanted[n]
-                if mine and is_derived[n]:
-                    self.before.add(ox.Quad(s, p, o, graph))
-                    continue  # an edge derived before is derived again or not at all
-                if is_input[n]:
-                    self.edges[p][s].add(o)
-                if p == INTERCONNECT and not mine:
-                    self.stated_links[s].add(o)
-
-
-def _derived_before(
-    store: ox.Store, graph: Node, read: _Scope, judged: list[str], predicates: list[Node]
-) -> set[ox.Quad]:
-    """What the rules derived before below the runs in scope (their basis nodes, whole) and
-    about the comparisons of the judged runs (what they derived about the runs and systems
-    themselves: `read.before`)."""
-    subjects = [
-        link.object
-        for r in judged
-        for link in store.quads_for_pattern(Node(r), COMPARISON, None, graph)
-    ]
-    wanted = set(predicates)
-    out: set[ox.Quad] = set()
-    for subject in subjects:  # one lookup a subject, not one a subject and predicate
-        out.update(
-            q for q in store.quads_for_pattern(subject, None, None, graph) if q.predicate in wanted
-        )
-    out.update(
-        _whole(
-            store,
-            graph,
-            sorted({q.object for q in read.before if q.predicate == BASIS}, key=lambda n: n.value),
-        )
-    )
-    return out
-
-
-# What a basis node holds (_fabric_status), each handed back as a number (see _Scope)
-BASIS_PREDICATES = (
-    RDF_TYPE,
-    BASIS_ACCELERATOR,
-    BASIS_RULE,
-    BASIS_STATUS,
-    RESTS_ON,
-    BASIS_KIND,
-    BASIS_EVIDENCE,
-)
-
-
-def _whole(store: ox.Store, graph: Node, nodes: list[Node]) -> Iterator[ox.Quad]:
-    """Every quad of these nodes in `graph`, the basis nodes' own predicates handed back as
-    numbers (any other as itself), a few hundred nodes a query."""
-    code = "?p"
-    for i, p in reversed(list(enumerate(BASIS_PREDICATES))):
-        code = f"IF(?p = {p}, {i}, {code})"
-    for chunk, values in _numbered(nodes):
-        for j, k, o in store.query(
-            f"SELECT ?j ?k ?o WHERE {{ VALUES (?n ?j) {{ {values} }} "
-            f"GRAPH {graph} {{ ?n ?p ?o }} BIND({code} AS ?k) }}"
-        ):
-            yield ox.Quad(
-                chunk[int(j.value)],
-                BASIS_PREDICATES[int(k.value)] if isinstance(k, ox.Literal) else k,
-                o,
-                graph,
-            )
-
-
-def _numbered(nodes: list[Node]) -> Iterator[tuple[list[Node], str]]:
-    """The nodes a few hundred at a time, each with a VALUES block pairing each node with
-    its place: a query hands the number back, not the node's IRI (read from the store's
-    string table for every row)."""
-    for i in range(0, len(nodes), _Scope.CHUNK):
-        chunk = nodes[i : i + _Scope.CHUNK]
-        yield chunk, " ".join(f"({n} {j})" for j, n in enumerate(chunk))

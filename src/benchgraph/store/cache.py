@@ -62,6 +62,7 @@ class Entry:
     # stated + inferred as the store's load reads them (UTF-8), in place of the text, of an
     # entry a build's worker hands on (see pack)
     text: bytes | None = field(default=None, repr=False, compare=False)
+    rules: str = ""  # what the cross-record rules read of it (reasoning.rules.rule_facts)
 
     @property
     def refs(self) -> list[tuple[str, str, str]]:
@@ -183,6 +184,9 @@ class Cache:
             " inferred BLOB, lines TEXT)"
         )
         self.db.execute("CREATE TABLE IF NOT EXISTS loaded (graph TEXT PRIMARY KEY, digest TEXT)")
+        # what the cross-record rules read of each record: an edit derives the records it
+        # reaches from these, not from the store
+        self.db.execute("CREATE TABLE IF NOT EXISTS rulefacts (path TEXT PRIMARY KEY, facts BLOB)")
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
 
     def get(self, paths: list[str], quads: bool = False) -> dict[str, Entry]:
@@ -217,6 +221,24 @@ class Cache:
                 for e in entries
             ],
         )
+        self.db.executemany(
+            "INSERT OR REPLACE INTO rulefacts VALUES (?, ?)",
+            [(e.path, pack(e.rules)) for e in entries if e.rules],
+        )
+        self.db.executemany(
+            "DELETE FROM rulefacts WHERE path = ?", [(e.path,) for e in entries if not e.rules]
+        )
+
+    def rule_facts(self, paths: list[str] | None = None) -> dict[str, str]:
+        """path -> its record's rule facts (None: of every record)."""
+        if paths is None:
+            rows = self.db.execute("SELECT path, facts FROM rulefacts")
+        else:
+            rows = self.db.execute(
+                "SELECT path, facts FROM rulefacts WHERE path IN (SELECT value FROM json_each(?))",
+                (json.dumps(paths),),
+            )
+        return {path: unpack(facts) for path, facts in rows}
 
     def index(self) -> Entries:
         """Every entry without its quads, links and line map (each read when asked)."""
@@ -316,7 +338,7 @@ class Cache:
         return row[0] if row else "{}"
 
     def forget(self, paths: list[str]) -> None:
-        for table in ("entry", "body"):
+        for table in ("entry", "body", "rulefacts"):
             self.db.executemany(f"DELETE FROM {table} WHERE path = ?", [(p,) for p in paths])
         self._unlink(paths)
 

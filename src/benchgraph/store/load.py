@@ -8,6 +8,11 @@ build's workers return them, bulk loads in threads of their own reading batch af
 so the store fills while the workers convert and no build holds every record's quads at
 once; `Loader.finish` then removes what the build left out, adds what was not loaded yet,
 and names the runs and systems the cross-record rules must derive again.
+
+What those rules derive about a record (its subjects' quads in the inferred graph) is kept
+per record graph in the cache's `derived` table, as the store holds it: a record removed
+takes its derived quads with it, and `Loader.derived` writes only the difference between
+what the rules derive now and what the store holds (pipeline.derive).
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ import queue
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from typing import Protocol
 
 import pyoxigraph as ox
 
@@ -57,6 +63,18 @@ _SAFE_LINE = STORE_TERM_BYTES - 1024  # a line under this holds no term over the
 
 class StoreRefused(CannotRun):
     """The store's bulk load refused the build's N-Quads."""
+
+
+class Deriver(Protocol):
+    """What derives the cross-record quads of records as they are loaded (pipeline.derive):
+    graph -> its derived N-Quads lines, of the entries handed (their graphs are loaded
+    with them), and at the end of the loads what is left."""
+
+    def take(self, entries: list[Entry]) -> dict[str, list[str]]: ...
+
+    def rest(self) -> dict[str, list[str]]: ...
+
+    def again(self, graphs: Iterable[str]) -> None: ...
 
 
 def too_long_for_store(text: str) -> int:
@@ -134,9 +152,17 @@ def _loadable(
 class Loader:
     """Writes record graphs into the store and keeps the cache's account of what it holds."""
 
-    def __init__(self, store: ox.Store, cache: Cache, ontology: tuple[str, str]):
-        """`ontology`: its own N-Quads and what owlrl's closure of it adds."""
+    def __init__(
+        self,
+        store: ox.Store,
+        cache: Cache,
+        ontology: tuple[str, str],
+        deriver: Deriver | None = None,
+    ):
+        """`ontology`: its own N-Quads and what owlrl's closure of it adds; `deriver`: what
+        derives the cross-record quads of the records the workers' batches load."""
         self.store, self.cache = store, cache
+        self.deriver = deriver
         self.ontology = ontology
         self.ontology_digest = hashlib.blake2b(ontology[0].encode()).hexdigest()
         self.loaded: dict[str, str] = {}  # graph -> digest the store holds, of graphs asked
@@ -147,6 +173,7 @@ class Loader:
         self.changed: set[str] = set(self.pending)
         self.converted: set[str] = set()  # graphs of the records this build converted
         cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY, nq BLOB)")
+        cache.db.execute("CREATE TABLE IF NOT EXISTS derived (graph TEXT PRIMARY KEY, nq BLOB)")
 
     def add(self, batches: Iterable[list[Entry]], expected: int | None = None) -> None:
         """Load the entries of every batch that may go in (no violation of their own) and are
@@ -171,6 +198,10 @@ class Loader:
                 text = self._take(batch, feed)
                 if text:
                     feed.put(text, len(batch))
+            if self.deriver is not None:
+                text = self._derived(self.deriver.rest())
+                if text:
+                    feed.put(text, 0)
             feed.close()
         except BaseException:
             feed.stop()
@@ -197,10 +228,57 @@ class Loader:
         for e in entries:
             e.stated = e.inferred = ""
             e.packed = e.text = None
-        feed.again.update({g: v for g, v in batch.items() if g in feed.handed})
+        again = {g: v for g, v in batch.items() if g in feed.handed}
+        feed.again.update(again)
         batch = {g: v for g, v in batch.items() if g not in feed.handed}
         feed.handed.update(batch)
-        return self._prepare(batch, [])
+        text = self._prepare(batch, [])
+        if self.deriver is not None:
+            if again:
+                self.deriver.again(again)
+            handed = [e for e in entries if e.kind is not None and graph_name(e) in batch]
+            text += self._derived(self.deriver.take(handed))
+        return text
+
+    def _derived(self, found: Mapping[str, list[str]]) -> bytes:
+        """Derived quads of graphs loaded in this build, kept in the cache as the store
+        will hold them once loaded: what to load."""
+        self.cache.db.executemany(
+            "INSERT OR REPLACE INTO derived VALUES (?, ?)",
+            [(g, pack("".join(lines))) for g, lines in found.items() if lines],
+        )
+        return "".join(line for lines in found.values() for line in lines).encode()
+
+    def derived(self, found: Mapping[str, list[str]]) -> None:
+        """Make the store hold these graphs' derived quads (graph -> N-Quads lines) in place
+        of what it holds of them: only the difference is written."""
+        old = {}
+        graphs = list(found)
+        for i in range(0, len(graphs), 20_000):
+            old.update(
+                self.cache.db.execute(
+                    "SELECT graph, nq FROM derived WHERE graph IN (SELECT value FROM json_each(?))",
+                    (json.dumps(graphs[i : i + 20_000]),),
+                )
+            )
+        gone, new, rows, emptied = [], [], [], []
+        for g, lines in found.items():
+            was = set(unpack(old[g]).splitlines(keepends=True)) if g in old else set()
+            now = set(lines)
+            if was == now:
+                continue
+            gone += was - now
+            new += now - was
+            if lines:
+                rows.append((g, pack("".join(lines))))
+            else:
+                emptied.append((g,))
+        for quad in ox.parse("".join(gone).encode(), ox.RdfFormat.N_QUADS) if gone else ():
+            self.store.remove(quad)
+        if new:
+            self.store.bulk_load("".join(new).encode(), ox.RdfFormat.N_QUADS, lenient=_LENIENT)
+        self.cache.db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?)", rows)
+        self.cache.db.executemany("DELETE FROM derived WHERE graph = ?", emptied)
 
     def finish(
         self, included: Entries, touched: list[Entry] | None, quiet: Container[tuple[str, str]] = ()
@@ -310,6 +388,12 @@ class Loader:
                 for quad in list(self.store.quads_for_pattern(node, None, None, inferred)):
                     self.store.remove(quad)
             self.cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
+            # what the cross-record rules derived about it: derived again if it stays
+            row = self.cache.db.execute("SELECT nq FROM derived WHERE graph = ?", (g,)).fetchone()
+            if row and row[0]:
+                for quad in ox.parse(unpack(row[0]).encode(), ox.RdfFormat.N_QUADS):
+                    self.store.remove(quad)
+            self.cache.db.execute("DELETE FROM derived WHERE graph = ?", (g,))
 
 
 def forget_store(cache: Cache) -> None:
@@ -317,6 +401,7 @@ def forget_store(cache: Cache) -> None:
     every record and has all derived."""
     cache.db.execute("DELETE FROM loaded")
     cache.db.execute("DROP TABLE IF EXISTS inferred")
+    cache.db.execute("DROP TABLE IF EXISTS derived")
     cache.set_meta(PENDING, None)
 
 

@@ -1,0 +1,131 @@
+"""The cross-record rules' part of a build (reasoning.rules): as the records load in a first
+build, and after the load for the runs and systems an edit reaches.
+
+A first build converts the records others link to before the runs (steps.py orders the
+files), so once those are in, each batch of runs is derived as the workers hand it on and
+its derived quads go into the store with the batch's own load: no phase after the load reads
+the store back or writes it again. Any other build derives, once the store is loaded, the
+records `Loader.finish` names from the facts the cache keeps, and writes the difference to
+what the store holds of them (store.load.Loader.derived)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..namespaces import ID, graph_of, record_iri
+from ..reasoning.rules import SYSTEM, World
+from ..store.cache import ID as ROW_ID
+from ..store.cache import KIND, Cache, Entries, Entry
+from ..store.load import Loader, graph_name
+
+RUNS = "benchmarks"
+IDS = str(ID)
+SYSTEMS = f"{IDS}systems/"
+
+
+class Derivation:
+    """One build's derivation. `stream`: the store starts empty and every record is
+    converted (a first build), the records others link to first: derive as they load;
+    `first`: the display paths of those records, all of which come before any run."""
+
+    def __init__(self, cache: Cache, stream: bool = False, first: Iterable[str] = ()):
+        self.cache, self.stream = cache, stream
+        self.waiting = set(first)  # records others link to, not converted yet
+        self.world = World() if stream else None
+        self.runs: list[tuple[str, str]] = []  # (graph, record IRI) of runs not derived yet
+        self.others: list[tuple[str, str]] = []  # the same of the records others link to
+        self.done: set[str] = set()  # graphs derived as they loaded
+        self.loader: Loader | None = None  # set by the build, as is `included`
+        self.included: Entries | None = None
+
+    # --- as the records load (store.load.Deriver) ----------------------------------------
+    def take(self, entries: list[Entry]) -> dict[str, list[str]]:
+        """Derived quads of what can be derived now that these entries load."""
+        if not self.stream:
+            return {}
+        for e in entries:
+            self.waiting.discard(e.path)
+            if not e.rules:
+                continue
+            own = str(record_iri(e.kind, e.id))
+            self.world.add(own, e.rules)
+            (self.runs if e.kind == RUNS else self.others).append((graph_name(e), own))
+            e.rules = ""  # the cache keeps it
+        if self.waiting:
+            return {}
+        return self._now()
+
+    def rest(self) -> dict[str, list[str]]:
+        """What is left to derive once every batch is in."""
+        if not self.stream:
+            return {}
+        self.waiting.clear()
+        return self._now()
+
+    def again(self, graphs: Iterable[str]) -> None:
+        """Graphs loaded a second time in this build (two files of one id): derived after
+        the load, with the rest."""
+        self.done -= set(graphs)
+
+    def _now(self) -> dict[str, list[str]]:
+        todo, others = self.others + self.runs, set(self.others)
+        self.others, self.runs = [], []
+        if not todo:
+            return {}
+        found = self.world.derive([own for _, own in todo])
+        out = {graph: found[own] for graph, own in todo}
+        self.done |= set(out)
+        # nothing links to a run: once derived, its facts are read again by no record
+        self.world.forget([own for (graph, own) in todo if (graph, own) not in others])
+        return out
+
+    # --- after the load -------------------------------------------------------------------
+    def after_load(self, included: Entries, records: list[str] | None) -> None:
+        """Derive these records (IRIs of runs and systems; None: every record), from the
+        facts the cache keeps of them and of every record that is not a run."""
+        if records == []:
+            return
+        by_key = {(row[KIND], row[ROW_ID]): path for path, row in included.rows.items()}
+        if records is None:
+            wanted = [
+                (path, str(record_iri(row[KIND], row[ROW_ID])))
+                for path, row in included.rows.items()
+                if graph_name_of(row) not in self.done
+            ]
+        else:
+            wanted = []
+            for iri in records:
+                kind, rid = iri.rsplit("/", 2)[1:]
+                wanted.append((by_key.get((kind, rid)), iri))
+        if not wanted:
+            return
+        # their facts, then those of the records they may read: every part, interconnect
+        # and metric (few), and the systems among them and of their runs (not every system)
+        world = World()
+        iris = {p: f"{IDS}{row[KIND]}/{row[ROW_ID]}" for p, row in included.rows.items()}
+        mine = sorted({p for p, _ in wanted if p is not None})
+        taken = set(mine)
+        for path, facts in self.cache.rule_facts(mine).items():
+            world.add(iris[path], facts)
+        systems = {iri for _, iri in wanted if iri.startswith(SYSTEMS)}
+        systems |= {o for _, iri in wanted for o in world.edges[SYSTEM].get(iri, ())}
+        more = [
+            p
+            for p, row in included.rows.items()
+            if p not in taken and (row[KIND] not in (RUNS, "systems") or iris[p] in systems)
+        ]
+        for path, facts in self.cache.rule_facts(more).items():
+            world.add(iris[path], facts)
+        found = world.derive([iri for _, iri in wanted])
+        self.loader.derived({graph_of(iri): lines for iri, lines in found.items()})
+
+
+def graph_name_of(row: tuple) -> str:
+    return graph_of(str(record_iri(row[KIND], row[ROW_ID])))
+
+
+def derive(target: Derivation, runs: list[str] | None, judged: list[str] | None = None) -> None:
+    """The cross-record rules for the runs and systems `runs` (None: all), into the store
+    the derivation's loader fills (`judged`: the runs whose comparisons must be judged
+    again, which the rules do for every run they derive)."""
+    target.after_load(target.included, runs)
