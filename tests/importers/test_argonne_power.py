@@ -39,6 +39,7 @@ def _power(run: dict) -> list[dict]:
     return [m for m in run.get("measurements") or [] if m["metric"] == "power-draw"]
 
 
+@pytest.mark.slow
 def test_the_48_power_rows_are_watts_of_existing_runs(imported):
     out, report = imported("argonne")
     assert report.exit_code == 0, report.summary()

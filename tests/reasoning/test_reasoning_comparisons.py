@@ -8,6 +8,7 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 import yaml
 from rdflib import URIRef
 from rdflib.namespace import RDF, RDFS
@@ -100,6 +101,7 @@ def test_a_sweep_gives_one_comparison_a_measurement_and_varied_condition(tmp_pat
     assert pairs["comparison-402-vs-2"] == ("402", "2", "prompt_class class-2 vs class-0")
 
 
+@pytest.mark.slow
 def test_the_count_stays_linear_at_many_measurements(tmp_path):
     """n measurements in k groups of the one condition they vary give n - k comparisons."""
     n = 20_000

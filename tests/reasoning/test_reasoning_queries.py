@@ -470,6 +470,7 @@ def _value(term):
     return short_value(term.value) if type(term).__name__ == "NamedNode" else term.value
 
 
+@pytest.mark.slow
 def test_shipped_fabric_status_is_one_per_run_and_the_seed_has_no_fabric(shipped_store):
     rows = _shipped(shipped_store, "fabric-status")
     status: dict[str, set] = {}

@@ -10,10 +10,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from stores import servers
+
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Every test here talks to a real store server: slow (make test-fast leaves them out;
+    make test, which CI runs, keeps them)."""
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.slow)
 
 
 def _available(name: str) -> None:

@@ -68,6 +68,7 @@ def test_every_shape_a_record_can_break_is_in_the_corpus():
     assert yaml_only - covered == set()
 
 
+@pytest.mark.slow
 def test_pyshacl_agrees_on_the_corpus():
     converted = convert_folder(BAD)
     fast = keys(fast_results(converted))
@@ -108,6 +109,7 @@ def _examples():
     return load_examples()
 
 
+@pytest.mark.slow
 def test_pyshacl_agrees_on_every_pair_of_units(tmp_path):
     """The twin's table of units that convert is the SPARQL's: every (run, metric) pair."""
     from benchgraph.vocab import UNITS

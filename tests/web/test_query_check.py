@@ -563,6 +563,7 @@ def chain(n: int) -> str:
     return "ASK { FILTER(" + " && ".join(["true"] * n) + ") }"
 
 
+@pytest.mark.slow
 def test_a_long_flat_chain_is_answered_not_a_dead_worker():
     """The worker's own answer(), in a process of its own: before, it died of the chain.
     The algebra budget refuses such a chain by default (a store server would die of it);
@@ -611,6 +612,7 @@ def test_past_the_operator_limit_is_a_400_naming_the_limit(client):
     assert f"more than {DEFAULT_MAX_OPERATORS:,} operators" in body["error"]
 
 
+@pytest.mark.slow
 def test_the_cli_runs_a_long_flat_chain_and_refuses_one_past_its_limit(tmp_path, web_cache):
     from benchgraph.query.text import MAX_OPERATORS_ENV, MAX_PARTS_ENV
 

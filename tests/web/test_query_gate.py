@@ -151,6 +151,7 @@ def test_the_budget_is_a_400_past_it_and_set_by_the_environment(monkeypatch):
         check_store_query(filters(1), None, PREFIXES)
 
 
+@pytest.mark.slow
 def test_refusals_are_counted_under_their_own_reasons():
     with pytest.raises(Refused) as function:
         check_store_query("SELECT (<bif:http_get>('http://127.0.0.1:9/') AS ?x) {}", None, PREFIXES)
