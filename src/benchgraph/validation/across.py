@@ -126,14 +126,14 @@ def _unit_of_metric(data: Dataset, rec: RecordFacts) -> Iterator[tuple[str, dict
             suffix = f"#measurement-{int(dotted.split('.')[1]) + 1}"
         else:
             continue
-        unit = data.units.get((rec.path, suffix))
-        metric_unit = data.units.get((metric.path, ""))
+        unit, known = data.unit(rec.path, suffix)
+        metric_unit = data.unit(metric.path, "")[0]
         if (
             unit is not None
             and metric_unit is not None
             and unit != metric_unit
             and not (unit in TIME_UNITS and metric_unit in TIME_UNITS)
-            and (rec.path, suffix) in data.known_units
+            and known
         ):
             yield (
                 suffix,
