@@ -276,7 +276,7 @@ class Loader:
         for quad in ox.parse("".join(gone).encode(), ox.RdfFormat.N_QUADS) if gone else ():
             self.store.remove(quad)
         if new:
-            self.store.bulk_load("".join(new).encode(), ox.RdfFormat.N_QUADS, lenient=_LENIENT)
+            _write(self.store, "".join(new).encode())
         self.cache.db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?)", rows)
         self.cache.db.executemany("DELETE FROM derived WHERE graph = ?", emptied)
 
@@ -349,7 +349,7 @@ class Loader:
         `batch` (graph -> _loadable: digest, N-Quads, inferred compressed)."""
         text = self._prepare(batch, remove)
         if text:
-            self.store.bulk_load(text, ox.RdfFormat.N_QUADS, lenient=_LENIENT)
+            _write(self.store, text)
 
     def _prepare(self, batch: dict[str, tuple[str, bytes, bytes]], remove: list[str]) -> bytes:
         """_replace up to the load: remove, keep the account, return what to load."""
@@ -394,6 +394,20 @@ class Loader:
                 for quad in ox.parse(unpack(row[0]).encode(), ox.RdfFormat.N_QUADS):
                     self.store.remove(quad)
             self.cache.db.execute("DELETE FROM derived WHERE graph = ?", (g,))
+
+
+# Below this, N-Quads go in by one transaction (Store.load): the bulk loader always writes
+# new files, which a store of 100k runs then compacts, and an edit's flush waited for that
+# (7-15 s in `finish` after a fabric edit at 100k).
+SMALL_WRITE = 16 * 1024 * 1024
+
+
+def _write(store: ox.Store, text: bytes) -> None:
+    """Add these N-Quads to the store: in one transaction when few, else bulk loaded."""
+    if len(text) < SMALL_WRITE:
+        store.load(text, ox.RdfFormat.N_QUADS, lenient=_LENIENT)
+    else:
+        store.bulk_load(text, ox.RdfFormat.N_QUADS, lenient=_LENIENT)
 
 
 def forget_store(cache: Cache) -> None:
