@@ -276,10 +276,13 @@ def with_values(
     names = [p.name for p in params]
     for name in given:
         if name not in names:
+            from .suggest import did_you_mean
+
             raise ParameterError(
                 name,
                 ",".join(given[name]),
-                "is not a parameter of this query; it takes " + (", ".join(names) or "none"),
+                f"is not a parameter of this query{did_you_mean(name, names)}; it takes "
+                + (", ".join(names) or "none"),
             )
     edits = []
     for p in params:
