@@ -20,6 +20,7 @@ def add(sub) -> None:
         "benchgraph query 'SELECT ?run WHERE { ?run a bg:BenchmarkRun }'\n"
         "  benchgraph query --example no-gpu-fabric --limit 10\n"
         "  benchgraph query --list\n"
+        "  benchgraph query --example per-watt --format csv --short\n"
         "  benchgraph query --example why-fabric-status --param run=run:"
         "ev-sglang-dsv41-production-decode-tok-s-per-user\n\n" + _examples(),
     )
@@ -39,6 +40,12 @@ def add(sub) -> None:
         metavar="NAME=VALUE",
         help="a parameter of the saved query (repeatable; one it takes several "
         "of may be given again, or comma-separated); NAME= empty: every value",
+    )
+    p.add_argument(
+        "--short",
+        action="store_true",
+        help="csv, tsv and json: write each IRI as the table does (acc:nvidia-h100-sxm, "
+        "run:..., bg:...; one with no prefix whole), not in full",
     )
     p.add_argument(
         "--limit",
@@ -98,7 +105,7 @@ def run(args) -> int:
         reach, a remote store's refusal): told as text, so that no traceback carries the
         engine's result, which may only be dropped in the thread that made it."""
         try:
-            return render(run(store, text), args.format, args.limit), None
+            return render(run(store, text), args.format, args.limit, args.short), None
         except OSError as exc:
             return None, str(exc)
 
