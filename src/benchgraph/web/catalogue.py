@@ -393,14 +393,19 @@ class SearchIndex:
         items = self.items
         return [(i, FUZZY) for i in sorted(found) if _one_typo(word, items[i])]
 
-    def _scores(self, word: str, near: bool = False) -> dict[int, float]:
+    def _scores(
+        self, word: str, near: bool = False, fixes: dict[str, list[str]] | None = None
+    ) -> dict[int, float]:
         """The best score of `word` in each record that holds it; with `near` (or where none
-        holds it), of the words one typo from it too."""
+        holds it), of the words one typo from it too (put in `fixes`)."""
         out: dict[int, float] = {}
         get = out.get
         hits = self._hits(word)
         if near or not hits:
-            hits += self._near(word)
+            typos = self._near(word)
+            if typos and fixes is not None:
+                fixes[word] = [word] + [self.items[i] for i, _f in typos][:3]
+            hits += typos
         for i, factor in hits:
             entries, weights = self.postings[i]
             for n, weight in zip(entries, weights):
@@ -415,19 +420,24 @@ class SearchIndex:
         words = WORD.findall(fold(query))
         if not words:
             return []
-        whole = "".join(words)
-        bag = "".join(sorted(words)) if len(words) > 1 else None  # the words in any order
         # the words as given (a word no name holds: the words one typo from it); if no record
         # holds them all, every word and the words one typo from it
-        total = self._every(words) or self._every(words, near=True)
+        fixes: dict[str, list[str]] = {}
+        total = self._every(words, fixes) or self._every(words, fixes, near=True)
+        # a whole name earns its bonus as typed, in any order, or with a typo's fix
+        variants = [words]
+        for word, near in fixes.items():
+            variants = [[f if w == word else w for w in v] for v in variants for f in near][:8]
+        wholes = {"".join(v) for v in variants}
+        bags = {"".join(sorted(v)) for v in variants if len(v) > 1}
         ranked = []
         entries = self.entries
         for n, score in total.items():
             e = entries[n]
             for (name, weight, _what), free in zip(e.squashed, e.unordered):
-                if name == whole or (bag is not None and free == bag):
+                if name in wholes or free in bags:
                     score += 10 * weight
-                elif name.startswith(whole):
+                elif any(name.startswith(whole) for whole in wholes):
                     score += 2 * weight
             ranked.append((-(score + e.bonus), e.order, n))
         ranked = heapq.nsmallest(limit, ranked) if limit is not None else sorted(ranked)
@@ -435,13 +445,17 @@ class SearchIndex:
             (-score, entries[n].row, self._why(entries[n], words)) for score, _order, n in ranked
         ]
 
-    def _every(self, words: list[str], near: bool = False) -> dict[int, float]:
-        """The records every word is found in, with their summed scores."""
+    def _every(
+        self, words: list[str], fixes: dict[str, list[str]], near: bool = False
+    ) -> dict[int, float]:
+        """The records every word is found in, with their summed scores; `fixes` gets the
+        words one typo from a query word that were looked up (the word itself first)."""
         if near and not any(len(w) >= FUZZY_MIN for w in words):
             return {}
+        fixes.clear()
         total: dict[int, float] = {}
         for k, word in enumerate(sorted(set(words), key=len, reverse=True)):
-            scores = self._scores(word, near)
+            scores = self._scores(word, near, fixes)
             total = (
                 scores if k == 0 else {n: t + scores[n] for n, t in total.items() if n in scores}
             )
