@@ -12,7 +12,7 @@ import os
 import sys
 
 from ..errors import VIOLATION, BenchgraphError, CannotRun, RecordsInvalid
-from . import build, export, imports, link, push, query, serve, validate
+from . import build, completion, export, imports, link, push, query, serve, validate
 from .common import EXIT_CANNOT_RUN, EXIT_INVALID, EXIT_OK, counted
 
 
@@ -28,6 +28,7 @@ def parser() -> argparse.ArgumentParser:
         command_module.add(sub)
     imports.add_import_commands(sub)
     serve.add(sub)
+    completion.add(sub)
     return top
 
 
