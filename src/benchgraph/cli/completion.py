@@ -16,8 +16,8 @@ from .options import command
 SHELLS = ("bash", "zsh")
 
 
-def add(sub) -> None:
-    """Add the command to the main parser's subcommands."""
+def add(sub, top: argparse.ArgumentParser) -> None:
+    """Add the command to the main parser's subcommands; `top` is what it completes."""
     p = command(
         sub,
         "completion",
@@ -26,16 +26,15 @@ def add(sub) -> None:
         '  benchgraph completion zsh > "${fpath[1]}/_benchgraph"',
     )
     p.add_argument("shell", choices=SHELLS)
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, top=top)
 
 
 def run(args) -> int:
     import shtab
 
     from ..query.saved import saved_queries
-    from .main import parser
 
-    top = parser()
+    top = args.top
     for name, sub in _commands(top):
         for action in sub._actions:
             if "--example" in action.option_strings and name == "query":

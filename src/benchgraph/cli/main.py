@@ -28,7 +28,7 @@ def parser() -> argparse.ArgumentParser:
         command_module.add(sub)
     imports.add_import_commands(sub)
     serve.add(sub)
-    completion.add(sub)
+    completion.add(sub, top)
     return top
 
 
