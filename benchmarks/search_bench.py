@@ -1,5 +1,8 @@
-"""What a search costs on the shipped data: `/search?q=` answers from the catalogue's index
-(web/catalogue.py), which must answer in under 50 ms; measured here, never asserted in a test.
+"""What a search costs on the shipped data, and on the shipped data with its runs copied to
+100k (`--runs 100000`, benchmarks/synth.py's replicate): `/search?q=` answers from the
+catalogue's index (web/catalogue.py), which must answer in under 50 ms; measured here, never
+asserted in a test. The queries include a typo (`nvidai`), a missing space (`h100sxm`) and
+words in another order (`sxm h100`), which the index forgives.
 
 For each query: the index's own time (median and 95th percentile of repeated runs), and, as
 the peer in the same run, the same search asked of the store in SPARQL (each word in a label
@@ -7,7 +10,7 @@ or id, case folded: `FILTER(CONTAINS(LCASE(?text), "h200") && ...)`), which is w
 would cost without the index. Also the catalogue's build (once per served snapshot, in the
 background). Writes benchmarks/reports/search.md.
 
-    python benchmarks/search_bench.py [--data data] [--repeat 50]
+    python benchmarks/search_bench.py [--data data] [--repeat 50] [--runs 100000]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import datetime as dt
 import os
 import platform
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,6 +45,13 @@ QUERIES = [
     "tpu",
     "xyzzy",
     "a",
+    # forgiven: a typo, a missing space, another order, a typo that a record holds elsewhere
+    "nvidai",
+    "nvidai h100",
+    "sxm h100",
+    "guadi2",
+    "lama2-70b offline",
+    "h100 sxn",
 ]
 
 
@@ -57,21 +68,17 @@ def p95(values: list[float]) -> float:
     return sorted(values)[max(0, int(len(values) * 0.95) - 1)]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=HERE.parent / "data")
-    parser.add_argument("--repeat", type=int, default=50)
-    parser.add_argument("--out", type=Path, default=HERE / "reports" / "search.md")
-    args = parser.parse_args()
-    store = build(args.data, skip_invalid=True).open()
-    load = os.getloadavg()[0]
-    builds = timed(lambda: build_catalogue(store), 3)
+def measure(data: Path, repeat: int, peer_repeat: int) -> tuple[list[str], str]:
+    """The report's section for one data folder: its build, then each query's times."""
+    started = time.perf_counter()
+    store = build(data, skip_invalid=True).open()
+    built = time.perf_counter() - started
+    builds = timed(lambda: build_catalogue(store), 3 if peer_repeat > 1 else 1)
     catalogue = build_catalogue(store)
-    records = len(catalogue.by_iri)
     lines = []
     worst, slowest = 0.0, ""
     for q in QUERIES:
-        times = timed(lambda q=q: catalogue.index.search(q), args.repeat)
+        times = timed(lambda q=q: catalogue.index.search(q), repeat)
         hits = catalogue.index.search(q, limit=None)
         words = [w for w in q.lower().split() if w]
         test = " && ".join(f'CONTAINS(LCASE(?text), "{w}")' for w in words)
@@ -84,38 +91,71 @@ def main() -> None:
             lambda lookup=lookup: list(
                 store.query(lookup, use_default_graph_as_union=True, prefixes=PREFIXES)
             ),
-            max(3, args.repeat // 10),
+            peer_repeat,
         )
         median, peer_median = statistics.median(times), statistics.median(peer)
         if p95(times) > worst:
             worst, slowest = p95(times), q
+        first = hits[0][1].id if hits else ""
         lines.append(
-            f"| `{q}` | {len(hits):,} | {median * 1000:.2f} | {p95(times) * 1000:.2f} "
+            f"| `{q}` | {len(hits):,} | `{first}` | {median * 1000:.2f} | {p95(times) * 1000:.2f} "
             f"| {peer_median * 1000:.0f} | {peer_median / median:.0f} |"
         )
+    records = len(catalogue.by_iri)
+    return [
+        f"{records:,} records ({data.name}, built in {built:.0f} s), "
+        f"{len(catalogue.index.items):,} items in the index's vocabulary, "
+        f"{len(catalogue.index.near):,} keys of its typo index. The catalogue (every kind's "
+        f"rows, facets and the index) builds in {statistics.median(builds):.2f} s "
+        f"(median of {len(builds)}), once per served snapshot, in the background as the "
+        "snapshot is opened.",
+        "",
+        "| query | records found | first | search median (ms) | search p95 (ms) "
+        "| the same in SPARQL, median (ms) | SPARQL / search |",
+        "|---|---:|---|---:|---:|---:|---:|",
+        *lines,
+        "",
+        f"Slowest 95th percentile: {worst * 1000:.1f} ms, for `{slowest}` (the target: under "
+        "50 ms).",
+        "",
+    ], slowest
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=HERE.parent / "data")
+    parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=0, help="also the runs copied to this many")
+    parser.add_argument("--out", type=Path, default=HERE / "reports" / "search.md")
+    args = parser.parse_args()
+    load = os.getloadavg()[0]
+    sections = [("the shipped data", measure(args.data, args.repeat, max(3, args.repeat // 10)))]
+    if args.runs:
+        from synth import replicate
+
+        with tempfile.TemporaryDirectory(prefix="search-bench-") as tmp:
+            copy = Path(tmp) / f"shipped-x{args.runs}"
+            replicate(args.data, copy, args.runs)
+            sections.append((f"{args.runs:,} runs", measure(copy, args.repeat, 1)))
     report = [
-        "# Search on the shipped data",
+        "# Search on the shipped data and at 100k runs",
         "",
         f"{dt.date.today().isoformat()}, {platform.python_implementation()} "
         f"{platform.python_version()}, {os.cpu_count()} cores, load {load:.2f} at the start, "
         f"{os.getloadavg()[0]:.2f} at the end; `python benchmarks/search_bench.py "
-        f"--repeat {args.repeat}`.",
+        f"--repeat {args.repeat}{f' --runs {args.runs}' if args.runs else ''}`.",
         "",
-        f"{records:,} records, {len(catalogue.index.items):,} items in the index's "
-        f"vocabulary. The catalogue (every kind's rows, facets and the index) builds in "
-        f"{statistics.median(builds):.2f} s (median of 3), once per served snapshot, "
-        "in the background as the snapshot is opened.",
-        "",
-        "| query | records found | search median (ms) | search p95 (ms) "
-        "| the same in SPARQL, median (ms) | SPARQL / search |",
-        "|---|---:|---:|---:|---:|---:|",
-        *lines,
-        "",
-        f"Slowest 95th percentile: {worst * 1000:.1f} ms, for `{slowest}` (the target: under "
-        "50 ms). The dearest queries hold words found in many names: each record a word is "
-        "found in is scored. A word of one or two letters (`a`) matches word starts only. "
-        "The SPARQL peer matches substrings only (no ranking, no ids split into words, no "
-        "aliases).",
+    ]
+    for title, (lines, _slowest) in sections:
+        report += [f"## {title[0].upper()}{title[1:]}", "", *lines]
+    report += [
+        "The dearest queries hold words found in many names: each record a word is found in "
+        "is scored. A word of one or two letters (`a`) matches word starts only. A word no "
+        "name holds (`nvidai`), or a query no record holds every word of (`h100 sxn`), is "
+        "looked up again among the words one typo from it (a letter wrong, missing, added or "
+        "two swapped), ranked below any match as typed. The SPARQL peer matches substrings "
+        "only (no ranking, no ids split into words, no aliases, no typos): it finds nothing "
+        "for the forgiven queries. At 100k runs the peer is run once per query.",
         "",
     ]
     args.out.write_text("\n".join(report), encoding="utf-8")

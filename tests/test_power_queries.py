@@ -66,13 +66,13 @@ def test_per_watt_ranks_within_a_group_and_keeps_board_power_apart(store):
     # a run with a TDP and no measured power has no efficiency: it is not ranked
     assert "sys-tdp-only" not in {r["run"] for r in rows}
     sys_b = rows[0]
-    assert (sys_b["power"], sys_b["accelerator"], sys_b["count"], sys_b["status"]) == (
+    assert (sys_b["watts"], sys_b["accelerator"], sys_b["count"], sys_b["status"]) == (
         "250",
         "Part with a fabric",
         "8",
         "ScaleUpFabricPresent",
     )
-    assert rows[3]["power"] is None  # energy per query: no watts figure
+    assert rows[3]["watts"] is None  # energy per query: no watts figure
 
 
 def test_scaling_lines_per_source_part_and_split(store):
@@ -141,7 +141,7 @@ def test_shipped_per_watt_ranks_every_power_run(shipped):
     board = [r for r in rows if r["powerKind"] == "board (one GPU)"]
     assert len(system) == 55 and len(board) == 48  # MLPerf's power runs; Argonne's power rows
     assert {r["unit"] for r in board} == {"tok/J"}
-    assert all(float(r["power"]) < 1000 for r in board)  # one GPU board, never a system
+    assert all(float(r["watts"]) < 1000 for r in board)  # one GPU board, never a system
     llama = [
         float(r["efficiency"])
         for r in system

@@ -121,8 +121,8 @@ def test_wrong_param_lines_are_reported_with_file_and_line(tmp_path):
         saved_queries(tmp_path)
     lines = str(caught.value).splitlines()
     assert lines == [
-        f"{tmp_path / 'a.rq'}:2: param: colour is not a type; one of run, part, system, date, "
-        "number, status",
+        f"{tmp_path / 'a.rq'}:2: param: colour is not a type; one of run, part, system, model, "
+        "text, date, number, status",
         f"{tmp_path / 'b.rq'}:2: param: run the query needs one `VALUES ?run {{ ... }}` for it,"
         " holding its default; it has 0",
         f'{tmp_path / "c.rq"}:3: param: "many" is no default for n: is not a number',

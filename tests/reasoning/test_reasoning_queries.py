@@ -101,7 +101,7 @@ EXPECTED = {
             "workload",
             "efficiency",
             "unit",
-            "power",
+            "watts",
             "system",
             "accelerator",
             "count",

@@ -16,6 +16,7 @@ import pytest
 from benchgraph.namespaces import PREFIXES
 from benchgraph.pipeline.steps import build
 from benchgraph.query.inspect import check_store_query
+from benchgraph.query.params import with_values
 from benchgraph.query.render import run
 from benchgraph.query.saved import saved_queries
 from benchgraph.store.export import dump
@@ -160,7 +161,10 @@ def test_shipped_data_quad_counts(reading, shipped):
 @pytest.mark.parametrize("name", sorted(QUERIES))
 def test_saved_query_same_rows(name, pushed_shipped, reading, embedded_answers):
     remote = reading
-    got = rows(run(remote, QUERIES[name].text))
+    # as `query --example` sends it: a parameter whose default is every value (UNDEF) has no
+    # clause, which Virtuoso's planner refuses (query/params.py); the embedded store ran the file
+    query = QUERIES[name]
+    got = rows(run(remote, with_values(query.text, query.params, {})))
     want = embedded_answers[name]
     assert got == want, (
         f"{name} on {pushed_shipped.name}: only there "

@@ -6,38 +6,54 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from ..errors import CannotRun
+from ..errors import VIOLATION, CannotRun
 from ..store.extra import joined
 
 # pySHACL's: 0 fine, 1 the records do not conform, 2 benchgraph cannot run
 EXIT_OK, EXIT_INVALID, EXIT_CANNOT_RUN = 0, 1, 2
 
 
+def data_folder(args) -> None:
+    """CannotRun naming the folder looked in, and --data, when --data is no folder."""
+    if not args.data.is_dir():
+        raise CannotRun(
+            f"no such data folder: {args.data} (looked in {args.data.absolute()}); give the "
+            "folder of records with --data DIR (default: ./data, in the folder it runs from)"
+        )
+
+
 def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True):
-    """Build (or reuse) the dataset of --data; report problems on stderr: each one when the
-    records changed, else one line that counts them (`validate` lists them all)."""
+    """Build (or reuse) the dataset of --data; tell its problems on stderr: the violations
+    and the records left out each when the records changed (or `summary_if_unchanged` is
+    false), and always one line that counts them and the warnings (`validate` lists all)."""
     from ..pipeline.steps import build
 
+    data_folder(args)
     result = build(args.data, skip_invalid=skip_invalid)
-    if summary_if_unchanged and not result.changed:
-        if result.problems or result.left_out:
-            counts = Counter(p.severity for p in result.problems)
-            said = ", ".join(f"{n} {severity}(s)" for severity, n in sorted(counts.items()))
-            left = f"; {len(result.left_out)} record(s) left out" if result.left_out else ""
-            print(
-                f"benchgraph: records unchanged since the last build: {said or 'no problems'}"
-                f"{left} (benchgraph validate --data {args.data} lists them)",
-                file=sys.stderr,
-            )
-        return result
-    for problem in result.problems:
-        print(problem, file=sys.stderr)
-    for path, reason in sorted(result.left_out.items()):
-        if not reason.startswith(path):
-            print(f"{path}: left out: {reason}", file=sys.stderr)
-    if result.left_out:
-        print(f"{len(result.left_out)} record(s) left out of the build", file=sys.stderr)
+    listed = result.changed or not summary_if_unchanged
+    if listed:
+        for problem in result.problems:
+            if problem.severity == VIOLATION:
+                print(problem, file=sys.stderr)
+        for path, reason in sorted(result.left_out.items()):
+            if not reason.startswith(path):
+                print(f"{path}: left out: {reason}", file=sys.stderr)
+    line = counted(result.problems, len(result.left_out), args.data)
+    if line:
+        unchanged = "" if listed else "records unchanged since the last build: "
+        print(f"benchgraph: {unchanged}{line}", file=sys.stderr)
     return result
+
+
+def counted(problems, left_out: int, data) -> str:
+    """One line for a build's problems: how many of each severity and records left out, and
+    the command that lists them ("" when there are none)."""
+    if not problems and not left_out:
+        return ""
+    counts = Counter(p.severity for p in problems)
+    said = ", ".join(f"{n} {severity}(s)" for severity, n in sorted(counts.items()))
+    left = f"; {left_out} record(s) left out of the build" if left_out else ""
+    return f"{said or 'no problems'}{left} (benchgraph validate --data {data} lists them)"
 
 
 def description(result, store=None, extra=(), reason: bool = False) -> list:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..errors import CannotRun
-from .common import EXIT_OK
+from .common import EXIT_OK, data_folder
 from .options import command, data_option
 
 
@@ -89,8 +88,7 @@ def run(args) -> int:
 
     from ..links.accept import PROPOSED, accept, rejected_pairs, write_proposals
 
-    if not args.data.is_dir():
-        raise CannotRun(f"{args.data}: no such data folder")
+    data_folder(args)
     if args.accept:
         done = accept(args.data, args.accept, args.curator)
         for path in done.written:

@@ -11,9 +11,9 @@ import argparse
 import os
 import sys
 
-from ..errors import BenchgraphError, CannotRun, RecordsInvalid
-from . import build, export, imports, link, push, query, serve, validate
-from .common import EXIT_CANNOT_RUN, EXIT_INVALID, EXIT_OK
+from ..errors import VIOLATION, BenchgraphError, CannotRun, RecordsInvalid
+from . import build, completion, export, imports, link, push, query, serve, validate
+from .common import EXIT_CANNOT_RUN, EXIT_INVALID, EXIT_OK, counted
 
 
 def parser() -> argparse.ArgumentParser:
@@ -28,6 +28,7 @@ def parser() -> argparse.ArgumentParser:
         command_module.add(sub)
     imports.add_import_commands(sub)
     serve.add(sub)
+    completion.add(sub, top)
     return top
 
 
@@ -44,12 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except RecordsInvalid as exc:
+        # the violations each (they stop the build), the rest counted: validate lists them
         for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        violations = sum(p.severity == "violation" for p in exc.problems)
+            if problem.severity == VIOLATION:
+                print(problem, file=sys.stderr)
         print(
-            f"{violations} violation(s) (and {len(exc.problems) - violations} warning(s) or"
-            " info); nothing was built: fix them, or build with --skip-invalid",
+            f"benchgraph: {counted(exc.problems, 0, getattr(args, 'data', 'data'))}; nothing "
+            "was built: fix the violations, or build with --skip-invalid",
             file=sys.stderr,
         )
         return EXIT_INVALID

@@ -19,6 +19,8 @@ def add(sub) -> None:
         "Run a SPARQL query over the built dataset (stated + inferred).",
         "benchgraph query 'SELECT ?run WHERE { ?run a bg:BenchmarkRun }'\n"
         "  benchgraph query --example no-gpu-fabric --limit 10\n"
+        "  benchgraph query --list\n"
+        "  benchgraph query --example per-watt --format csv --short\n"
         "  benchgraph query --example why-fabric-status --param run=run:"
         "ev-sglang-dsv41-production-decode-tok-s-per-user\n\n" + _examples(),
     )
@@ -27,12 +29,23 @@ def add(sub) -> None:
     p.add_argument("--format", choices=("table", "csv", "tsv", "json"), default="table")
     p.add_argument("--example", metavar="NAME", help="run a saved query from queries/")
     p.add_argument(
+        "--list",
+        action="store_true",
+        help="list every saved query with its title and parameters, and run nothing",
+    )
+    p.add_argument(
         "--param",
         action="append",
         default=[],
         metavar="NAME=VALUE",
         help="a parameter of the saved query (repeatable; one it takes several "
         "of may be given again, or comma-separated); NAME= empty: every value",
+    )
+    p.add_argument(
+        "--short",
+        action="store_true",
+        help="csv, tsv and json: write each IRI as the table does (acc:nvidia-h100-sxm, "
+        "run:..., bg:...; one with no prefix whole), not in full",
     )
     p.add_argument(
         "--limit",
@@ -53,9 +66,13 @@ def add(sub) -> None:
 def run(args) -> int:
     from ..query.render import render, run
     from ..query.saved import saved_queries
+    from ..query.suggest import did_you_mean
     from ..query.syntax import syntax_error
     from ..query.text import check_depth
 
+    if args.list:
+        sys.stdout.write(listing(saved_queries()))
+        return EXIT_OK
     if args.param and not args.example:
         raise CannotRun("--param goes with --example NAME: a saved query declares its parameters")
     if args.limit is not None and args.limit < 1:
@@ -63,7 +80,10 @@ def run(args) -> int:
     if args.example:
         saved = saved_queries()
         if args.example not in saved:
-            raise CannotRun(f"no saved query {args.example!r} (have: {', '.join(saved)})")
+            raise CannotRun(
+                f"no saved query {args.example!r}{did_you_mean(args.example, saved)}: "
+                "benchgraph query --list lists them"
+            )
         text = _with_params(saved[args.example], args.param)  # each value's type, at once
     elif args.query is None:
         raise CannotRun("give a QUERY or --example NAME")
@@ -85,7 +105,7 @@ def run(args) -> int:
         reach, a remote store's refusal): told as text, so that no traceback carries the
         engine's result, which may only be dropped in the thread that made it."""
         try:
-            return render(run(store, text), args.format, args.limit), None
+            return render(run(store, text), args.format, args.limit, args.short), None
         except OSError as exc:
             return None, str(exc)
 
@@ -144,6 +164,25 @@ def _examples() -> str:
     return "Saved queries (--example NAME):\n" + "\n".join(
         f"  {name.ljust(width)}  {query.title}" for name, query in saved.items()
     )
+
+
+def listing(saved: dict) -> str:
+    """Every saved query: its name and title, then a line for each parameter it takes (how
+    --param gives it, what it is and its default)."""
+    from ..query.params import TYPES, typed
+
+    width = max(map(len, saved), default=0)
+    out = []
+    for name, query in saved.items():
+        out.append(f"{name.ljust(width)}  {query.title}\n")
+        for p in query.params:
+            default = ", ".join(typed(t) for t in p.default if t != "UNDEF")
+            label = f"{p.label}: " if p.label and p.label != p.name else ""
+            out.append(
+                f"{'':{width}}    --param {p.name}={p.type.upper()}{',...' if p.many else ''}"
+                f"  {label}{TYPES[p.type]}" + (f"; default {default}" if default else "") + "\n"
+            )
+    return "".join(out)
 
 
 def _check_query(text: str, remote: bool) -> None:

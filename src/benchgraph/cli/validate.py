@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXIT_INVALID, EXIT_OK
+from .common import EXIT_INVALID, EXIT_OK, data_folder
 from .options import command, data_option, with_options
 
 
@@ -28,6 +28,7 @@ def run(args) -> int:
     from ..store.extra import check
     from .report import write_report
 
+    data_folder(args)
     result = build(args.data, skip_invalid=True)
     check(args.extra)  # outside graphs are read, never validated
     write_report(result.problems, args.format, sys.stdout)

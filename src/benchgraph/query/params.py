@@ -31,16 +31,20 @@ TYPES = {
     "run": "a run: run:<id>, its IRI or its id",
     "part": "an accelerator: acc:<id>, its IRI or its id",
     "system": "a system: sys:<id>, its IRI or its id",
+    "model": "a model: model:<id>, its IRI or its id",
+    "text": "a name as the records write it: llama2-70b-99, Offline",
     "date": "a date: YYYY-MM-DD",
     "number": "a number: 0.8, 12, 1e3",
     "status": "a status of the ontology: bg:Draft, Draft or draft",
 }
-KIND_OF_TYPE = {"run": "benchmarks", "part": "accelerators", "system": "systems"}
+KIND_OF_TYPE = {"run": "benchmarks", "part": "accelerators", "system": "systems", "model": "models"}
 RECORD_ID = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")  # records.ID_PATTERN
 DATE = re.compile(r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\Z")
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\Z")
 STATUS_NAME = re.compile(r"[A-Za-z][A-Za-z-]*\Z")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# a text value: a name as records write them (no quote, brace, <, #, \ or control character)
+TEXT = re.compile(r"[\w .,:@+/()-]{1,200}\Z")
 VALUES = r"(?i:VALUES)\s+[?$]{name}\s*\{{([^{{}}]*)\}}"
 
 
@@ -64,7 +68,7 @@ class Parameter:
     default: tuple[str, ...] = ()  # each term as the query writes it
     line: int = 0
     span: tuple[int, int] = (0, 0)  # where its VALUES clause is in the text
-    choices: tuple[str, ...] = field(default=())  # a status's allowed local names, if known
+    choices: tuple[str, ...] = field(default=())  # a status's local names, or a text's values
 
     def as_dict(self) -> dict:
         """What a form shows of it: its default as a person types it (acc:x, 2026-06-01)."""
@@ -113,7 +117,7 @@ def parse_param(
     wrong: list[tuple[str, str]] = []
     if not NAME.fullmatch(name):
         wrong.append((words[0], "is not a variable name"))
-    kind, many, label = None, False, ""
+    kind, many, label, choices = None, False, "", ()
     for word in words[1:]:
         key, eq, value = word.partition("=")
         if key == "type" and eq:
@@ -122,8 +126,10 @@ def parse_param(
             many = True
         elif key == "label" and eq:
             label = value
+        elif key == "choices" and eq:  # a text's values: choices=wall,board
+            choices = tuple(split_values(value))
         else:
-            wrong.append((word, "is not understood; give type=TYPE, many, label=TEXT"))
+            wrong.append((word, "is not understood; give type=TYPE, many, label=TEXT, choices=A,B"))
     if kind not in TYPES:
         wrong.append((kind or "", "is not a type; one of " + ", ".join(TYPES)))
     if wrong:
@@ -143,7 +149,9 @@ def parse_param(
         ]
     match = found[0]
     default = tuple(_terms(match.group(1)))
-    param = Parameter(name, kind, many, label, default, line, match.span())
+    if choices and kind != "text":
+        return None, [(name, "takes choices=... only with type=text")]
+    param = Parameter(name, kind, many, label, default, line, match.span(), choices)
     if len(default) > 1 and not many:
         return None, [(name, "has several defaults but takes one value; add `many`")]
     for term in default:
@@ -220,6 +228,18 @@ def read(param: Parameter, value: str) -> Term:
         if not NUMBER.fullmatch(text):
             raise ParameterError(param.name, value, "is not a number")
         return Term(text)
+    if kind == "text":
+        text = value[1:-1] if len(value) > 1 and value[0] == value[-1] == '"' else value
+        if param.choices:
+            found = next((c for c in param.choices if c.casefold() == text.casefold()), None)
+            if found is None:
+                raise ParameterError(param.name, value, "is not one of " + ", ".join(param.choices))
+            text = found
+        if not TEXT.fullmatch(text):
+            raise ParameterError(
+                param.name, value, "is not a name (letters, digits, spaces and .,:@+/()-)"
+            )
+        return Term(str(ox.Literal(text)))  # a string literal, as pyoxigraph writes it
     if kind == "status":
         text = value.strip("<>")
         for ns in (str(BG), "bg:"):
@@ -276,14 +296,21 @@ def with_values(
     names = [p.name for p in params]
     for name in given:
         if name not in names:
+            from .suggest import did_you_mean
+
             raise ParameterError(
                 name,
                 ",".join(given[name]),
-                "is not a parameter of this query; it takes " + (", ".join(names) or "none"),
+                f"is not a parameter of this query{did_you_mean(name, names)}; it takes "
+                + (", ".join(names) or "none"),
             )
     edits = []
     for p in params:
         if p.name not in given:
+            # UNDEF (every value) as no clause: the same answer, and Virtuoso's planner costs
+            # a VALUES no pattern joins at days and refuses it
+            if p.default == ("UNDEF",):
+                edits.append((p.span, ""))
             continue
         values = [v for v in given[p.name] if v.strip()]
         if len(values) > 1 and not p.many:

@@ -3,7 +3,10 @@ as a table, CSV, TSV or JSON."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 
 import pyoxigraph as ox
 
@@ -34,9 +37,10 @@ def short(term) -> str:
     return str(term)
 
 
-def render(result, fmt: str, limit: int | None = None) -> str:
+def render(result, fmt: str, limit: int | None = None, short_names: bool = False) -> str:
     """SELECT/ASK/CONSTRUCT results as table, csv, tsv or json text; a table of at most
-    `limit` rows, saying how many there are."""
+    `limit` rows, saying how many there are; with `short_names`, csv, tsv and json write
+    each IRI as the table does (short())."""
     if isinstance(result, ox.QueryBoolean):
         if fmt == "json":
             return json.dumps({"head": {}, "boolean": bool(result)})
@@ -44,6 +48,8 @@ def render(result, fmt: str, limit: int | None = None) -> str:
     if isinstance(result, (ox.QueryTriples, list)):  # a remote store's: a list
         return ox.serialize(list(result), format=ox.RdfFormat.TURTLE, prefixes=PREFIXES).decode()
     variables = [v.value for v in result.variables]
+    if fmt in ("csv", "tsv", "json") and short_names:
+        return _short_text(result, variables, fmt)
     if fmt in ("csv", "tsv", "json"):
         formats = {
             "csv": ox.QueryResultsFormat.CSV,
@@ -77,3 +83,68 @@ def _cell(term) -> str:
         return text
     text = " ".join(text.split()) if any(c in text for c in "\n\r\t") else text
     return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "\u2026"
+
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+XSD_STRING = XSD + "string"
+# literals SPARQL reads without quotes, by datatype: what TSV results write bare
+BARE = {
+    "integer": re.compile(r"[+-]?\d+"),
+    "decimal": re.compile(r"[+-]?\d*\.\d+"),
+    "boolean": re.compile(r"true|false"),
+}
+
+
+def _short_text(result, variables: list[str], fmt: str) -> str:
+    """A SELECT's rows as SPARQL's CSV, TSV or JSON results would write them, but for each
+    IRI, written as the table writes it (a prefixed name where one reads back)."""
+    rows = [[sol[v] for v in variables] for sol in result]
+    if fmt == "json":
+        return json.dumps(
+            {
+                "head": {"vars": variables},
+                "results": {
+                    "bindings": [
+                        {v: _json_term(t) for v, t in zip(variables, row) if t is not None}
+                        for row in rows
+                    ]
+                },
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+    if fmt == "tsv":
+        lines = ["\t".join(f"?{v}" for v in variables)]
+        lines += ["\t".join("" if t is None else _tsv_term(t) for t in row) for row in rows]
+        return "".join(line + "\n" for line in lines)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(variables)
+    writer.writerows([short(t) for t in row] for row in rows)
+    return out.getvalue()
+
+
+def _json_term(term) -> dict:
+    if isinstance(term, ox.NamedNode):
+        return {"type": "uri", "value": short(term)}
+    if isinstance(term, ox.Literal):
+        out = {"type": "literal", "value": term.value}
+        if term.language:
+            out["xml:lang"] = term.language
+        elif term.datatype.value != XSD_STRING:
+            out["datatype"] = term.datatype.value
+        return out
+    return {"type": "bnode", "value": getattr(term, "value", str(term))}
+
+
+def _tsv_term(term) -> str:
+    """A term in SPARQL's syntax, as TSV results write it: an IRI as short() does, a typed
+    literal's datatype as a prefixed name too."""
+    if isinstance(term, ox.Literal) and not term.language and term.datatype.value != XSD_STRING:
+        bare = BARE.get(term.datatype.value.rpartition("#")[2])
+        if term.datatype.value.startswith(XSD) and bare and bare.fullmatch(term.value):
+            return term.value  # 4, 0.5, true: as SPARQL reads them
+        return f"{ox.Literal(term.value)}^^{pasteable(term.datatype.value)}"
+    if isinstance(term, ox.NamedNode):
+        return short(term)
+    return str(term)

@@ -64,10 +64,20 @@ def from_engine(exc: SyntaxError, query: str | None = None) -> QuerySyntaxError:
         prefix = undeclared_prefix(query, line, column)
         if prefix is not None:
             message = (
-                f"the prefix {prefix}: is not declared: add a PREFIX line for it "
-                f"(PREFIX {prefix}: <...>)"
+                f"the prefix {prefix}: is not declared{_declared_like(prefix, query)}: add a "
+                f"PREFIX line for it (PREFIX {prefix}: <...>)"
             )
     return QuerySyntaxError(message, line, column)
+
+
+def _declared_like(prefix: str, query: str) -> str:
+    """' (did you mean bg:?)' for a declared prefix like `prefix`: the query's own or one
+    benchgraph predeclares."""
+    from ..namespaces import PREFIXES
+    from .suggest import did_you_mean
+
+    own = re.findall(r"(?i:PREFIX)\s+([A-Za-z][\w.-]*)?:", query)
+    return did_you_mean(prefix, {*PREFIXES, *own} - {prefix}, ":")
 
 
 # Oxigraph stops just after the prefixed name whose prefix it does not know: that name is

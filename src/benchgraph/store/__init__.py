@@ -8,6 +8,7 @@ SPARQL 1.1 query endpoint holding what `benchgraph push` wrote there.
     cache.py   what each record file became (SQLite), read by builds
     load.py    fills the embedded store graph by graph as a build converts
     export.py  dumps of any Store, byte-stable
+    jsonld.py  the JSON-LD dump, with an @context of the prefixes
     http.py    the client of remote stores: authentication, retries
     remote.py  a remote store read as the dataset
     push.py    the Graph Store Protocol push of a build into a remote store

@@ -285,6 +285,7 @@ class _Entry:
     row: Row
     kind: str
     squashed: list[tuple[str, float, str]]  # each name without spaces and signs, its weight
+    unordered: list[str | None]  # each name's words sorted and joined (None: one word)
     bonus: float  # the kind's weight, less a little for a long label
     order: tuple[str, str]  # ties: by label, then IRI
 
@@ -309,7 +310,7 @@ class SearchIndex:
         for row in rows:
             kind = row.iri[len(str(ID)) :].partition("/")[0]
             n = len(self.entries)
-            squashed = []
+            squashed, unordered = [], []
             for what, text in [
                 ("label", row.label),
                 ("id", row.id),
@@ -319,6 +320,7 @@ class SearchIndex:
                 words = WORD.findall(fold(text))
                 joined = "".join(words)
                 squashed.append((joined, weight, what))
+                unordered.append("".join(sorted(words)) if len(words) > 1 else None)
                 for item, word in [*((w, True) for w in words), (joined, False)]:
                     if postings[item].get(n, 0.0) < weight:
                         postings[item][n] = weight
@@ -328,6 +330,7 @@ class SearchIndex:
                     row,
                     kind,
                     squashed,
+                    unordered,
                     KIND_WEIGHT.get(kind, 0.0) - len(row.label) / 200,
                     (row.label.casefold(), row.iri),
                 )
@@ -347,6 +350,13 @@ class SearchIndex:
             for k in (1, 2):
                 if len(item) >= k:
                     self.short[item[:k]].append(i)
+        # words by each form of theirs with a letter left out (SymSpell's deletes): a word
+        # one typo from a query word shares one of these with it
+        self.near: dict[str, list[int]] = defaultdict(list)
+        for i, item in enumerate(self.items):
+            if self.is_word[i] and FUZZY_MIN <= len(item) <= FUZZY_MAX and not item.isdigit():
+                for key in {item, *_deletes(item)}:
+                    self.near[key].append(i)
 
     def _hits(self, word: str) -> list[tuple[int, float]]:
         """(item, factor) of each vocabulary item holding `word`: 2 for the word itself, 1.5
@@ -372,11 +382,31 @@ class SearchIndex:
             at = vocabulary.find(word, starts[i + 1] if i < last else len(vocabulary))
         return out
 
-    def _scores(self, word: str) -> dict[int, float]:
-        """The best score of `word` in each record that holds it."""
+    def _near(self, word: str) -> list[tuple[int, float]]:
+        """(item, FUZZY) of each vocabulary word one typo from `word`: a letter wrong, left
+        out, added, or two swapped (nvidai, nvida, nvidiia: nvidia)."""
+        if not FUZZY_MIN <= len(word) <= FUZZY_MAX + 1:
+            return []
+        found: set[int] = set()
+        for key in {word, *_deletes(word)}:
+            found.update(self.near.get(key, ()))
+        items = self.items
+        return [(i, FUZZY) for i in sorted(found) if _one_typo(word, items[i])]
+
+    def _scores(
+        self, word: str, near: bool = False, fixes: dict[str, list[str]] | None = None
+    ) -> dict[int, float]:
+        """The best score of `word` in each record that holds it; with `near` (or where none
+        holds it), of the words one typo from it too (put in `fixes`)."""
         out: dict[int, float] = {}
         get = out.get
-        for i, factor in self._hits(word):
+        hits = self._hits(word)
+        if near or not hits:
+            typos = self._near(word)
+            if typos and fixes is not None:
+                fixes[word] = [word] + [self.items[i] for i, _f in typos][:3]
+            hits += typos
+        for i, factor in hits:
             entries, weights = self.postings[i]
             for n, weight in zip(entries, weights):
                 s = weight * factor
@@ -390,29 +420,48 @@ class SearchIndex:
         words = WORD.findall(fold(query))
         if not words:
             return []
-        whole = "".join(words)
-        total: dict[int, float] = {}
-        for k, word in enumerate(sorted(set(words), key=len, reverse=True)):
-            scores = self._scores(word)
-            total = (
-                scores if k == 0 else {n: t + scores[n] for n, t in total.items() if n in scores}
-            )
-            if not total:
-                return []
+        # the words as given (a word no name holds: the words one typo from it); if no record
+        # holds them all, every word and the words one typo from it
+        fixes: dict[str, list[str]] = {}
+        total = self._every(words, fixes) or self._every(words, fixes, near=True)
+        # a whole name earns its bonus as typed, in any order, or with a typo's fix
+        variants = [words]
+        for word, near in fixes.items():
+            variants = [[f if w == word else w for w in v] for v in variants for f in near][:8]
+        wholes = {"".join(v) for v in variants}
+        bags = {"".join(sorted(v)) for v in variants if len(v) > 1}
         ranked = []
         entries = self.entries
         for n, score in total.items():
             e = entries[n]
-            for name, weight, _what in e.squashed:
-                if name == whole:
+            for (name, weight, _what), free in zip(e.squashed, e.unordered):
+                if name in wholes or free in bags:
                     score += 10 * weight
-                elif name.startswith(whole):
+                elif any(name.startswith(whole) for whole in wholes):
                     score += 2 * weight
             ranked.append((-(score + e.bonus), e.order, n))
         ranked = heapq.nsmallest(limit, ranked) if limit is not None else sorted(ranked)
         return [
             (-score, entries[n].row, self._why(entries[n], words)) for score, _order, n in ranked
         ]
+
+    def _every(
+        self, words: list[str], fixes: dict[str, list[str]], near: bool = False
+    ) -> dict[int, float]:
+        """The records every word is found in, with their summed scores; `fixes` gets the
+        words one typo from a query word that were looked up (the word itself first)."""
+        if near and not any(len(w) >= FUZZY_MIN for w in words):
+            return {}
+        fixes.clear()
+        total: dict[int, float] = {}
+        for k, word in enumerate(sorted(set(words), key=len, reverse=True)):
+            scores = self._scores(word, near, fixes)
+            total = (
+                scores if k == 0 else {n: t + scores[n] for n, t in total.items() if n in scores}
+            )
+            if not total:
+                return {}
+        return total
 
     @staticmethod
     def _why(e: _Entry, words: list[str]) -> str:
@@ -423,3 +472,33 @@ class SearchIndex:
             if held > best:
                 best, why = held, what
         return why
+
+
+# Typos: a word of 3 to 24 letters is looked up one typo away (shorter ones are one typo from
+# too many words: l4, a1), scoring below any substring match, and only where no substring
+# match holds every word of the query.
+FUZZY, FUZZY_MIN, FUZZY_MAX = 0.75, 3, 24
+
+
+def _deletes(word: str) -> set[str]:
+    """`word` with each of its letters left out in turn."""
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """Whether b is a, one letter wrong, left out, added, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) < len(b):  # one letter added
+        return a[i:] == b[i + 1 :]
+    return (
+        a[i + 1 :] == b[i + 1 :]
+        or (  # one wrong, or two swapped
+            i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]
+        )
+    )
