@@ -136,11 +136,10 @@ def test_the_search_box_in_the_header(pages, browser):
 
 
 def test_the_editor_completes_classes_and_properties_from_this_server(pages, browser):
-    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.action_chains import ActionChains
 
     browser.get(pages.url + "/")
     wait_for(browser, "return document.querySelector('.yasqe .CodeMirror')")
-    area = browser.find_element(By.CSS_SELECTOR, ".yasqe .CodeMirror textarea")
     hints = (
         "return Array.from(document.querySelectorAll('.CodeMirror-hints li'))"
         ".map(li => li.textContent)"
@@ -154,12 +153,18 @@ def test_the_editor_completes_classes_and_properties_from_this_server(pages, bro
             "y.focus(); y.setCursor({line: 1, ch: arguments[0].split('\\n')[1].length});",
             text,
         )
-        area.send_keys(typed)
+        # keys go to the focused editor as a user's typing does: CodeMirror's textarea is
+        # a 1px box that WebDriver may call "not interactable" while the page lays out
+        wait_for(
+            browser,
+            "return document.activeElement && document.activeElement.closest('.CodeMirror')",
+        )
+        ActionChains(browser).send_keys(typed).perform()
         found = wait_for(
             browser, hints.replace("return ", "var h = ") + "; return h.length ? h : null;"
         )
         assert expected in found, found
-        area.send_keys("\n")  # take the first
+        ActionChains(browser).send_keys("\n").perform()  # take the first
         assert expected.split()[0] in browser.execute_script(
             "return benchgraph.yasgui.getTab().getQuery()"
         )
