@@ -386,3 +386,14 @@ def test_a_bad_value_in_the_form_says_which_parameter(pages, browser):
     assert "400" in browser.find_element(By.TAG_NAME, "h1").text
     assert "after: 'someday' is not a date" in browser.find_element(By.CSS_SELECTOR, "p.error").text
     no_violations(browser, allowed_errors=("status of 400",))
+
+
+def test_the_chart_csv_writes_a_formula_as_text(pages, browser):
+    """The chart's CSV download (bg-chartdata.js) follows query/render.py's rule."""
+    browser.get(pages.url + "/")
+    wait_for(browser, "return window.benchgraph && window.benchgraph.chartdata")
+    text = browser.execute_script(
+        "return benchgraph.chartdata.csv({x: 'system', y: 'value'},"
+        " [{row: {system: {value: '=HYPERLINK(\"http://a.example/\")'}, value: {value: '-5'}}}])"
+    )
+    assert text.splitlines()[1] == '"\'=HYPERLINK(""http://a.example/"")",-5'

@@ -37,6 +37,33 @@ def short(term) -> str:
     return str(term)
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) opens
+# a link; DDE can start a program): OWASP's "CSV injection" advice is to write such a text with
+# a leading apostrophe, which the spreadsheet shows as text. A number (-5, +1e3) is left as it
+# is: it is a value, not a formula, and a plain number is what the cell should read.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(text: str) -> str:
+    """`text` as a CSV cell no spreadsheet runs: a leading ' before a formula's first char."""
+    if not text.startswith(FORMULA_STARTS):
+        return text
+    try:
+        float(text)
+    except ValueError:
+        return "'" + text
+    return text
+
+
+def _csv_value(term) -> str:
+    """A term as SPARQL's CSV results write it (IRI, literal's text, _:blank), made safe."""
+    if term is None:
+        return ""
+    if isinstance(term, ox.BlankNode):
+        return f"_:{term.value}"
+    return spreadsheet_safe(term.value)
+
+
 def render(result, fmt: str, limit: int | None = None, short_names: bool = False) -> str:
     """SELECT/ASK/CONSTRUCT results as table, csv, tsv or json text; a table of at most
     `limit` rows, saying how many there are; with `short_names`, csv, tsv and json write
@@ -50,9 +77,14 @@ def render(result, fmt: str, limit: int | None = None, short_names: bool = False
     variables = [v.value for v in result.variables]
     if fmt in ("csv", "tsv", "json") and short_names:
         return _short_text(result, variables, fmt)
-    if fmt in ("csv", "tsv", "json"):
+    if fmt == "csv":  # written here, not by pyoxigraph, so no cell reads as a formula
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\r\n")
+        writer.writerow(variables)
+        writer.writerows([_csv_value(sol[v]) for v in variables] for sol in result)
+        return out.getvalue()
+    if fmt in ("tsv", "json"):  # TSV writes a text quoted ("=..."): no spreadsheet runs it
         formats = {
-            "csv": ox.QueryResultsFormat.CSV,
             "tsv": ox.QueryResultsFormat.TSV,
             "json": ox.QueryResultsFormat.JSON,
         }
@@ -120,7 +152,7 @@ def _short_text(result, variables: list[str], fmt: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(variables)
-    writer.writerows([short(t) for t in row] for row in rows)
+    writer.writerows([spreadsheet_safe(short(t)) for t in row] for row in rows)
     return out.getvalue()
 
 

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
 from ..namespaces import pasteable
+from ..query.render import spreadsheet_safe
 from .catalogue import KINDS, RUNS_COLUMN, Catalogue, Column, Kind, Row, Value
 from .errors import shorten
 from .hooks import not_modified
@@ -409,7 +410,7 @@ def _csv(header: list[str], rows: list[list], name: str) -> Response:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerows([spreadsheet_safe(c) if isinstance(c, str) else c for c in r] for r in rows)
     response = Response(buffer.getvalue(), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'inline; filename="{name}.csv"'
     return response

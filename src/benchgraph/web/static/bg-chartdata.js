@@ -240,8 +240,11 @@
     return view.unitText ? [view.unitText] : [];
   }
 
+  // A text a spreadsheet would run as a formula gets a leading ' (OWASP's advice; the same
+  // rule as query/render.py's spreadsheet_safe): numbers such as -5 stay as they are.
   function csvField(text) {
     text = String(text);
+    if (/^[=+\-@\t\r]/.test(text) && !isFinite(Number(text))) text = "'" + text;
     return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
   }
 
