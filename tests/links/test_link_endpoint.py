@@ -337,6 +337,23 @@ def test_a_busy_endpoint_is_asked_again_once_after_its_retry_after(serve):
     assert endpoint.select("ASK {}") == [] and endpoint.requests == 2
 
 
+def test_a_retry_after_longer_than_the_time_left_is_not_waited_for(serve, records, capsys):
+    """--timeout is one deadline for the whole question: a Retry-After of 60 s against a 5 s
+    timeout ends the command at once with the reason, and asks no second time."""
+
+    def busy(server, request, conn):
+        if len(server.requests) == 1:
+            conn.sendall(answer(b"429 Too Many Requests", b"slow down", b"Retry-After: 60"))
+        else:
+            conn.sendall(answer(b"200 OK", RESULTS))
+
+    server = serve(busy)
+    code, err = link(records, server.url, capsys, "--timeout", "5")
+    message = one_message(err, server.url)
+    assert code == 2 and len(server.requests) == 1
+    assert "asked to wait 60 s (Retry-After)" in message and "--timeout 5 s" in message
+
+
 def test_an_endpoint_that_is_no_http_url_is_one_message(records, capsys):
     code, err = link(records, "ftp://127.0.0.1/sparql", capsys)
     assert code == 2 and err == (

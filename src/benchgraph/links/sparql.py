@@ -77,13 +77,22 @@ class Endpoint:
         """The rows of a SELECT, each variable's value as text (a literal's language tag is
         left out: labels are compared in every language)."""
         body = urllib.parse.urlencode({"query": query}).encode()
+        # --timeout bounds the whole question, the endpoint's Retry-After and the second
+        # request included: a wait longer than the time left is not waited for
+        end = time.monotonic() + self.timeout
         try:
-            return _rows(self._post(body), self.url)
+            return _rows(self._post(body, self.timeout), self.url)
         except _Busy as busy:  # asked to wait: once, then an answer or an error
+            left = end - time.monotonic()
+            if busy.wait >= left:
+                raise CannotRun(
+                    f"{self.url}: asked to wait {busy.wait:g} s (Retry-After), more than the "
+                    f"{max(left, 0):.1f} s left of --timeout {self.timeout:g} s: not asked again"
+                ) from None
             time.sleep(busy.wait)
-        return _rows(self._post(body, retry=False), self.url)
+        return _rows(self._post(body, end - time.monotonic(), retry=False), self.url)
 
-    def _post(self, body: bytes, retry: bool = True) -> bytes:
+    def _post(self, body: bytes, timeout: float, retry: bool = True) -> bytes:
         """The whole answer to one POST, read before the deadline and within the size limit."""
         request = urllib.request.Request(
             self.url,
@@ -96,7 +105,7 @@ class Endpoint:
             },
         )
         self.requests += 1
-        deadline = _Deadline(self.timeout)
+        deadline = _Deadline(timeout)
         opener = urllib.request.build_opener(
             _HTTPHandler(deadline), _HTTPSHandler(deadline), _SameOrigin(self)
         )
