@@ -281,3 +281,64 @@ def test_import_of_a_power_run_without_its_detail_log_records_no_figure(fixtures
     assert "incomplete" in run["notes"] and any(
         "mlperf_log_detail.txt" in w for w in report.warnings
     )
+
+
+# --- hostile logs: every one an error naming the file, line, field and value, never a
+# traceback or a figure no instrument gave ------------------------------------------------
+@pytest.mark.parametrize("watts", ["NaN", "nan", "sNaN", "Infinity", "-Infinity", "inf"])
+def test_a_reading_that_is_no_finite_number_is_an_error_naming_its_line(tmp_path, watts):
+    samples = [_sample("01-02-2025 10:00:01.000", "100"), _sample("01-02-2025 10:00:02.000", watts)]
+    root = _power_run(tmp_path / "r", samples=samples)
+    with pytest.raises(PowerLogError) as err:
+        compute(find_power_logs(root, "r"), "Offline")
+    message = str(err.value)
+    assert "r/performance/run_1/spl.txt:2: Watts:" in message and repr(watts) in message
+    assert "not a finite number" in message
+
+
+def test_a_reading_too_large_for_a_double_is_refused_not_written_as_infinity(tmp_path):
+    samples = [_sample("01-02-2025 10:00:01.000", "1e400")]
+    root = _power_run(tmp_path / "r", samples=samples)
+    with pytest.raises(PowerLogError, match=r"spl.txt:1: Watts: '1e400'"):
+        compute(find_power_logs(root, "r"), "Offline")
+
+
+def test_an_energy_too_large_for_a_double_is_refused(tmp_path):
+    """1e308 W is a finite reading, but its energy per query over 10 s is not a double."""
+    samples = [_sample("01-02-2025 10:00:01.000", "1e308")]
+    root = _power_run(tmp_path / "r", samples=samples)
+    assert compute(find_power_logs(root, "r"), "Offline").value == Decimal("1e308")
+    with pytest.raises(PowerLogError, match="energy-per-query.*too large"):
+        compute(find_power_logs(root, "r"), "SingleStream")
+
+
+def test_a_window_that_ends_before_it_begins_is_an_error(tmp_path):
+    marks = {
+        "power_begin": "01-02-2025 10:00:10.000",
+        "power_end": "01-02-2025 10:00:00.000",
+        "result_query_count": 500,
+    }
+    root = _power_run(tmp_path / "r", marks=marks)
+    with pytest.raises(PowerLogError, match=r"mlperf_log_detail.txt:3: power_end.*before"):
+        compute(find_power_logs(root, "r"), "Offline")
+
+
+def test_samples_going_backwards_count_by_their_own_time(tmp_path):
+    """The checker keeps a sample by its own clock, in any order: so is it here."""
+    samples = [
+        _sample("01-02-2025 10:00:05.000", "100"),
+        _sample("01-02-2025 10:00:01.000", "300"),
+        _sample("01-02-2025 09:00:00.000", "900"),  # before the window, out of order
+    ]
+    root = _power_run(tmp_path / "r", samples=samples)
+    result = compute(find_power_logs(root, "r"), "Offline")
+    assert (result.value, result.samples) == (Decimal(200), 2)
+
+
+def test_a_huge_sample_file_is_read_a_line_at_a_time(tmp_path):
+    """300,000 samples (a 22 MB spl.txt): read as it streams, the mean exact."""
+    clock = "01-02-2025 10:00:0{}.000"
+    lines = [_sample(clock.format(1 + i % 8), "100" if i % 2 else "200") for i in range(300_000)]
+    root = _power_run(tmp_path / "r", samples=lines)
+    result = compute(find_power_logs(root, "r"), "Offline")
+    assert (result.value, result.samples) == (Decimal(150), 300_000)

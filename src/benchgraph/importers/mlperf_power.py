@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation, localcontext
 from pathlib import Path
@@ -47,6 +48,7 @@ ENERGY_SCENARIOS = ("singlestream", "multistream")
 # MLCommons' results table gives Power_Result to 10 decimal places; a figure computed here
 # is rounded the same way.
 PLACES = Decimal("1e-10")
+TOO_LARGE = "is too large to write as a double (above 1.8e308): no instrument reads it"
 
 
 class PowerLogError(BenchgraphError):
@@ -204,6 +206,14 @@ def compute(logs: PowerLogs, scenario: str) -> PowerResult:
         value, line = marks[name]
         window.append(_clock(value, detail_rel, line, name))
     begin, end = window
+    if not begin < end:
+        raise PowerLogError(
+            detail_rel,
+            marks["power_end"][1],
+            "power_end",
+            f"is at or before power_begin {marks['power_begin'][0]}: the window measured nothing",
+            str(marks["power_end"][0]),
+        )
     samples_rel = logs.path(f"run_1/{SAMPLES}")
     total, count = Decimal(0), 0
     with (logs.folder / "run_1" / SAMPLES).open(encoding="utf-8", errors="replace") as handle:
@@ -228,6 +238,14 @@ def compute(logs: PowerLogs, scenario: str) -> PowerResult:
                 raise PowerLogError(
                     samples_rel, number, "Watts", "is not a number", cells[3]
                 ) from exc
+            # NaN or Infinity is no reading (and NaN cannot be compared with 0); a figure
+            # past a double's range would be written as infinity
+            if not watts.is_finite():
+                raise PowerLogError(
+                    samples_rel, number, "Watts", "is not a finite number", cells[3].strip()
+                )
+            if not math.isfinite(float(watts)):
+                raise PowerLogError(samples_rel, number, "Watts", TOO_LARGE, cells[3].strip())
             if watts > 0:
                 total += watts
                 count += 1
@@ -275,6 +293,8 @@ def compute(logs: PowerLogs, scenario: str) -> PowerResult:
         from_single = scen == "multistream" and effective == "singlestream"
         if from_single:
             energy *= 8
+        if not math.isfinite(float(energy)):
+            raise PowerLogError(samples_rel, 0, "energy-per-query", TOO_LARGE, f"{energy:.6E}")
         return PowerResult(
             "energy-per-query",
             energy,
