@@ -105,9 +105,15 @@ def run(args) -> int:
         reach, a remote store's refusal): told as text, so that no traceback carries the
         engine's result, which may only be dropped in the thread that made it."""
         try:
-            return render(run(store, text), args.format, args.limit, args.short), None
+            result = run(store, text)  # a SyntaxError here is the query's
         except OSError as exc:
             return None, str(exc)
+        try:
+            return render(result, args.format, args.limit, args.short), None
+        except OSError as exc:
+            return None, str(exc)
+        except SyntaxError as exc:  # a store's results, read as they are rendered
+            return None, f"the store's answer is not results benchgraph reads: {exc}"
 
     with reading(args) as store:
         if args.param:  # and each record it names, now that the dataset is here

@@ -228,10 +228,13 @@ class RemoteStore:
         kind, body = response.content_type, response.body
         if self.engine == "virtuoso":
             body = _canonical_booleans(body, kind)
-        if kind in RESULT_TYPES:
-            return ox.parse_query_results(body, RESULT_TYPES[kind])
-        if kind in TRIPLE_TYPES:
-            return list(ox.parse(body, TRIPLE_TYPES[kind]))
+        try:
+            if kind in RESULT_TYPES:
+                return ox.parse_query_results(body, RESULT_TYPES[kind])
+            if kind in TRIPLE_TYPES:
+                return list(ox.parse(body, TRIPLE_TYPES[kind]))
+        except (SyntaxError, ValueError) as exc:  # the store's fault, not the query's
+            raise _unreadable(kind, exc) from None
         raise StoreError(
             502, f"the store answered in {kind or 'no format'}, which benchgraph does not read"
         )
@@ -377,7 +380,7 @@ class RemoteStore:
         )
         if response.status != 200:
             raise error_from(response, "the store", self.client.account)
-        rows = json.loads(response.body)["results"]["bindings"]
+        rows = _bindings(_json(response.body, RESULTS_JSON), RESULTS_JSON)
         if self.engine == "virtuoso":
             _fix_bindings(rows)
         return rows
@@ -530,10 +533,44 @@ def _canonical_booleans(body: bytes, kind: str) -> bytes:
             body,
         )
     if kind == RESULTS_JSON:
-        data = json.loads(body)
-        _fix_bindings(data.get("results", {}).get("bindings", []))
+        data = _json(body, kind)
+        if "boolean" not in data:
+            _fix_bindings(_bindings(data, kind))
         return json.dumps(data).encode()
     return body
+
+
+def _json(body: bytes, kind: str) -> dict[str, Any]:
+    """A store's JSON results: an answer that is not (or is nested past the parser's depth:
+    100,000 brackets) is the store's fault, a 502, never a traceback."""
+    try:
+        data = json.loads(body)
+    except (RecursionError, ValueError) as exc:
+        raise _unreadable(kind, exc) from None
+    if not isinstance(data, dict):
+        raise _unreadable(kind, ValueError("not a JSON object"))
+    return data
+
+
+def _bindings(data: dict[str, Any], kind: str) -> list[dict[str, dict]]:
+    """The rows of JSON results, each binding an object with a text value, or a 502."""
+    rows = (
+        (data.get("results") or {}).get("bindings")
+        if isinstance(data.get("results"), dict)
+        else None
+    )
+    if not isinstance(rows, list) or not all(
+        isinstance(row, dict)
+        and all(isinstance(b, dict) and isinstance(b.get("value"), str) for b in row.values())
+        for row in rows
+    ):
+        raise _unreadable(kind, ValueError("results.bindings is not a list of bindings"))
+    return rows
+
+
+def _unreadable(kind: str, exc: BaseException) -> StoreError:
+    why = "nested too deep" if isinstance(exc, RecursionError) else store_text(str(exc).encode())
+    return StoreError(502, f"the store's answer is not {kind} that benchgraph reads: {why}")
 
 
 def _fix_bindings(rows: list[dict]) -> None:

@@ -195,7 +195,14 @@ def _run(
     if form is None:  # its answer says what it is (Oxigraph's evaluation is lazy)
         form = _form(result, text)
         fmt = _format(request, form)
-    body = _serialize(result, fmt, settings)
+    try:
+        body = _serialize(result, fmt, settings)
+    except SyntaxError as exc:  # pyoxigraph reads a store's results as they are written
+        if not remote:
+            raise
+        raise StoreError(
+            502, f"the store's answer is not results benchgraph reads: {exc}"
+        ) from None
     return form, fmt, body
 
 
