@@ -84,4 +84,4 @@ def test_from_named_inferred_is_refused_with_the_reason(apps):
     )
     r = remote.test_client().get("/sparql", query_string={"query": query}, headers=JSON)
     assert r.status_code == 403 and r.get_json()["title"] == "graph refused"
-    assert "one graph per record" in r.get_json()["detail"]
+    assert "one graph per record" in r.get_json()["error"]
