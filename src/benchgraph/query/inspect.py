@@ -267,12 +267,25 @@ def check_parts(text: str, prefixes: dict[str, str] | None = None) -> None:
         raise
     if not may_exceed(operators, text):
         return
+    items = tuple(sorted((prefixes or {}).items()))
     try:
-        info = inspect_query(text, None, tuple(sorted((prefixes or {}).items())))
+        info = inspect_query(text, None, items)
     except QueryRefused as exc:
         if exc.code == "malformed":
             return
-        raise
+        if exc.code not in ("too-many-parts", "query-too-long"):
+            raise
+        # refused on its tokens: the command line keeps its reading (one text at a time, on
+        # the user's own machine): what rdflib cannot read is left to Oxigraph, as before
+        try:
+            prologue_and_query = parse(text, *check_text(text, max_depth()))
+        except QueryRefused as unread:
+            if unread.code == "malformed":
+                return
+            raise
+        _prologue, query = prologue_and_query
+        check_query(shape(query, dict(items)), functions=False)
+        return
     check_query(info.shape, functions=False)
 
 
