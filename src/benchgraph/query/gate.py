@@ -168,9 +168,12 @@ def shape(query: CompValue, prefixes: dict[str, str], base: str | None = None) -
     )
 
 
-def check_query(found: Shape, *, functions: bool, budget: int | None = None) -> None:
+def check_query(
+    found: Shape, *, functions: bool, budget: int | None = None, at_least: bool = False
+) -> None:
     """Refuse the query: 403 if `functions` and it calls a function outside ALLOWED (a
-    store's own), 400 if it has more parts than `budget` (default: max_parts())."""
+    store's own), 400 if it has more parts than `budget` (default: max_parts()); `at_least`:
+    the size is a lower bound (counted on the tokens, lexicon.py)."""
     if functions and found.functions:
         names = ", ".join(found.functions[:5]) + (
             f" and {len(found.functions) - 5} more" if len(found.functions) > 5 else ""
@@ -191,8 +194,9 @@ def check_query(found: Shape, *, functions: bool, budget: int | None = None) -> 
             "too-many-parts",
             400,
             "query too large",
-            f"the query has {found.size:,} parts (patterns, groups, OPTIONALs, UNION "
-            "branches, FILTERs, BINDs, path steps, operators, function calls), more "
+            f"the query has {'at least ' if at_least else ''}{found.size:,} parts (patterns, "
+            "groups, OPTIONALs, UNION branches, FILTERs, BINDs, path steps, operators, "
+            "function calls), more "
             f"than this server's limit of {limit:,}: the store would run out of stack "
             "on it; split it or make it simpler (the limit is set by "
             f"{MAX_PARTS_ENV})",

@@ -28,9 +28,16 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from ..errors import QueryRefused
+from .early import (
+    check_engine_functions,
+    check_remote_text,
+    check_services_early,
+    check_size,
+    pragma_refused,
+)
 from .gate import Shape, check_query, may_exceed, shape
 from .syntax import QuerySyntaxError, parse
-from .text import IRIREF, check_text, code_outside, max_depth, max_operators
+from .text import check_text, code_outside, max_depth, max_operators
 
 if TYPE_CHECKING:
     from rdflib.plugins.sparql.parserutils import CompValue
@@ -64,44 +71,49 @@ class QueryInfo:
     services: tuple[str, ...]  # the SERVICE endpoints; "?name" for a variable
     graphs: tuple[str, ...] = ()  # the graphs FROM and FROM NAMED name
     shape: Shape = Shape()  # its size, the functions it calls, how it reads the dataset
+    default_graphs: tuple[str, ...] = ()  # the graphs FROM names, in order
+    named_graphs: tuple[str, ...] = ()  # the graphs FROM NAMED names, in order
 
 
-def needs_parse(text: str) -> bool:
-    """Refuse (400) what text.check_text refuses; then whether the query needs rdflib's
-    parse before Oxigraph may run it: False when its code, as Oxigraph splits it, cannot
-    hold a SERVICE call or a FROM clause (NEEDS_PARSE), nor more parts than the algebra
-    budget (gate.may_exceed)."""
+def needs_parse(text: str, prefixes: dict[str, str] | None = None) -> bool:
+    """Refuse (400) what text.check_text refuses, and what the tokens show to be refused
+    (early.py: more parts than the budget, a function the engine does not define, more tokens
+    than a text to parse may have); then whether the query needs rdflib's parse before
+    Oxigraph may run it: False when its code, as Oxigraph splits it, cannot hold a SERVICE
+    call or a FROM clause (NEEDS_PARSE), nor more parts than the algebra budget
+    (gate.may_exceed). `prefixes`: the ones the server declares (default: benchgraph's, read
+    only where a call's prefix is not the query's own)."""
     _depth, operators = check_text(text, max_depth())
-    if may_exceed(operators, text):
-        return True
-    code = code_outside(text)
-    return code is None or NEEDS_PARSE.search(code) is not None
+    parse = may_exceed(operators, text)
+    if not parse:
+        code = code_outside(text)
+        parse = code is None or NEEDS_PARSE.search(code) is not None
+    found = check_size(text, parse)
+    if found.calls:
+        check_engine_functions(text, _server_prefixes(found, prefixes), found)
+    return parse
 
 
-# The SERVICE keyword in the code (text.code_outside, IRIs blanked): a whole word, not
-# part of a name (?service, ex:service, ex:a.service, a_service), followed by white space or
-# the endpoint's IRI or variable. Only an early refusal: a SERVICE this misses is found by the
-# parse, which every query with the word in its code gets.
-SERVICE_KEYWORD = re.compile(r"(?<![\w?$:.\-])SERVICE(?:\s+SILENT)?(?:\s|(?=[<?$]))", re.IGNORECASE)
+def _server_prefixes(found, prefixes: dict[str, str] | None) -> dict[str, str] | None:
+    """`prefixes`, else benchgraph's where a call's prefix is not declared by the query
+    (namespaces imports rdflib: only then)."""
+    if prefixes is not None:
+        return prefixes
+    own = {p for p, _ in found.prefixes}
+    if all(prefix is None or prefix in own for _, prefix, _ in found.calls):
+        return None
+    from ..namespaces import PREFIXES
+
+    return dict(PREFIXES)
 
 
 def refuse_service_early(text: str, allowed: Iterable[str]) -> None:
-    """Refuse (403) at once a query whose code calls a SERVICE where none is allowed, before
-    rdflib parses it: rdflib's parser needs thousands of frames a level of nested SERVICE
-    (50 levels overflow 200,000), so a nested one was a "query too deep" after seconds."""
-    if any(True for _ in allowed):
-        return
-    code = code_outside(text)
-    if code is None:
-        return
-    found = SERVICE_KEYWORD.search(IRIREF.sub(lambda iri: " " * len(iri[0]), code))
-    if found:
-        raise QueryRefused(
-            "service",
-            403,
-            "federated query refused",
-            "SERVICE: federated queries (SERVICE) are off on this server",
-        )
+    """Refuse (403) at once a query whose tokens call a SERVICE not allowed, before rdflib
+    parses it (early.check_services_early): rdflib's parser needs thousands of frames a level
+    of nested SERVICE (50 levels overflow 200,000), so a nested one was a "query too deep"
+    after seconds. Every spelling is a token: SERVICE SILENT, `\\u0053ERVICE`, in a
+    subquery or an EXISTS."""
+    check_services_early(text, allowed)
 
 
 def graph_form(text: str) -> str:
@@ -122,6 +134,7 @@ def inspect_query(
 def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]) -> QueryInfo:
     limit = max_depth()
     depth, operators = check_text(text, limit)
+    check_size(text, parse=True)  # on the tokens: no parse of what is to be refused
     try:
         prologue, query = parse(text, depth, operators)
     except RecursionError:
@@ -145,13 +158,22 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
         elif decl.name == "Base":
             base = urljoin(base or "", str(decl["iri"]))
     services = tuple(_resolve(term, known, base) for term in _service_terms(query))
-    graphs = tuple(
-        _resolve(clause.get("default") or clause.get("named"), known, base)
+    # CompValue.get answers the key's own name where it is missing (FROM NAMED <g> read
+    # as FROM <http://host/default>): membership first
+    clauses = [
+        ("default" if "default" in clause else "named", clause)
         for clause in (query["datasetClause"] if "datasetClause" in query else [])
-    )
+    ]
+    graphs = tuple(_resolve(clause[key], known, base) for key, clause in clauses)
     return QueryInfo(
-        FORMS[query.name], "datasetClause" in query, services, graphs, shape(query, known, base)
-    )  # one walk for all of it (gate.py)
+        FORMS[query.name],
+        "datasetClause" in query,
+        services,
+        graphs,
+        shape(query, known, base),  # one walk for all of it (gate.py)
+        tuple(g for g, (key, _) in zip(graphs, clauses) if key == "default"),
+        tuple(g for g, (key, _) in zip(graphs, clauses) if key == "named"),
+    )
 
 
 def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
@@ -186,19 +208,27 @@ PRAGMA = re.compile(r"^(?:\s|#[^\n]*\n)*define\s", re.IGNORECASE)
 
 
 def check_remote(
-    text: str, info: QueryInfo | None, known: Iterable[str], extra: Iterable[str] = ()
+    text: str,
+    info: QueryInfo | None,
+    known: Iterable[str],
+    extra: Iterable[str] = (),
+    prefixes: dict[str, str] | None = None,
 ) -> None:
     """Refuse (403) what a remote store would do beyond reading what benchgraph pushed:
     an engine pragma, and a FROM / FROM NAMED graph (or protocol graph, `extra`) it does
-    not hold, which some stores fetch from the web."""
+    not hold, which some stores fetch from the web. Without `info` (before the parse), also
+    what the tokens show a store may not get (early.check_remote_text: parts, tokens,
+    functions outside gate.ALLOWED), with `prefixes` the server declares (default:
+    benchgraph's)."""
     if PRAGMA.match(text):
-        raise QueryRefused(
-            "engine-pragma-refused",
-            403,
-            "engine pragma refused",
-            "a query may not start with an engine pragma (define ...): the store "
-            "would obey it, and pragmas fetch graphs and reach the engine's SQL",
-        )
+        raise pragma_refused()
+    if info is None:
+        sure = prefixes is not None
+        if prefixes is None:
+            from ..namespaces import PREFIXES
+
+            prefixes = dict(PREFIXES)
+        check_remote_text(text, prefixes, sure)
     known = set(known)
     for graph in [*(info.graphs if info else ()), *extra]:
         if graph not in known:
@@ -218,7 +248,7 @@ def check_store_query(
     RemoteStore is opened with): an engine pragma, a function SPARQL 1.1 does not define
     (403), more parts than the algebra budget (400). Always parsed: a store has no fast
     path. Answers what it found, which a store needs to keep the query to the dataset."""
-    check_remote(text, None, ())
+    check_remote(text, None, (), prefixes=prefixes or {})
     info = inspect_query(text, base_iri, tuple(sorted((prefixes or {}).items())))
     check_query(info.shape, functions=True)
     return info
@@ -237,12 +267,25 @@ def check_parts(text: str, prefixes: dict[str, str] | None = None) -> None:
         raise
     if not may_exceed(operators, text):
         return
+    items = tuple(sorted((prefixes or {}).items()))
     try:
-        info = inspect_query(text, None, tuple(sorted((prefixes or {}).items())))
+        info = inspect_query(text, None, items)
     except QueryRefused as exc:
         if exc.code == "malformed":
             return
-        raise
+        if exc.code not in ("too-many-parts", "query-too-long"):
+            raise
+        # refused on its tokens: the command line keeps its reading (one text at a time, on
+        # the user's own machine): what rdflib cannot read is left to Oxigraph, as before
+        try:
+            prologue_and_query = parse(text, *check_text(text, max_depth()))
+        except QueryRefused as unread:
+            if unread.code == "malformed":
+                return
+            raise
+        _prologue, query = prologue_and_query
+        check_query(shape(query, dict(items)), functions=False)
+        return
     check_query(info.shape, functions=False)
 
 

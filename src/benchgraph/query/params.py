@@ -227,6 +227,9 @@ def read(param: Parameter, value: str) -> Term:
         text = value.split("^^")[0].strip('"')
         if not NUMBER.fullmatch(text):
             raise ParameterError(param.name, value, "is not a number")
+        why = _out_of_range(text)
+        if why:
+            raise ParameterError(param.name, value, why)
         return Term(text)
     if kind == "text":
         text = value[1:-1] if len(value) > 1 and value[0] == value[-1] == '"' else value
@@ -253,6 +256,47 @@ def read(param: Parameter, value: str) -> Term:
             raise ParameterError(param.name, value, "is not one of " + ", ".join(param.choices))
         return _iri_term(str(BG) + local)
     raise ParameterError(param.name, value, f"has a type benchgraph does not know ({kind})")
+
+
+# What the stores hold of each number a parameter may be written as (SPARQL reads 12 as
+# xsd:integer, 0.8 as xsd:decimal, 1e3 as xsd:double). Past these a store does not refuse the
+# value, it compares it as an error and answers no rows (9223372036854775808 on Oxigraph
+# 0.5.13), so they are refused here: Virtuoso's integers are signed 64-bit, Oxigraph's
+# xsd:decimal a 128-bit integer of 10^-18 units (|x| < 1.7 x 10^20, 18 digits after the
+# point), a double IEEE 754's (1e309 reads as INF, 1e-400 as 0).
+INTEGER_RANGE = (-(2**63), 2**63 - 1)
+DECIMAL_DIGITS, DECIMAL_BELOW = 18, 10**20
+DOUBLE_RANGE = (2.2250738585072014e-308, 1.7976931348623157e308)
+
+
+def _out_of_range(text: str) -> str:
+    """Why a number NUMBER matched is outside what the stores hold; "" where it is not."""
+    from decimal import Decimal
+
+    low, high = INTEGER_RANGE
+    if "e" in text.lower():
+        number = Decimal(text)
+        if number != 0 and not DOUBLE_RANGE[0] <= abs(number) <= Decimal(DOUBLE_RANGE[1]):
+            return (
+                "is outside the range of a double (about 2.2e-308 to 1.8e308 either side of 0), "
+                "which the stores would read as infinity or 0"
+            )
+        return ""
+    if "." not in text:
+        if not low <= int(text) <= high:
+            return (
+                f"is outside the range of the stores' integers ({low:,} to {high:,}, signed "
+                "64-bit): they would compare it as an error and answer no rows"
+            )
+        return ""
+    whole, _, fraction = text.lstrip("+-").partition(".")
+    if len(fraction.rstrip("0")) > DECIMAL_DIGITS or abs(Decimal(text)) >= DECIMAL_BELOW:
+        return (
+            f"is outside what the stores' decimals hold (under 10^20, at most "
+            f"{DECIMAL_DIGITS} digits after the point): they would compare it as an error "
+            "and answer no rows; write it as a double (1.5e20) if it is that large"
+        )
+    return ""
 
 
 def _iri_term(iri: str) -> Term:

@@ -46,6 +46,9 @@ RESULTS_JSON = "application/sparql-results+json"
 _TOO_LONG = re.compile(rb"estimated execution time .{0,40} exceeds the limit")
 _GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
 NTRIPLES = "application/n-triples"
+# A graph no store holds: Virtuoso's default graph when a query names only FROM NAMED graphs,
+# which SPARQL says is then empty (Virtuoso read it as the union of every graph).
+NO_GRAPH = "urn:benchgraph:no-graph"
 MANIFEST_TTL = 30.0  # seconds the list of the store's graphs is reused
 BATCH_ROWS = 5000  # quads asked for at once when dumping (under any engine's row cap)
 FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
@@ -180,6 +183,8 @@ class RemoteStore:
         form = query_form(query)
         default = [_iri(g) for g in default_graph or []]
         named = [_iri(g) for g in named_graphs or []]
+        if not default and not named and self.engine in ("oxigraph", "virtuoso"):
+            default, named = self._query_dataset(info)
         text = self._prologue(
             query, base_iri, prefixes, getattr(info, "shape", None), bool(default), bool(named)
         )
@@ -238,6 +243,29 @@ class RemoteStore:
         raise StoreError(
             502, f"the store answered in {kind or 'no format'}, which benchgraph does not read"
         )
+
+    def _query_dataset(self, info: Any) -> tuple[list[str], list[str]]:
+        """The query's FROM and FROM NAMED graphs, as the protocol's default-graph-uri and
+        named-graph-uri. An Oxigraph server run with --union-default-graph (as the README
+        says to serve it) reads its default graph as the union whatever FROM says, and keeps
+        it so beside FROM NAMED (0.5.13: `SELECT (COUNT(*) AS ?n) FROM <g> WHERE { ?s ?p ?o }`
+        counted every graph), while it honours the protocol's parameters, which SPARQL says
+        stand for the query's clauses. FROM <inferred> names the one graph of derived facts
+        the dataset has, which a push keeps one graph per record: each is named."""
+        default = list(getattr(info, "default_graphs", ()))
+        named = list(getattr(info, "named_graphs", ()))
+        if INFERRED in named:
+            raise QueryNotSent(
+                f"FROM NAMED <{INFERRED}>: this store keeps the derived facts one graph per "
+                "record, so GRAPH ?g would not name the one graph the dataset has; read it "
+                f"with FROM <{INFERRED}>"
+            )
+        if INFERRED in default:
+            parts = sorted(g for g in self._store_graphs() if g.startswith(INFERRED_PARTS))
+            default = [g for g in default if g != INFERRED] + parts
+        if named and not default and self.engine == "virtuoso":
+            default = [NO_GRAPH]
+        return default, named
 
     def _prologue(
         self,
