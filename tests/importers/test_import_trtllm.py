@@ -341,3 +341,38 @@ def test_a_code_block_holds_no_heading_and_no_table():
             [["Sequence Length (ISL/OSL)", "H100<br/>TP1 (FP8)"], ["128/128", "5"]],
         )
     ]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_checkout_is_read_across_the_files_move_to_the_developer_guide(fixtures, tmp_path):
+    repo = tmp_path / "TensorRT-LLM"
+    old = repo / "docs" / "source" / "performance" / "perf-overview.md"
+    new = repo / "docs" / "source" / "developer-guide" / "perf-overview.md"
+    old.parent.mkdir(parents=True)
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+        ).stdout.strip()
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    shutil.copyfile(fixtures / "trtllm" / f"{OLD}.md", old)
+    git("add", "-A")
+    git("commit", "-q", "-m", "old")
+    first = git("rev-parse", "HEAD")
+    new.parent.mkdir(parents=True)
+    git("mv", str(old), str(new))
+    shutil.copyfile(fixtures / "trtllm" / f"{NEW}.md", new)
+    git("add", "-A")
+    git("commit", "-q", "-m", "moved")
+    moved = git("rev-parse", "HEAD")
+    out = tmp_path / "out"
+    report = import_trtllm(repo, out)
+    assert report.exit_code == 0, report.summary()
+    paths = {(r["source"][0]["commit"], r["source"][0]["path"]) for r in _runs(out).values()}
+    assert paths == {
+        (first, "docs/source/performance/perf-overview.md"),
+        (moved, "docs/source/developer-guide/perf-overview.md"),
+    }
