@@ -16,6 +16,7 @@ from paths import SHARED
 COPIES = SHARED / "data" / "other" / "tensorrt-llm-perf-overview"
 V017 = "258c7540c03517def55d9a5aadfa9288af474e1b"
 V10 = "00f37686aa854010d68bcbd0f4ab000221541ca6"
+GUIDE = "03e27c7d5ff0c6e89f8328838c0a8e64f1b34f9d"  # docs/source/developer-guide/perf-overview.md
 OLD = "1111111111111111111111111111111111111111"
 NEW = "2222222222222222222222222222222222222222"
 
@@ -57,18 +58,22 @@ def _figures_in(text: str, old_layout: bool) -> int:
 
 
 # --- the shared copies ------------------------------------------------------------------
-def test_every_non_empty_cell_of_both_versions_is_one_run(copies, tmp_path):
+def test_every_non_empty_cell_of_every_version_is_one_run(copies, tmp_path):
     report = import_trtllm(copies, tmp_path)
     assert report.exit_code == 0, report.summary()
     runs = _runs(tmp_path)
     by_commit = {
-        c: [r for r in runs.values() if r["source"][0]["commit"] == c] for c in (V017, V10)
+        c: [r for r in runs.values() if r["source"][0]["commit"] == c] for c in (V017, V10, GUIDE)
     }
     assert len(by_commit[V017]) == _figures_in((copies / f"{V017}.md").read_text(), True) == 373
     assert len(by_commit[V10]) == _figures_in((copies / f"{V10}.md").read_text(), False) == 328
-    assert len(runs) == 701
+    assert len(by_commit[GUIDE]) == _figures_in((copies / f"{GUIDE}.md").read_text(), False) == 150
+    assert len(runs) == 851
     # the Online Serving table is reported as skipped, not imported
     assert any("Online Serving Measurements" in why for _, why in report.left_out)
+    # every results table was read: only the command, variable and request-count tables
+    # (and the skipped serving table) are left out
+    assert not [w for w, why in report.left_out if "cannot be read" in why or "left out:" in why]
 
 
 def test_a_v017_cell_becomes_a_run_with_what_the_table_states(copies, tmp_path):
@@ -120,6 +125,79 @@ def test_later_tables_give_pipeline_splits_and_the_dgx_systems(copies, tmp_path)
     ]
 
 
+def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies, tmp_path):
+    import_trtllm(copies, tmp_path)
+    runs = _runs(tmp_path)
+    rtx = "nvidia-rtx-pro-6000-blackwell-server-edition"
+    # '# Deepseek R1 0528', column 'B200<br/>DEP4 (FP4)', row '1000/1000': 6,463 per GPU
+    dep = runs[f"trtllm-{GUIDE[:12]}-deepseek-r1-0528-nvidia-b200-sxm-dep4-fp4-1000-1000"]
+    assert (dep["value"], dep["unit"]) == (6463.0, "tok/s")
+    # per GPU as published: the per-accelerator metric, no total made of it
+    assert dep["metric"] == "throughput-tok-s-per-accelerator" and "measurements" not in dep
+    assert dep["model"] == "deepseek-r1-0528" and dep["accelerators"] == ["nvidia-b200-sxm"]
+    assert dep["accelerator_count"] == 4 and dep["system"] == "trtllm-perf-nvidia-dgx-b200"
+    # DEP is not spelled out by the file: no tensor or expert size, the split kept as written
+    assert "parallelism" not in dep
+    assert dep["settings"] == {"precision": "FP4", "parallel_split": "DEP4"}
+    assert {"tensor parallel size", "expert parallel size"} <= set(dep["omitted_by_source"])
+    assert dep["workload"] == {"input_tokens": 1000, "output_tokens": 1000}
+    for words in (
+        "unit: `output tokens per second per GPU`",
+        "does not spell out",
+        "enable_attention_dp: true",
+        "Expert parallel mapping degree",
+        "'**4 GPUs** DEP2,PP2 (FP4)' (line 222)",
+    ):
+        assert words in dep["notes"], words
+    main = dep["source"][0]
+    assert (main["commit"], main["row"], main["path"]) == (
+        GUIDE,
+        "105",
+        "docs/source/developer-guide/perf-overview.md",
+    )
+    assert main["url"].endswith(f"/blob/{GUIDE}/docs/source/developer-guide/perf-overview.md")
+    # '**4 GPUs**<br/>DEP2,PP2 (FP4)' of the RTX table under its '# Qwen3 235B A22B - RTX ...'
+    rtx_dep = runs[f"trtllm-{GUIDE[:12]}-qwen3-235b-a22b-{rtx}-dep2-pp2-fp4-1000-1000"]
+    assert (rtx_dep["value"], rtx_dep["accelerator_count"]) == (1731.0, 4)
+    assert rtx_dep["parallelism"] == {"pipeline": 2}
+    # '**1 GPUs**<br/>TP1,PP1 (FP4)': the GPU named by the heading, the model before ' - '
+    tp = runs[f"trtllm-{GUIDE[:12]}-qwen3-30b-a3b-{rtx}-tp1-pp1-fp4-1000-1000"]
+    assert (tp["value"], tp["accelerator_count"], tp["model"]) == (9938.0, 1, "qwen3-30b-a3b")
+    assert tp["parallelism"] == {"tensor": 1, "pipeline": 1}
+    assert tp["settings"] == {"precision": "FP4"} and tp["accelerators"] == [rtx]
+    # H200 TP2 of '# LLaMA v3.3 70B'
+    h200 = runs[f"trtllm-{GUIDE[:12]}-llama3.3-70b-nvidia-h200-sxm-tp2-fp8-1000-1000"]
+    assert (h200["value"], h200["accelerator_count"]) == (2587.0, 2)
+    assert h200["parallelism"] == {"tensor": 2}
+    # Deepseek's H200 cell at 8192/1024 is empty: no run
+    assert f"trtllm-{GUIDE[:12]}-deepseek-r1-0528-nvidia-h200-sxm-dep8-fp8-8192-1024" not in runs
+
+
+def test_a_table_that_cannot_be_read_is_left_out_with_its_line_and_the_rest_imports(
+    copies, tmp_path
+):
+    text = (copies / f"{GUIDE}.md").read_text("utf-8")
+    head = "| Sequence Length (ISL/OSL) | B200<br/>DEP2 (FP4) |"  # GPT-OSS 120B, line 119
+    assert head in text and "| 1024/1024 | 53,491 |" in text
+    text = text.replace(head, "| Sequence Length (ISL/OSL) | B200<br/>XP2 (FP4) |", 1)
+    text = text.replace("| 1024/1024 | 53,491 |", "| 1024/1024 | 53,491* |", 1)  # line 139
+    folder = _write(tmp_path, text, GUIDE)
+    out = tmp_path / "out"
+    report = import_trtllm(folder, out)
+    assert report.exit_code == 0 and report.written, report.summary()
+    shown = folder / f"{GUIDE}.md"
+    why = dict(report.left_out)
+    assert "table left out" in why[f"{shown}:119"] and "'B200<br/>XP2 (FP4)'" in why[f"{shown}:119"]
+    assert "'53,491*' is not a number" in why[f"{shown}:139"]
+    assert "left out" in report.format() and f"{shown}:119" in report.format()
+    runs = _runs(out)
+    # GPT-OSS 120B's 22 figures and the one bad cell are left out; the other 127 import
+    assert len(runs) == 150 - 22 - 1
+    assert not [r for r in runs if "gpt-oss-120b" in r]
+    assert f"trtllm-{GUIDE[:12]}-gpt-oss-20b-nvidia-b200-sxm-tp1-fp4-1024-1024" not in runs
+    assert f"trtllm-{GUIDE[:12]}-gpt-oss-20b-nvidia-gb200-tp1-fp4-1024-1024" in runs
+
+
 # --- small hand-made fixtures --------------------------------------------------------------
 def _folder(fixtures: Path, tmp_path: Path, *names: str) -> Path:
     folder = tmp_path / "copies"
@@ -163,24 +241,38 @@ def _old_with(fixtures: Path, old: str, new: str) -> str:
             "|         |",
             "| 2                          | 128, 128                     | 6645.12          |",
             16,
-            ["the row has 4 cells", "header (line 11) has 5", "ragged"],
+            ["row left out", "it has 4 cells", "header (line 11) has 5", "ragged"],
         ),
-        ("6645.12", "6645.12*", 16, ["cell 'H100 80GB HBM3'", "'6645.12*' is not a number"]),
-        ("| L40S    |", "| L41S    |", 11, ["unknown GPU: 'L41S'", "column 'L41S'"]),
+        ("6645.12", "6645.12*", 16, ["cell left out", "column 'H100 80GB HBM3'", "not a number"]),
     ],
 )
-def test_bad_input_is_reported_with_file_line_and_cell_and_nothing_is_written(
+def test_a_row_or_cell_that_cannot_be_read_is_left_out_with_its_line(
     fixtures, tmp_path, old, new, line, words
 ):
     folder = _write(tmp_path, _old_with(fixtures, old, new))
     shutil.copyfile(fixtures / "trtllm" / f"{NEW}.md", folder / f"{NEW}.md")
     out = tmp_path / "out"
     report = import_trtllm(folder, out)
+    assert report.exit_code == 0 and report.written, report.summary()
+    why = dict(report.left_out)[f"{folder / (OLD + '.md')}:{line}"]
+    for word in words:
+        assert word in why, why
+    runs = _runs(out)
+    assert len(runs) == 12  # the 13 of the good copies but the one figure of that row
+    assert f"trtllm-{OLD[:12]}-llama3.1-70b-nvidia-h100-sxm-tp2-fp8-128-128" not in runs
+
+
+def test_an_unknown_gpu_is_reported_with_file_line_and_cell_and_nothing_is_written(
+    fixtures, tmp_path
+):
+    folder = _write(tmp_path, _old_with(fixtures, "| L40S    |", "| L41S    |"))
+    shutil.copyfile(fixtures / "trtllm" / f"{NEW}.md", folder / f"{NEW}.md")
+    out = tmp_path / "out"
+    report = import_trtllm(folder, out)
     summary = report.summary()
     assert report.exit_code == 1 and not report.written
-    assert f"{folder / (OLD + '.md')}:{line}" in summary, summary
-    for word in words:
-        assert word in summary, summary
+    assert f"{folder / (OLD + '.md')}:11" in summary, summary
+    assert "unknown GPU: 'L41S'" in summary and "column 'L41S'" in summary, summary
     assert not (out / "benchmarks").exists()  # nothing, not even the good file's runs
 
 
@@ -200,9 +292,9 @@ def test_the_cli_writes_the_runs_and_exits_1_on_bad_input(fixtures, tmp_path, ca
     out = tmp_path / "out"
     assert import_main(["import", "trtllm-perf", str(folder), "--out", str(out)]) == 0
     assert len(_runs(out)) == 13
-    bad = _write(tmp_path, _old_with(fixtures, "6645.12", "n/a"))
+    bad = _write(tmp_path, _old_with(fixtures, "| L40S    |", "| L41S    |"))
     assert import_main(["import", "trtllm-perf", str(bad), "--out", str(tmp_path / "o2")]) == 1
-    assert "'n/a' is not a number" in capsys.readouterr().out
+    assert "unknown GPU: 'L41S'" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -249,3 +341,38 @@ def test_a_code_block_holds_no_heading_and_no_table():
             [["Sequence Length (ISL/OSL)", "H100<br/>TP1 (FP8)"], ["128/128", "5"]],
         )
     ]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_checkout_is_read_across_the_files_move_to_the_developer_guide(fixtures, tmp_path):
+    repo = tmp_path / "TensorRT-LLM"
+    old = repo / "docs" / "source" / "performance" / "perf-overview.md"
+    new = repo / "docs" / "source" / "developer-guide" / "perf-overview.md"
+    old.parent.mkdir(parents=True)
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+        ).stdout.strip()
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    shutil.copyfile(fixtures / "trtllm" / f"{OLD}.md", old)
+    git("add", "-A")
+    git("commit", "-q", "-m", "old")
+    first = git("rev-parse", "HEAD")
+    new.parent.mkdir(parents=True)
+    git("mv", str(old), str(new))
+    shutil.copyfile(fixtures / "trtllm" / f"{NEW}.md", new)
+    git("add", "-A")
+    git("commit", "-q", "-m", "moved")
+    moved = git("rev-parse", "HEAD")
+    out = tmp_path / "out"
+    report = import_trtllm(repo, out)
+    assert report.exit_code == 0, report.summary()
+    paths = {(r["source"][0]["commit"], r["source"][0]["path"]) for r in _runs(out).values()}
+    assert paths == {
+        (first, "docs/source/performance/perf-overview.md"),
+        (moved, "docs/source/developer-guide/perf-overview.md"),
+    }

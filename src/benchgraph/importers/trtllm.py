@@ -1,32 +1,32 @@
 """Import NVIDIA's TensorRT-LLM performance overview tables: one run per table cell.
 
-The overview (`docs/source/performance/perf-overview.md` of NVIDIA/TensorRT-LLM) gives
-output-token throughput per model, GPU, precision, tensor- and pipeline-parallel size and
-input/output length, in two layouts:
+The overview (`docs/source/performance/perf-overview.md` of NVIDIA/TensorRT-LLM, moved to
+`docs/source/developer-guide/perf-overview.md`) gives output-token throughput per model, GPU,
+precision, parallel split and input/output length. Its layouts are read by
+`trtllm_tables.py`; this module finds the versions, maps names and writes the records.
 
-- v0.17 and before: one wide table, "Throughput (tokens / sec) | | GPU | <GPU names>", a
-  "Precision" row, then rows of model, tensor-parallel size and "ISL, OSL" (an empty model
-  or size cell repeats the one above);
-- later: a `####` section per model, tables "Sequence Length (ISL/OSL) | B200<br/>TP1 (FP4)
-  | ...", and for the RTX 6000 Pro Blackwell Server Edition, named on the line above its
-  table, columns "**4 GPUs**<br/>TP2,PP2 (FP4)".
+An empty cell is not a run. What cannot be read (a cell that is not a number, a ragged row,
+a table whose header, model heading or GPU cannot be read) is left out and listed in the
+report with its file and line, and the rest is imported: one bad table never drops the
+others. A GPU or model name the mapping does not know is an error: it is reported with file,
+line and cell, and then nothing is written (the mapping is the project's to complete). Names
+go through `mappings/trtllm.yaml`.
 
-An empty cell is not a run. A table row with more or fewer cells than its header is an
-error, but one extra empty cell at the end is not (the Online Serving table's rows end in
-`||`). A cell that is not a number, a GPU or model name the mapping does not know, a ragged
-row: each is reported with file, line and cell, and then nothing is written. Names go
-through `mappings/trtllm.yaml`.
+The figure's metric is what the table says: a total output throughput where the file gives
+no unit line (the v0.17 and v1.0 tables, "Total Output Throughput (tokens/sec)"), or the
+metric the mapping's `units` gives for the unit line under the table (the developer guide's
+"unit: `output tokens per second per GPU`": per accelerator, as published, never multiplied
+into a total).
 
 The source is a folder of `<commit>.md` copies of the file (as `../shared` keeps them), or
-a checkout of the repository, whose history of the file is read with git: each distinct
-version once, from the first commit that has it.
+a checkout of the repository, whose history of the file (at either path) is read with git:
+each distinct version once, from the first commit that has it.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,67 +46,25 @@ from .common import (
     source_entry,
     write_records,
 )
+from .trtllm_tables import (
+    HARDWARE_INTRO,
+    SEQUENCE_HEAD,
+    Cell,
+    Unreadable,
+    Version,
+    hardware_lines,
+    keep_rows,
+    read_sections,
+    read_wide,
+    split_cells,
+    tables,
+)
+
+__all__ = ["import_trtllm", "split_cells", "tables"]
 
 RUNS = "benchmarks/trtllm-perf"
 SYSTEMS = "systems/trtllm-perf"
 COMMIT_FILE = re.compile(r"^[0-9a-f]{40}\.md$")
-_SEPARATOR = re.compile(r"^\s*:?-+:?\s*$")
-_NUMBER = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$")
-_WIDE_HEAD = re.compile(
-    r"^(?P<gpu>[^<]+?)\s*<br\s*/?>\s*TP(?P<tp>\d+)(?:\s*,\s*PP(?P<pp>\d+))?"
-    r"\s*\((?P<precision>[A-Za-z0-9]+)\)$"
-)
-_GPUS_HEAD = re.compile(
-    r"^\*\*(?P<n>\d+) GPUs?\*\*\s*<br\s*/?>\s*TP(?P<tp>\d+)\s*,\s*PP(?P<pp>\d+)"
-    r"\s*\((?P<precision>[A-Za-z0-9]+)\)$"
-)
-_VERSION = re.compile(r"generated using version\s+v?(?P<v>\d+(?:\.\d+)+)", re.IGNORECASE)
-HARDWARE_INTRO = "The following GPU variants were used for testing"
-
-
-@dataclass
-class Table:
-    """A Markdown table: its rows as (line, cells) without the separator, where it sits."""
-
-    line: int
-    rows: list[tuple[int, list[str]]]
-    section: str  # the nearest `##`/`###` heading above
-    heading: str  # the nearest `####` heading above (the later layout's model)
-    before: str  # the last text line above the table, if no heading came after it
-    intro: str  # the section's text above the table
-
-
-@dataclass
-class Version:
-    """One version of the overview: its commit, text and the file name it was read from."""
-
-    commit: str
-    text: str
-    shown: str
-
-
-@dataclass
-class Cell:
-    """One figure of a table: what the run is made of."""
-
-    version: Version
-    table: Table
-    line: int
-    column: str
-    row_label: str
-    model_raw: str
-    gpu_raw: str
-    precision: str
-    tensor: int
-    pipeline: int | None
-    count: int
-    count_stated: bool
-    isl: int
-    osl: int
-    value: float
-    raw: str
-    engine_version: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def import_trtllm(
@@ -126,10 +84,11 @@ def import_trtllm(
         report.round = f"{len(versions)} version(s)"
         gpus = keyed(rules.get("gpus") or {}, "trtllm.yaml gpus")
         models = keyed(rules.get("models") or {}, "trtllm.yaml models")
+        units = keyed(rules.get("units") or {}, "trtllm.yaml units")
         cells: list[Cell] = []
         for version in versions:
             cells += _read_version(version, rules, gpus, report)
-        runs = [r for r in (_run(c, rules, gpus, models, report) for c in cells) if r]
+        runs = [r for r in (_run(c, rules, gpus, models, units, report) for c in cells) if r]
         systems = _systems(versions, cells, rules, gpus)
         check_ids(runs, report, "runs")
         check_ids(systems, report, "systems")
@@ -141,14 +100,16 @@ def import_trtllm(
                 "accelerators": {g["accelerator"] for g in gpus.values()},
                 "models": set(models.values()),
                 "engines": {rules["engine"]},
-                "metrics": {rules["metric"], rules["per_accelerator"]},
+                "metrics": {rules["metric"], rules["per_accelerator"]}
+                | {u["metric"] for u in units.values()},
             },
         )
         report.records.update({"runs": len(runs), "systems": len(systems)})
         if write and out is not None and report.ok:
+            paths = sorted({v.path for v in versions})
             head = header(
                 "trtllm-perf <folder of <commit>.md copies, or a checkout of NVIDIA/TensorRT-LLM>",
-                f"{rules['repository']} {rules['path']} at "
+                f"{rules['repository']} {', '.join(paths)} at "
                 + ", ".join(v.commit[:12] for v in versions),
             )
             report.files = write_records(out, {RUNS: runs, SYSTEMS: systems}, head)
@@ -159,10 +120,22 @@ def import_trtllm(
 
 
 # --- finding the versions ------------------------------------------------------------------
+def _paths(rules: dict[str, Any]) -> list[str]:
+    """The paths the file has had in the repository, as the mapping lists them."""
+    return [rules["path"], *(rules.get("moved_to") or [])]
+
+
+def _path_of_copy(rules: dict[str, Any], commit: str) -> str:
+    """A copy's path at its commit: the mapping's `copies` table (from the copies' SOURCE),
+    else the file's first path."""
+    return (rules.get("copies") or {}).get(commit, rules["path"])
+
+
 def _versions(root: Path, rules: dict[str, Any], commit: str | None) -> list[Version]:
     if root.is_file():
         name = commit or root.stem
-        return [Version(name, root.read_text(encoding="utf-8"), root.as_posix())]
+        text = root.read_text(encoding="utf-8")
+        return [Version(name, text, root.as_posix(), _path_of_copy(rules, name))]
     if not root.is_dir():
         raise CannotRun(
             f"{root}: no such folder (expected a folder of <commit>.md copies of "
@@ -170,9 +143,14 @@ def _versions(root: Path, rules: dict[str, Any], commit: str | None) -> list[Ver
         )
     copies = sorted(p for p in root.iterdir() if COMMIT_FILE.match(p.name))
     if copies:
-        return [Version(p.stem, p.read_text(encoding="utf-8"), p.as_posix()) for p in copies]
+        return [
+            Version(
+                p.stem, p.read_text(encoding="utf-8"), p.as_posix(), _path_of_copy(rules, p.stem)
+            )
+            for p in copies
+        ]
     if (root / ".git").exists():
-        return _history(root, rules["path"])
+        return _history(root, _paths(rules))
     raise CannotRun(f"{root}: holds no <commit>.md file and is no git checkout")
 
 
@@ -187,114 +165,30 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout
 
 
-def _history(root: Path, rel: str) -> list[Version]:
-    """Each distinct version of the file in the checkout's history, oldest first, from the
-    first commit that has it (a version restored later is the same table)."""
-    commits = _git(root, "log", "--reverse", "--format=%H", "--", rel).split()
+def _history(root: Path, paths: list[str]) -> list[Version]:
+    """Each distinct version of the file in the checkout's history (at any of its paths),
+    oldest first, from the first commit that has it (a version restored later is the same
+    table)."""
+    commits = _git(root, "log", "--reverse", "--format=%H", "--", *paths).split()
     if not commits:
-        raise CannotRun(f"{root}: the history has no {rel}")
+        raise CannotRun(f"{root}: the history has none of {', '.join(paths)}")
     seen: set[str] = set()
     versions = []
     for sha in commits:
-        try:
-            blob = _git(root, "rev-parse", f"{sha}:{rel}").strip()
-        except CannotRun:  # the commit deleted the file
-            continue
-        if blob in seen:
-            continue
-        seen.add(blob)
-        versions.append(Version(sha, _git(root, "show", f"{sha}:{rel}"), f"{rel}@{sha[:12]}"))
+        for rel in paths:
+            try:
+                blob = _git(root, "rev-parse", f"{sha}:{rel}").strip()
+            except CannotRun:  # not at this path at this commit
+                continue
+            if blob not in seen:
+                seen.add(blob)
+                text = _git(root, "show", f"{sha}:{rel}")
+                versions.append(Version(sha, text, f"{rel}@{sha[:12]}", rel))
+            break
     return versions
 
 
 # --- reading one version's tables ------------------------------------------------------------
-def split_cells(line: str) -> list[str]:
-    """The cells of a Markdown table row, trimmed; the outer pipes are not cells."""
-    text = line.strip()
-    if text.startswith("|"):
-        text = text[1:]
-    if text.endswith("|"):
-        text = text[:-1]
-    return [c.strip() for c in text.split("|")]
-
-
-def tables(text: str) -> list[Table]:
-    """Every table of a Markdown text, with the headings and text above it."""
-    out: list[Table] = []
-    section = heading = before = ""
-    intro: list[str] = []
-    lines = text.splitlines()
-    i = 0
-    fenced = False
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fenced = not fenced  # a code block: its `#` lines and pipes are no Markdown
-            i += 1
-            continue
-        if fenced:
-            i += 1
-            continue
-        if stripped.startswith("|"):
-            start = i
-            block = []
-            while i < len(lines) and lines[i].strip().startswith("|"):
-                block.append((i + 1, split_cells(lines[i])))
-                i += 1
-            rows = [(n, c) for n, c in block if not (c and all(_SEPARATOR.match(x) for x in c))]
-            out.append(Table(start + 1, rows, section, heading, before, "\n".join(intro)))
-            before = ""
-            continue
-        m = re.match(r"^(#{1,6})\s+(.*)$", stripped)
-        if m:
-            if len(m.group(1)) <= 3:
-                section, heading, intro = m.group(2).strip(), "", []
-            else:
-                heading = m.group(2).strip()
-            before = ""
-        elif stripped:
-            before = stripped
-            intro.append(stripped)
-        i += 1
-    return out
-
-
-def check_shape(table: Table, shown: str, report: ImportReport) -> bool:
-    """Every row as wide as the header; a trailing empty cell beyond it is no cell."""
-    if not table.rows:
-        return True
-    head_line, head = table.rows[0]
-    width = len(head)
-    ok = True
-    for n, (line, cells) in enumerate(table.rows):
-        while len(cells) > width and cells[-1] == "":
-            cells.pop()
-        if len(cells) != width:
-            report.fail(
-                f"{shown}:{line}",
-                f"the row has {len(cells)} cells, the table's header "
-                f"(line {head_line}) has {width}: a ragged row",
-            )
-            ok = False
-        table.rows[n] = (line, cells)
-    return ok
-
-
-def hardware_lines(text: str) -> set[str]:
-    """The items of the file's "The following GPU variants were used for testing" list."""
-    lines = text.splitlines()
-    out: set[str] = set()
-    for i, line in enumerate(lines):
-        if HARDWARE_INTRO in line:
-            for item in lines[i + 1 :]:
-                if item.strip().startswith(("-", "*")):
-                    out.add(clean(item.strip()[1:]))
-                elif out and item.strip():
-                    break
-    return out
-
-
 def _read_version(
     version: Version, rules: dict[str, Any], gpus: dict[str, Any], report: ImportReport
 ) -> list[Cell]:
@@ -306,20 +200,24 @@ def _read_version(
         if not table.rows:
             continue
         first = table.rows[0][1]
+        keep_rows(table, version.shown, report)
         if key(table.section) in skip:
-            check_shape(table, version.shown, report)
             report.leave_out(
                 where, f"table under {table.section!r}: {clean(skip[key(table.section)])}"
             )
             continue
-        if len(first) > 3 and key(first[2]) == "gpu":
-            if check_shape(table, version.shown, report):
-                cells += _read_wide(version, table, report)
-        elif first and key(first[0]) == key("Sequence Length (ISL/OSL)"):
-            if check_shape(table, version.shown, report):
-                cells += _read_sections(version, table, gpus, report)
-        else:
-            report.leave_out(where, "not a results table (no GPU or sequence-length header)")
+        try:
+            if len(first) > 3 and key(first[2]) == "gpu":
+                cells += read_wide(version, table, report)
+            elif first and key(first[0]) == key(SEQUENCE_HEAD):
+                cells += read_sections(version, table, gpus, report)
+            else:
+                report.leave_out(where, "not a results table (no GPU or sequence-length header)")
+        except Unreadable as exc:
+            report.leave_out(
+                f"{version.shown}:{exc.line}", f"table left out, cannot be read: {exc.why}"
+            )
+    cells = dep_counts(cells, version, report)
     for cell in cells:
         spec = gpus.get(key(cell.gpu_raw))
         line = (spec or {}).get("hardware_line")
@@ -331,6 +229,28 @@ def _read_version(
             )
             break
     return cells
+
+
+def dep_counts(cells: list[Cell], version: Version, report: ImportReport) -> list[Cell]:
+    """A DEP split's GPU count where its column states none ('B200<br/>DEP4 (FP4)'): the
+    file does not spell DEP out, but every column of it that states a count with a DEP
+    split ('**4 GPUs**<br/>DEP2,PP2 (FP4)') has the DEP size x the PP size GPUs (checked as
+    each column is read). With no such column in the version, such a figure is left out."""
+    evidence = next((c for c in cells if c.split and c.count_stated), None)
+    out = []
+    for c in cells:
+        if c.count is None:
+            if evidence is None:
+                report.leave_out(
+                    f"{version.shown}:{c.line}",
+                    f"cell left out: column {c.column!r} states no GPU count, and no column "
+                    "of this version states one for a DEP split",
+                )
+                continue
+            c.count = (c.dep or 0) * (c.pipeline or 1)
+            c.count_from = evidence
+        out.append(c)
+    return out
 
 
 _CAVEAT = re.compile(
@@ -349,182 +269,69 @@ def caveat(text: str) -> str:
     return f'NVIDIA\'s caveat on these tables: "{clean(m.group(0))}"'
 
 
-def _number(text: str, shown: str, line: int, column: str, report: ImportReport) -> float | None:
-    if not _NUMBER.match(text):
-        report.fail(
-            f"{shown}:{line}",
-            f"cell {column!r}: {text!r} is not a number (tokens per "
-            "second, digits with an optional decimal point and thousands commas)",
-        )
-        return None
-    return float(text.replace(",", ""))
-
-
-def _lengths(
-    text: str, sep: str, shown: str, line: int, report: ImportReport
-) -> tuple[int, int] | None:
-    parts = [p.strip() for p in text.split(sep)]
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        report.fail(
-            f"{shown}:{line}",
-            f"cell {text!r} is not input and output lengths written 'ISL{sep}OSL'",
-        )
-        return None
-    return int(parts[0]), int(parts[1])
-
-
-def _read_wide(version: Version, table: Table, report: ImportReport) -> list[Cell]:
-    """The v0.17 layout: GPUs across, a Precision row, then model, TP and 'ISL, OSL'."""
-    shown = version.shown
-    head = table.rows[0][1]
-    gpu_names = head[3:]
-    precisions: list[str] | None = None
-    m = _VERSION.search(table.intro)
-    engine_version = m.group("v") if m else None
-    model = tp = ""
-    out: list[Cell] = []
-    for line, cells in table.rows[1:]:
-        if key(cells[1]) == "precision":
-            precisions = cells[3:]
-            continue
-        if key(cells[0]) == "model":
-            continue
-        model = cells[0] or model
-        tp = cells[1] or tp
-        if precisions is None:
-            report.fail(f"{shown}:{line}", "a figure before the table's Precision row")
-            return out
-        if not model or not tp.isdigit():
-            report.fail(
-                f"{shown}:{line}",
-                f"no model or tensor-parallel size (model {model!r}, size {tp!r}) for this row",
-            )
-            continue
-        lengths = _lengths(cells[2], ",", shown, line, report)
-        for gpu, precision, text in zip(gpu_names, precisions, cells[3:]):
-            if not text:
-                continue  # an empty cell is not a run
-            value = _number(text, shown, line, gpu, report)
-            if value is None or lengths is None:
-                continue
-            out.append(
-                Cell(
-                    version,
-                    table,
-                    line,
-                    gpu,
-                    f"{model} | {tp} | {cells[2]}",
-                    model,
-                    gpu,
-                    precision,
-                    int(tp),
-                    None,
-                    int(tp),
-                    False,
-                    lengths[0],
-                    lengths[1],
-                    value,
-                    text,
-                    engine_version,
-                )
-            )
-    return out
-
-
-def _read_sections(
-    version: Version, table: Table, gpus: dict[str, Any], report: ImportReport
-) -> list[Cell]:
-    """The later layout: a `####` model section; columns 'GPU<br/>TPn (PREC)', or for the GPU
-    named on the line above the table, '**N GPUs**<br/>TPn,PPm (PREC)'."""
-    shown = version.shown
-    head_line, head = table.rows[0]
-    columns = []
-    for text in head[1:]:
-        many = _GPUS_HEAD.match(text)
-        wide = None if many else _WIDE_HEAD.match(text)
-        if wide:
-            pp = wide.group("pp")
-            tp = int(wide.group("tp"))
-            columns.append(
-                (
-                    clean(wide.group("gpu")),
-                    tp,
-                    int(pp) if pp else None,
-                    tp * (int(pp) if pp else 1),
-                    False,
-                    wide.group("precision"),
-                )
-            )
-        elif many:
-            gpu = table.before
-            if not gpu or key(gpu) not in gpus:
-                report.fail(
-                    f"{shown}:{head_line}",
-                    f"column {text!r} names no GPU, and the line "
-                    f"above the table ({gpu!r}) is not a GPU the mapping knows",
-                )
-                return []
-            n, tp, pp = int(many.group("n")), int(many.group("tp")), int(many.group("pp"))
-            if n != tp * pp:
-                report.fail(f"{shown}:{head_line}", f"column {text!r}: {n} GPUs is not TP x PP")
-                return []
-            columns.append((gpu, tp, pp, n, True, many.group("precision")))
-        else:
-            report.fail(
-                f"{shown}:{head_line}",
-                f"column {text!r} is neither 'GPU<br/>TPn "
-                "(PRECISION)' nor '**N GPUs**<br/>TPn,PPm (PRECISION)'",
-            )
-            return []
-    if not table.heading:
-        report.fail(f"{shown}:{head_line}", "no '####' model heading above the table")
-        return []
-    out: list[Cell] = []
-    for line, cells in table.rows[1:]:
-        lengths = _lengths(cells[0], "/", shown, line, report)
-        for (gpu, tp, pp, count, stated, precision), column, text in zip(
-            columns, head[1:], cells[1:]
-        ):
-            if not text:
-                continue  # an empty cell is not a run
-            value = _number(text, shown, line, column, report)
-            if value is None or lengths is None:
-                continue
-            out.append(
-                Cell(
-                    version,
-                    table,
-                    line,
-                    column.replace("<br/>", " "),
-                    f"{cells[0]}",
-                    table.heading,
-                    gpu,
-                    precision,
-                    tp,
-                    pp,
-                    count,
-                    stated,
-                    lengths[0],
-                    lengths[1],
-                    value,
-                    text,
-                )
-            )
-    return out
-
-
 # --- records -----------------------------------------------------------------------------------
-def _source(rules: dict[str, Any], commit: str, **extra: Any) -> dict[str, Any]:
+def _source(rules: dict[str, Any], version: Version, **extra: Any) -> dict[str, Any]:
     return source_entry(
         publisher=rules["publisher"],
-        title=rules["title"],
-        url=f"https://github.com/{rules['repository']}/blob/{commit}/{rules['path']}",
+        title=f"{rules['title']} ({version.path})",
+        url=f"https://github.com/{rules['repository']}/blob/{version.commit}/{version.path}",
         repository=rules["repository"],
-        commit=commit,
-        path=rules["path"],
+        commit=version.commit,
+        path=version.path,
         licence=rules["licence"],
         **extra,
     )
+
+
+def _quoted(pattern: str, text: str) -> str:
+    """The first line of text matching pattern, cleaned; empty where the version has none."""
+    m = re.search(pattern, text, re.MULTILINE)
+    return clean(m.group(0)) if m else ""
+
+
+def _dep_note(c: Cell) -> str:
+    """What the file says of a DEP split, in its own words: it writes 'DEP4' and never spells
+    it out, so the run takes no tensor or expert size from it."""
+    text = c.version.text
+    said = [
+        f'the command "{q}"' if (q := _quoted(r"^trtllm-bench .*--ep \$ep_size.*$", text)) else "",
+        f'its Variables table: "`$ep_size`" is "{m.group(1)}"'
+        if (m := re.search(r"^\|\s*`\$ep_size`\s*\|\s*([^|]+?)\s*\|", text, re.MULTILINE))
+        else "",
+        '"enable_attention_dp: true" in the llm_options it gives for them'
+        if "enable_attention_dp: true" in text
+        else "",
+    ]
+    words = "; ".join(w for w in said if w) or "nothing"
+    note = (
+        f"The column writes the split {c.split!r}, which the file does not spell out; what it "
+        f"says of the parallelism of its MoE models: {words}. The run gives no tensor- or "
+        "expert-parallel size (the file states none as a number) and keeps the split as "
+        "written (settings.parallel_split)."
+    )
+    ev = c.count_from
+    if ev is not None and not c.count_stated:
+        note += (
+            f" The column states no GPU count; the count is taken as the DEP size"
+            f"{' x the PP size' if c.pipeline else ''} ({c.count}), as the file's columns "
+            f"that state both have it, such as {ev.column!r} (line {ev.table.line})."
+        )
+    return note
+
+
+def _unit_note(c: Cell, unit: str) -> str:
+    line = c.unit[0] if c.unit else 0
+    said = [
+        _quoted(r"All performance values are measured in .*$", c.version.text),
+        _quoted(r"Data in these tables is taken from .*$", c.version.text),
+    ]
+    note = (
+        "The figure is per GPU, as published: the line under the table "
+        f'(line {line}) reads "unit: `{unit}`".'
+    )
+    if any(said):
+        note += " The file's Units section: " + " ".join(f'"{q}"' for q in said if q)
+    return note
 
 
 def _run(
@@ -532,6 +339,7 @@ def _run(
     rules: dict[str, Any],
     gpus: dict[str, Any],
     models: dict[str, Any],
+    units: dict[str, Any],
     report: ImportReport,
 ) -> dict[str, Any] | None:
     shown = c.version.shown
@@ -543,6 +351,10 @@ def _run(
     if model is None:
         report.unknown_string("model", c.model_raw, f"{shown}:{c.line}")
         return None
+    unit = units.get(key(c.unit[1])) if c.unit else None
+    if c.unit and unit is None:
+        report.unknown_string("unit", c.unit[1], f"{shown}:{c.unit[0]}")
+        return None
     report.use(
         "GPU", c.gpu_raw, spec["accelerator"] + (" (derived)" if spec.get("derived") else "")
     )
@@ -551,7 +363,7 @@ def _run(
     sources = [
         _source(
             rules,
-            c.version.commit,
+            c.version,
             row=str(c.line),
             note=(
                 f"table {table_name!r} (header at line {c.table.line}), row {c.row_label!r} (line "
@@ -572,20 +384,31 @@ def _run(
             f"no source read states the {spec['unrecorded_system']}'s GPU count, so "
             "the run names no system record."
         )
+    if unit is not None:
+        notes.append(_unit_note(c, c.unit[1]))  # type: ignore[index]
+    if c.split:
+        notes.append(_dep_note(c))
+        omitted.append("tensor parallel size")
     if c.pipeline is None:
         omitted.append("pipeline parallel size")
-    if not c.count_stated:
+    if not c.count_stated and not c.split:
         notes.append(
             f"The table gives the tensor-parallel size ({c.tensor}) and no GPU count; "
-            "the count is taken as that size (no pipeline size is given)."
+            + (
+                "the count is taken as that size (no pipeline size is given)."
+                if c.pipeline is None
+                else f"the count is taken as TP x PP ({c.count})."
+            )
         )
     if c.engine_version is None:
         omitted.append("engine version")
     omitted += ["expert parallel size", "batch size", "dataset"]
-    parallelism = {"tensor": c.tensor}
+    parallelism = {"tensor": c.tensor} if c.tensor is not None else {}
     if c.pipeline is not None:
         parallelism["pipeline"] = c.pipeline
-    split = f"tp{c.tensor}" + (f"-pp{c.pipeline}" if c.pipeline is not None else "")
+    split = (f"dep{c.dep}" if c.split else f"tp{c.tensor}") + (
+        f"-pp{c.pipeline}" if c.pipeline is not None else ""
+    )
     run_id = slug(
         "trtllm",
         c.version.commit[:12],
@@ -595,16 +418,23 @@ def _run(
         c.precision.lower(),
         f"{c.isl}-{c.osl}",
     )
-    measurements = [
-        {
-            "metric": rules["per_accelerator"],
-            "value": float(f"{c.value / c.count:.8g}"),
-            "unit": rules["unit"],
-            "derived": True,
-            "note": f"derived: the headline value divided by accelerator_count ({c.count}), "
-            "rounded to 8 significant digits; not published by the source",
-        }
-    ]
+    settings = {"precision": c.precision}
+    if c.split:
+        settings["parallel_split"] = c.split
+    if unit is None:  # a total: the figure per accelerator is derived
+        metric, value, unit_text = rules["metric"], c.value, rules["unit"]
+        measurements = [
+            {
+                "metric": rules["per_accelerator"],
+                "value": float(f"{c.value / c.count:.8g}"),  # type: ignore[operator]
+                "unit": rules["unit"],
+                "derived": True,
+                "note": f"derived: the headline value divided by accelerator_count ({c.count}), "
+                "rounded to 8 significant digits; not published by the source",
+            }
+        ]
+    else:  # as published, per GPU: never multiplied into a total
+        metric, value, unit_text, measurements = unit["metric"], c.value, unit["unit"], None
     record = {
         "id": run_id,
         "title": f"TensorRT-LLM performance overview: {c.model_raw} on {c.count}x {c.gpu_raw} "
@@ -613,18 +443,18 @@ def _run(
         "category": "inference/vendor",
         "status": rules["status"],
         "confidence": rules["confidence"],
-        "metric": rules["metric"],
-        "value": c.value,
-        "unit": rules["unit"],
+        "metric": metric,
+        "value": value,
+        "unit": unit_text,
         "model": model,
         "engine": rules["engine"],
         "engine_version": c.engine_version,
         "accelerators": [spec["accelerator"]],
         "accelerator_count": c.count,
         "system": spec.get("system"),
-        "parallelism": parallelism,
+        "parallelism": parallelism or None,
         "workload": {"input_tokens": c.isl, "output_tokens": c.osl},
-        "settings": {"precision": c.precision},
+        "settings": settings,
         "measured_by": rules["measured_by"],
         "measurements": measurements,
         "omitted_by_source": omitted,
@@ -663,7 +493,7 @@ def _systems(
                 "source": [
                     _source(
                         rules,
-                        v.commit,
+                        v,
                         states=["name", "accelerators"],
                         note=(f'"{HARDWARE_INTRO}:" ... "{spec["hardware_line"]}"'),
                     )
