@@ -49,12 +49,14 @@ Example:
 
 TRTLLM_HELP = """\
 Import NVIDIA's TensorRT-LLM performance overview (docs/source/performance/perf-overview.md
-of NVIDIA/TensorRT-LLM) as benchmarks/trtllm-perf/ runs, one per table cell, and the DGX
-systems its Hardware list names as systems/trtllm-perf/. PATH is a folder of <commit>.md
-copies of the file, or a checkout of the repository (each version in the file's git history
-is read once). GPU and model names go through mappings/trtllm.yaml; a name it does not know,
-a ragged row or a cell that is not a number is reported with its file, line and cell, and
-nothing is written (exit 1).
+of NVIDIA/TensorRT-LLM, docs/source/developer-guide/perf-overview.md since it moved) as
+benchmarks/trtllm-perf/ runs, one per table cell, and the DGX systems its Hardware list
+names as systems/trtllm-perf/. PATH is a folder of <commit>.md copies of the file, or a
+checkout of the repository (each version in the file's git history is read once, across the
+move). GPU, model and unit names go through mappings/trtllm.yaml: a name it does not know is
+reported with its file and line, and nothing is written (exit 1). A table, row or cell that
+cannot be read (a ragged row, a cell that is not a number, a header of no known layout) is
+listed with its file and line as left out, and the rest is imported.
 """
 TRTLLM_EXAMPLE = """\
 Example:

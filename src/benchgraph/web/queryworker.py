@@ -169,7 +169,7 @@ def _run(
     remote = is_remote(settings.store)
     if remote:
         check_remote(text, None, ())  # the pragma, before rdflib reads it as an error
-    if remote or needs_parse(text):
+    if remote or needs_parse(text, settings.prefixes):
         refuse_service_early(text, settings.allow_service)
         info = inspect_query(text, base, settings.prefix_items)
         check_services(info, settings.allow_service)
