@@ -294,11 +294,11 @@ class LingeringWorker(ThreadWorker):
             end = head_end(conn.head, conn.searched)
             conn.searched = len(conn.head)
             if self.line_too_long(conn.head if end is None else conn.head[:end]):
-                self.end_head(conn, *self.uri_too_long())
+                self.end_request(conn, *self.uri_too_long())
                 return True
             if end is None:
                 if len(conn.head) > self.max_head:
-                    self.end_head(
+                    self.end_request(
                         conn,
                         431,
                         "request header fields too large",
