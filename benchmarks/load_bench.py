@@ -587,7 +587,22 @@ def measure_beside(port: int, saved: str, duration: float) -> dict:
     }
 
 
-def stalls(port: int, n: int, duration: float) -> dict:
+def settle(proc: subprocess.Popen, most: float = 0.25, timeout: float = 120) -> float:
+    """Seconds until the server's processes use under `most` of a core over a second: after
+    the no-read clients' 40 large queries, the query workers that ran them are replaced
+    (querypool.py, RECYCLE_MB), which is the cost of those queries, not of unread answers."""
+    start = time.monotonic()
+    last = cpu_seconds(proc)["server"]
+    while time.monotonic() - start < timeout:
+        time.sleep(1.0)
+        now = cpu_seconds(proc)["server"]
+        if now - last < most:
+            break
+        last = now
+    return round(time.monotonic() - start, 1)
+
+
+def stalls(port: int, n: int, duration: float, proc: subprocess.Popen) -> dict:
     """The saved query and the ASK alone, then beside each kind of stalling client, from one
     address and from four."""
     saved = saved_query(STALL_SAVED)
@@ -601,10 +616,11 @@ def stalls(port: int, n: int, duration: float) -> dict:
             print(f"  {mode}, {n} clients from {where} ...", file=sys.stderr)
             stall = Stallers(port, mode, n, sources)
             stall.start()
+            settled = settle(proc) if mode == "no-read" else 0.0
             measured = measure_beside(port, saved, duration)
             out["phases"][f"{mode}, {where}"] = (
                 measured
-                | {"stallers": stall.close()}
+                | {"stallers": stall.close(), "settled_s": settled}
                 | {"load_average": round(os.getloadavg()[0], 1)}
             )
     return out
@@ -621,15 +637,17 @@ def stall_lines(w: dict) -> list[str]:
         f"{STALL_BODY:,} bytes and sending one byte of it every {SLOW_BYTE:g} s (one the "
         f"server ends is opened again); no-read: a GET of `{UNREAD}` (about 10 MB of JSON) "
         "with a 4 KB receive window, never read, the phase measured once the server is "
-        f"writing every answer. From {STALL_FROM}: `{ASK_ALONE}` on a new connection each "
+        "writing every answer and its CPU has settled (the query workers that ran those "
+        "answers are replaced, querypool.py's RECYCLE_MB: the settling seconds are given). "
+        f"From {STALL_FROM}: `{ASK_ALONE}` on a new connection each "
         f"time, one after another, and beside it the saved query `{STALL_SAVED}` back to back "
         "on one connection; `none` is the same pair with no stalling client, the saved "
         "query's solo speed.",
         "",
         "| phase | ASK n | ASK p50 / p95 / max ms | saved n | saved p50 ms | saved speed / "
         "solo | errors | stalling connections: opened, open at end, ended by the server | "
-        "load avg |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "settled s | load avg |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     met = True
     for name, p in w["phases"].items():
@@ -644,7 +662,7 @@ def stall_lines(w: dict) -> list[str]:
             f"| {name} | {a['n']:,} | {fmt(a['p50_ms'])} / {fmt(a['p95_ms'])} / "
             f"{fmt(a['max_ms'])} | {sv['n']:,} | {fmt(sv['p50_ms'])} | "
             f"{'-' if speed is None else f'{speed:.2f}'} | {p['errors']} | {held} | "
-            f"{p['load_average']:g} |"
+            f"{p.get('settled_s', 0):g} | {p['load_average']:g} |"
         )
     lines += [
         "",
@@ -890,7 +908,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.stall_clients:
                 stall_for = args.stall_duration or (8.0 if args.short else 20.0)
                 print(f"stall phases, {stall_for:g} s each ...", file=sys.stderr)
-                stall_result = stalls(port, args.stall_clients, stall_for)
+                stall_result = stalls(port, args.stall_clients, stall_for, proc)
             refused = refusal_counts(port)
         finally:
             stop_server(proc)

@@ -5,8 +5,9 @@ does not read holds no thread.
 `Outbox` stands in for the socket gunicorn writes a response to (its `sendall` and `send`); every
 other use goes to the socket itself. The bytes kept are the response's own objects (a view, not
 a copy): the SPARQL endpoint hands over its whole answer as one `bytes`, already in memory. A
-response written piece by piece (a dump streamed from a file) would keep growing the backlog;
-past `cap` bytes the writing thread waits for the client, but never past the write deadline.
+response written piece by piece (a dump streamed from a file) would keep growing what is
+kept: past `cap` bytes its thread waits for the client, and so does every write while the
+process keeps over its `Backlog` budget; never past the write deadline.
 """
 
 from __future__ import annotations
@@ -80,14 +81,18 @@ class Outbox:
         view = memoryview(data if isinstance(data, bytes) else bytes(data)).cast("B")
         if not view:
             return
-        # One write is always taken whole (the endpoint's answer is one); the next waits
-        # while this response, or every response of the process, keeps too much.
-        if self.size > self.cap or (self.size and self.backlog.over()):
-            self.wait_below(self.cap, lambda: not self.backlog.over())
+        # One write is taken whole (the endpoint's answer is one); the next waits while this
+        # response keeps over `cap`. With every response of the process keeping over the
+        # backlog's budget, this one is written while the thread waits, as gunicorn would.
+        if self.size > self.cap:
+            self.wait_below(self.cap)
+        crowded = self.backlog.over()
         self.pending.append(view)
         self.size += len(view)
         self.backlog.add(len(view))
         self.flush()
+        if crowded:
+            self.wait_below(0)
 
     def flush(self) -> bool:
         """Send what the socket takes now; True once nothing is kept. Raises OSError (the
@@ -110,12 +115,11 @@ class Outbox:
                 self.pending[0] = view[n:]
         return True
 
-    def wait_below(self, most: int, also: Any = None) -> None:
-        """Wait for the client to take all but `most` bytes (and for `also()`, if given, or
-        for nothing to be kept); WriteTimeout past the deadline."""
+    def wait_below(self, most: int) -> None:
+        """Wait for the client to take all but `most` bytes; WriteTimeout past the deadline."""
         poller = select.poll()
         poller.register(self.raw, select.POLLOUT)
-        while self.size > most or (self.size and also is not None and not also()):
+        while self.size > most:
             left = self.deadline - time.monotonic()
             if left <= 0:
                 self.timed_out = True
