@@ -339,3 +339,54 @@ def test_x_forwarded_for_does_not_dodge_the_cap(tmp_path, web_cache):
         for sock in held:
             sock.close()
         server.stop()
+
+
+def test_expect_100_continue_gets_one_interim_answer(tmp_path, web_cache):
+    """A client that waits for 100 Continue before its body gets it once the head is read
+    (from the main loop), and only once, then its answer."""
+    server = start_server(tmp_path, web_cache)
+    sock = connect(server, "127.0.0.2")
+    try:
+        text = b"ASK { }"
+        sock.sendall(
+            b"POST /sparql HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\n"
+            b"Content-Type: application/sparql-query\r\nAccept: " + JSON.encode() + b"\r\n"
+            b"Content-Length: " + str(len(text)).encode() + b"\r\n\r\n"
+        )
+        sock.settimeout(STALL_FOR)
+        interim = b""
+        while not interim.endswith(b"\r\n\r\n"):
+            interim += sock.recv(1)
+        assert interim == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(text)
+        status, _, body = read_answer(sock)
+        assert status == 200 and body["boolean"] is True
+    finally:
+        sock.close()
+        server.stop()
+
+
+def test_a_kept_alive_connections_next_slow_body_has_its_deadline_too(tmp_path, web_cache):
+    """After a first request answered at once, the same connection's next POST trickling
+    its body is a 408 at its deadline, not a thread held."""
+    server = start_server(
+        tmp_path,
+        web_cache,
+        env={"BENCHGRAPH_BODY_TIMEOUT": "1", "BENCHGRAPH_MIN_RATE": "1000000"},
+    )
+    sock = connect(server, "127.0.0.2")
+    try:
+        sock.sendall(f"GET {ASK} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {JSON}\r\n\r\n".encode())
+        sock.settimeout(STALL_FOR)
+        first = http.client.HTTPResponse(sock)
+        first.begin()
+        assert first.status == 200 and json.loads(first.read())["boolean"] is True
+        sock.sendall(
+            b"POST /sparql HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/sparql-query\r\nContent-Length: 1000000\r\n\r\nAS"
+        )
+        status, _, body = read_answer(sock)
+        assert status == 408 and "BODY_TIMEOUT" in body["error"]
+    finally:
+        sock.close()
+        server.stop()
