@@ -1,5 +1,5 @@
-"""gunicorn's threaded worker, reading request heads without a thread and keeping a busy
-kept-alive connection on its thread a moment.
+"""gunicorn's threaded worker, reading whole requests and finishing answers without a thread,
+and keeping a busy kept-alive connection on its thread a moment.
 
 Slow clients. gunicorn's gthread worker (27.x) waits up to 5 s for a connection's first byte,
 then reads the request head on a pool thread with blocking reads and no deadline: a client
@@ -41,7 +41,8 @@ Lingering. gthread hands a kept-alive connection back to its main thread after e
 request to a pool thread again (a second wake-up): on this 2-core machine that cost 0.06 ms a
 request of the 0.25 ms gunicorn took for a trivial app, when the Oxigraph server answers a
 point lookup in 0.2-0.4 ms. The worker waits up to LINGER for the connection's next request
-on the thread that answered the last one, and serves it there if its head is whole by then;
+on the thread that answered the last one, and serves it there if it is whole (head and body)
+by then;
 past LINGER, or after MAX_IN_A_ROW requests, the connection goes back to the main loop, so a
 thread is held at most LINGER by an idle or slow client and no busy client keeps one for good.
 Everything else (timeouts, keep-alive limits, graceful stop) is gunicorn's. The settings are
