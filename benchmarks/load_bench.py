@@ -3,6 +3,7 @@
     python benchmarks/load_bench.py [--duration 60] [--clients 8] [--report FILE]
     python benchmarks/load_bench.py --short      # about 10 s of load, fewer idle samples
     python benchmarks/load_bench.py --slowloris 50 --slowloris-duration 30
+    python benchmarks/load_bench.py --stall-clients 40 --stall-duration 20
 
 Builds the shipped data/ (in a private cache), starts `benchgraph serve` on 127.0.0.1 with its
 defaults, and measures each class of query alone (idle), then under load: `--clients` clients
@@ -11,7 +12,14 @@ client whose query runs to the server's time limit, again and again, for `--dura
 seconds. Then, with `--slowloris` connections each sending one byte of an endless request head
 a second (from 127.0.0.2 and up, SLOW_PER_ADDRESS to an address, so that the per-address cap
 leaves them all open; one closed by the server is opened again), one client sends cheap
-queries one after another, each on a new connection, as a new visitor would. Reports
+queries one after another, each on a new connection, as a new visitor would. Then the stall
+phases (issue 35), each `--stall-duration` seconds with `--stall-clients` connections from one
+address (127.0.0.2) and from four (127.0.0.2-5): slow-body, POSTs declaring a 1,000,000-byte
+body and sending one byte of it a second (one the server ends is opened again); no-read, GETs
+of a large answer that are never read (sent once, and waited for until the server is writing
+every answer). Meanwhile, from 127.0.0.10, a cheap `ASK {}` on a new connection each time
+and, on a kept-alive connection, a saved query back to back; the same pair also runs in a
+phase with no stalling client, its speed there the saved query's solo speed. Reports
 requests served, errors, p50/p95/max per class, the server's memory (PSS and RSS summed over
 its processes) before and after, and the machine's load average in each phase. Machines are
 noisy, so each class's latency under load is also given as a ratio to its own idle latency,
@@ -54,6 +62,19 @@ RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . FILTER(?c != ?f
 HEAVY_SHARE = 0.5  # of a mixed client's queries
 SLOW_BYTE = 1.0  # seconds between two bytes of a slow client, as in issue 24
 SLOW_PER_ADDRESS = 25  # slow connections from one source address (the server's cap: 32)
+STALL_BODY = 1_000_000  # bytes a slow body declares, as in issue 35
+# About 10 MB of JSON on the shipped data: far more than the socket buffers of a client that
+# reads nothing (4 MB at most for the server's side here).
+UNREAD = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } LIMIT 20000"
+ASK_ALONE = "ASK {}"
+STALL_SAVED = "fabric-status"  # the saved query whose speed is kept under stalls
+STALL_FROM = "127.0.0.10"  # the measuring client's address, apart from the stalling ones
+STALL_SOURCES = {
+    "one address": ["127.0.0.2"],
+    "4 addresses": [f"127.0.0.{i}" for i in (2, 3, 4, 5)],
+}
+ASK_TARGET_MS = 50.0  # issue 35: the cheap ASK's p95 under stalls
+SAVED_TARGET = 0.5  # issue 35: the saved query keeps at least half its solo speed
 # The figures of the run before lanes, memory limits and disconnect checks (issue 15).
 EARLIER = {
     "idle": {"cheap": (3, 17), "heavy": (309, 321)},
@@ -65,8 +86,9 @@ EARLIER = {
 class Client:
     """One keep-alive HTTP connection to the server; reconnects after an error."""
 
-    def __init__(self, port: int, timeout: float):
+    def __init__(self, port: int, timeout: float, source: str | None = None):
         self.port, self.timeout, self.conn = port, timeout, None
+        self.source = (source, 0) if source else None
         self.timing: dict[str, str] = {}
 
     def query(self, text: str) -> tuple[int, float]:
@@ -77,7 +99,9 @@ class Client:
         start = time.perf_counter()
         try:
             if self.conn is None:
-                self.conn = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
+                self.conn = http.client.HTTPConnection(
+                    HOST, self.port, timeout=self.timeout, source_address=self.source
+                )
             self.conn.request(
                 "POST",
                 "/sparql",
@@ -414,6 +438,243 @@ def slowloris(port: int, query: str, n: int, duration: float) -> dict:
     }
 
 
+class Stallers:
+    """`n` stalling connections spread over `sources`, kept by one thread. "slow-body": a POST
+    declaring STALL_BODY bytes, sending one of them every SLOW_BYTE seconds; one the server
+    ends is opened again. "no-read": a GET of UNREAD with a 4 KB receive window, never read;
+    sent once. Counts how the server ended connections (its status code, or "closed")."""
+
+    def __init__(self, port: int, mode: str, n: int, sources: list[str]):
+        self.port, self.mode, self.n, self.sources = port, mode, n, sources
+        self.conns: dict[socket.socket, int] = {}  # -> its place
+        self.answers: dict[str, int] = {}
+        self.opened = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def request(self) -> bytes:
+        if self.mode == "slow-body":
+            return (
+                "POST /sparql HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                "Content-Type: application/sparql-query\r\n"
+                f"Content-Length: {STALL_BODY}\r\n\r\n"
+            ).encode()
+        path = "/sparql?" + urlencode({"query": UNREAD})
+        return (
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            "Accept: application/sparql-results+json\r\n\r\n"
+        ).encode()
+
+    def open(self, i: int) -> None:
+        sock = socket.socket()
+        try:
+            if self.mode == "no-read":
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(5)
+            sock.bind((self.sources[i % len(self.sources)], 0))
+            sock.connect((HOST, self.port))
+            sock.sendall(self.request())
+        except OSError:
+            sock.close()
+            self.count("connect-failed")
+            return
+        sock.setblocking(False)
+        self.conns[sock] = i
+        self.opened += 1
+
+    def count(self, what: str) -> None:
+        self.answers[what] = self.answers.get(what, 0) + 1
+
+    def start(self) -> None:
+        for i in range(self.n):
+            self.open(i)
+        if self.mode == "no-read":
+            self.wait_written()
+        self.thread.start()
+
+    def wait_written(self, timeout: float = 300) -> None:
+        """Until every no-read connection has its answer's first bytes: every query has run
+        and the server is writing its answer (or ended the connection)."""
+        deadline = time.monotonic() + timeout
+        for sock in list(self.conns):
+            sock.settimeout(max(0.1, deadline - time.monotonic()))
+            try:
+                first = sock.recv(16, socket.MSG_PEEK)
+            except OSError:
+                first = b""
+            finally:
+                sock.setblocking(False)
+            if not first.startswith(b"HTTP/1.1 200"):
+                self.ended(sock)
+
+    def run(self) -> None:
+        while not self.stop.wait(SLOW_BYTE):
+            if self.mode == "no-read":
+                continue
+            with selectors.DefaultSelector() as sel:
+                for sock in self.conns:
+                    sel.register(sock, selectors.EVENT_READ)
+                readable = {key.fileobj for key, _ in sel.select(0)}
+            for sock in list(self.conns):
+                ended = sock in readable
+                if not ended:
+                    try:
+                        sock.send(b"A")
+                    except OSError:
+                        ended = True
+                if ended:
+                    self.ended(sock)
+            taken = set(self.conns.values())
+            for i in range(self.n):
+                if i not in taken and not self.stop.is_set():
+                    self.open(i)
+
+    def ended(self, sock: socket.socket) -> None:
+        try:
+            first = sock.recv(64)
+        except OSError:
+            first = b""
+        self.count(first.split(b" ")[1].decode() if first.startswith(b"HTTP/") else "closed")
+        del self.conns[sock]
+        sock.close()
+
+    def close(self) -> dict:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join(30)
+        still = len(self.conns)
+        for sock in self.conns:
+            sock.close()
+        self.conns.clear()
+        return {"opened": self.opened, "open_at_end": still, "answers": self.answers}
+
+
+def measure_beside(port: int, saved: str, duration: float) -> dict:
+    """For `duration` seconds from STALL_FROM: a cheap ASK, each on a new connection, one
+    after another; and in another thread the saved query back to back on one connection."""
+    stop = time.monotonic() + duration
+    asks: list[float] = []
+    saved_times: list[float] = []
+    statuses: dict[str, dict[int, int]] = {"ask": {}, "saved": {}}
+
+    def note(name: str, status: int) -> None:
+        statuses[name][status] = statuses[name].get(status, 0) + 1
+
+    def saved_loop() -> None:
+        client = Client(port, duration + 60, STALL_FROM)
+        while time.monotonic() < stop:
+            status, seconds = client.query(saved)
+            note("saved", status)
+            if status == 200:
+                saved_times.append(seconds)
+        client.close()
+
+    thread = threading.Thread(target=saved_loop)
+    thread.start()
+    while time.monotonic() < stop:
+        client = Client(port, duration + 60, STALL_FROM)
+        status, seconds = client.query(ASK_ALONE)
+        client.close()
+        note("ask", status)
+        asks.append(seconds)
+    thread.join()
+    errors = sum(n for name in statuses for s, n in statuses[name].items() if s != 200)
+    return {
+        "ask": summary(asks),
+        "saved": summary(saved_times),
+        "statuses": statuses,
+        "errors": errors,
+    }
+
+
+def settle(proc: subprocess.Popen, most: float = 0.25, timeout: float = 120) -> float:
+    """Seconds until the server's processes use under `most` of a core over a second: after
+    the no-read clients' 40 large queries, the query workers that ran them are replaced
+    (querypool.py, RECYCLE_MB), which is the cost of those queries, not of unread answers."""
+    start = time.monotonic()
+    last = cpu_seconds(proc)["server"]
+    while time.monotonic() - start < timeout:
+        time.sleep(1.0)
+        now = cpu_seconds(proc)["server"]
+        if now - last < most:
+            break
+        last = now
+    return round(time.monotonic() - start, 1)
+
+
+def stalls(port: int, n: int, duration: float, proc: subprocess.Popen) -> dict:
+    """The saved query and the ASK alone, then beside each kind of stalling client, from one
+    address and from four."""
+    saved = saved_query(STALL_SAVED)
+    measure_beside(port, saved, min(3.0, duration))  # warm up
+    out: dict = {"clients": n, "seconds": duration, "phases": {}}
+    for mode in ("slow-body", "no-read"):
+        for where, sources in STALL_SOURCES.items():
+            # The solo phase just before each stall phase: the machine is shared, and its
+            # load moves within minutes.
+            solo = measure_beside(port, saved, duration)
+            solo["load_average"] = round(os.getloadavg()[0], 1)
+            print(f"  {mode}, {n} clients from {where} ...", file=sys.stderr)
+            stall = Stallers(port, mode, n, sources)
+            stall.start()
+            settled = settle(proc) if mode == "no-read" else 0.0
+            measured = measure_beside(port, saved, duration)
+            out["phases"][f"{mode}, {where}"] = measured | {
+                "stallers": stall.close(),
+                "settled_s": settled,
+                "load_average": round(os.getloadavg()[0], 1),
+                "solo": solo,
+            }
+    return out
+
+
+def stall_lines(w: dict) -> list[str]:
+    """The stall phases' table."""
+    lines = [
+        "",
+        f"Stalling clients (issue 35): {w['clients']} connections for {w['seconds']:g} s a "
+        "phase, from one address (127.0.0.2; the cap of 32 connections an address answers "
+        "the rest 429) or four (127.0.0.2-5). slow-body: a POST declaring a body of "
+        f"{STALL_BODY:,} bytes and sending one byte of it every {SLOW_BYTE:g} s (one the "
+        f"server ends is opened again); no-read: a GET of `{UNREAD}` (about 10 MB of JSON) "
+        "with a 4 KB receive window, never read, the phase measured once the server is "
+        "writing every answer and its CPU has settled (the query workers that ran those "
+        "answers are replaced, querypool.py's RECYCLE_MB: the settling seconds are given). "
+        f"From {STALL_FROM}: `{ASK_ALONE}` on a new connection each time, one after another, "
+        f"and beside it the saved query `{STALL_SAVED}` back to back on one connection. Just "
+        "before each phase the same pair runs for as long with no stalling client (solo): "
+        "the saved query's speed is its solo p50 over its p50 in the phase.",
+        "",
+        "| phase | ASK n | ASK p50 / p95 / max ms | solo ASK p95 ms | saved n | saved p50 ms "
+        "| solo p50 ms | speed / solo | errors | stalling connections: opened, open at end, "
+        "ended by the server | settled s | load avg solo, phase |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    met = True
+    for name, p in w["phases"].items():
+        a, sv, solo = p["ask"], p["saved"], p["solo"]
+        base = solo["saved"]["p50_ms"]
+        speed = base / sv["p50_ms"] if base and sv["p50_ms"] else None
+        st = p["stallers"]
+        met = met and a["p95_ms"] is not None and a["p95_ms"] < ASK_TARGET_MS
+        met = met and speed is not None and speed >= SAVED_TARGET
+        lines.append(
+            f"| {name} | {a['n']:,} | {fmt(a['p50_ms'])} / {fmt(a['p95_ms'])} / "
+            f"{fmt(a['max_ms'])} | {fmt(solo['ask']['p95_ms'])} | {sv['n']:,} | "
+            f"{fmt(sv['p50_ms'])} | {fmt(base)} | {'-' if speed is None else f'{speed:.2f}'} "
+            f"| {p['errors'] + solo['errors']} | {st['opened']}, {st['open_at_end']}, "
+            f"{st['answers'] or 'none'} | {p['settled_s']:g} | {solo['load_average']:g}, "
+            f"{p['load_average']:g} |"
+        )
+    lines += [
+        "",
+        f"Targets (issue 35): ASK p95 under {ASK_TARGET_MS:g} ms and the saved query at least "
+        f"{SAVED_TARGET:.0%} of its solo speed in every stall phase: "
+        f"{'met' if met else 'NOT met'}.",
+    ]
+    return lines
+
+
 def fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
 
@@ -527,6 +788,8 @@ def report(result: dict) -> str:
             f"how the server ended the others: {sl['answers'] or 'none'}. Load average at the "
             f"phase's start and end: {w['load_average'][0]:g} and {w['load_average'][1]:g}.",
         ]
+    if result.get("stalls"):
+        lines += stall_lines(result["stalls"])
     lines += [
         "",
         f"Server /metrics refusals after the run: {result['refusals'] or 'none'}.",
@@ -584,6 +847,20 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds of the slow clients' phase (default: 30, 10 with --short)",
     )
     parser.add_argument(
+        "--stall-clients",
+        type=int,
+        default=40,
+        metavar="N",
+        help="stalling connections of each stall phase; 0 for none (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--stall-duration",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds of each stall phase (default: 20, 8 with --short)",
+    )
+    parser.add_argument(
         "--serve-arg",
         action="append",
         default=[],
@@ -629,6 +906,11 @@ def main(argv: list[str] | None = None) -> int:
                 slow_for = args.slowloris_duration or (10.0 if args.short else 30.0)
                 print(f"{args.slowloris} slow clients for {slow_for:g} s ...", file=sys.stderr)
                 slow_result = slowloris(port, CHEAP, args.slowloris, slow_for)
+            stall_result = None
+            if args.stall_clients:
+                stall_for = args.stall_duration or (8.0 if args.short else 20.0)
+                print(f"stall phases, {stall_for:g} s each ...", file=sys.stderr)
+                stall_result = stalls(port, args.stall_clients, stall_for, proc)
             refused = refusal_counts(port)
         finally:
             stop_server(proc)
@@ -654,6 +936,7 @@ def main(argv: list[str] | None = None) -> int:
         "refusals": refused,
         "load_average": load_avg,
         "slowloris": slow_result,
+        "stalls": stall_result,
         "earlier": EARLIER,
     }
     text = report(result)

@@ -20,6 +20,7 @@ class Metrics:
         self.latency_sum = 0.0
         self.latency_buckets = [0] * len(BUCKETS)
         self.refusals: Counter[tuple[str, int]] = Counter()
+        self.drops: Counter[str] = Counter()
 
     def observe(
         self,
@@ -43,6 +44,12 @@ class Metrics:
         """Count one error answered (errors.error_response calls this for every error)."""
         with self._lock:
             self.refusals[reason, status] += 1
+
+    def dropped(self, reason: str) -> None:
+        """Count one connection dropped without an answer (a client that did not read its
+        answer in time: httpworker.py)."""
+        with self._lock:
+            self.drops[reason] += 1
 
     def snapshot(self) -> dict:
         """The counters as plain data (for /healthz)."""
@@ -97,6 +104,15 @@ class Metrics:
             lines += [
                 f'benchgraph_refusals_total{{reason="{r}",status="{s}"}} {n}'
                 for (r, s), n in sorted(self.refusals.items())
+            ]
+            lines += [
+                "# HELP benchgraph_connections_dropped_total Connections dropped unanswered, "
+                "by reason.",
+                "# TYPE benchgraph_connections_dropped_total counter",
+            ]
+            lines += [
+                f'benchgraph_connections_dropped_total{{reason="{r}"}} {n}'
+                for r, n in sorted(self.drops.items())
             ]
         for name, value in sorted(extra.items()):
             lines += [f"# TYPE benchgraph_{name} gauge", f"benchgraph_{name} {value}"]

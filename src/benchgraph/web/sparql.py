@@ -240,6 +240,7 @@ def client_gone(environ: dict) -> Callable[[], bool] | None:
     """A check of whether the client closed its connection, for the pool to stop its query;
     None where the socket cannot be seen (Flask's test client, TLS)."""
     sock = environ.get("gunicorn.socket")
+    sock = getattr(sock, "raw", sock)  # the socket behind the worker's Outbox (outbox.py)
     if not isinstance(sock, socket.socket) or isinstance(sock, ssl.SSLSocket):
         return None
 
