@@ -1,0 +1,157 @@
+"""The analyst's first screen in headless Chromium: the query page opens on its headline answer
+(and on an example opened by link, unless the link says run=no), and the results explorer
+(/explore) filters, shows the columns chosen, sorts within one metric and unit, charts one
+comparable group, downloads what it shows and reopens from its URL. Every figure is rounded.
+
+Served from this process on a slice of the shipped records (every part, system and metric, and
+the MLPerf v4.1 llama2-70b runs with the seed run), with the shipped saved queries.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from paths import ROOT
+from web.test_web_query_page import no_violations, wait_for
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+DATA = ROOT / "data"
+# A long figure: more than 4 significant digits, shown rounded, kept whole in downloads.
+LONG = re.compile(r"\d\.\d{5,}|\d{6,}\.\d")
+
+
+def slice_of_data(out: Path) -> Path:
+    """The shipped records but for most runs: the llama2-70b runs of MLPerf v4.1 (some with
+    power measured, on several parts and counts) and the seed run."""
+    for path in DATA.iterdir():
+        if path.is_dir() and path.name != "benchmarks":
+            shutil.copytree(path, out / path.name)
+    runs = out / "benchmarks"
+    runs.mkdir(parents=True)
+    for path in sorted((DATA / "benchmarks" / "mlperf-v4.1").glob("*llama2-70b*.yaml")):
+        shutil.copy(path, runs / path.name)
+    seed = DATA / "benchmarks" / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml"
+    shutil.copy(seed, runs / seed.name)
+    return out
+
+
+class PageServer:
+    def __init__(self, url: str, app):
+        self.url, self.app = url, app
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory, web_cache) -> Iterator[PageServer]:
+    """An app on the slice of the shipped records and the shipped saved queries."""
+    from werkzeug.serving import make_server
+
+    from benchgraph.pipeline.steps import build
+    from benchgraph.serving.prepare import prepare
+    from benchgraph.web import create_app
+    from web.web_support import free_port
+
+    records = slice_of_data(tmp_path_factory.mktemp("explore-data"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BENCHGRAPH_CACHE", str(web_cache))
+        result = build(records, skip_invalid=True)
+    prepared = prepare(result, [])
+    port = free_port()
+    app = create_app(
+        prepared.app_config()
+        | {
+            "TESTING": True,
+            "QUERY_WORKERS": 2,
+            "QUERY_TIMEOUT": 10.0,
+            "PUBLIC_BASE": f"http://127.0.0.1:{port}",
+            "DUMPS_AHEAD": False,
+        }
+    )
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield PageServer(f"http://127.0.0.1:{port}", app)
+    server.shutdown()
+    thread.join(timeout=10)
+    app.extensions["benchgraph"].close()
+    prepared.cleanup()
+
+
+RESULT_ROWS = (
+    "var r = document.querySelectorAll('.yasr table tbody tr');"
+    "return r.length ? Array.from(r).map(x => x.textContent) : null;"
+)
+
+# the answer YASR holds, whichever view (table, chart) shows it
+BINDINGS = (
+    "var y = benchgraph.yasgui.getTab().getYasr();"
+    "return y && y.results && y.results.getBindings ? y.results.getBindings() : null;"
+)
+
+
+def test_the_home_page_shows_the_headline_answer_with_no_click(shipped, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(shipped.url + "/")
+    rows = wait_for(browser, RESULT_ROWS)
+    # the headline question's answer: runs with no GPU-to-GPU fabric, their status that one
+    assert rows and all("bg:NoScaleUpFabric" in r for r in rows)
+    assert "no-gpu-fabric" in browser.execute_script(
+        "return document.querySelector('#examples li.chosen').dataset.example"
+    )
+    # the examples list is compact: one line each, the long text closed behind <details>
+    line = browser.find_element(By.CSS_SELECTOR, '#examples li[data-example="per-watt"] p.line')
+    assert 0 < len(line.text) <= 111
+    more = browser.find_element(By.CSS_SELECTOR, '#examples li[data-example="per-watt"] details')
+    assert more.get_attribute("open") is None
+    no_violations(browser)
+
+
+def test_an_example_opened_by_link_runs_and_is_scrolled_to(shipped, browser):
+    browser.get(shipped.url + "/?example=per-watt&scenario=Offline")
+    rows = wait_for(browser, BINDINGS)
+    assert rows and all(b["scenario"]["value"] == "Offline" for b in rows)
+    in_view = (
+        "var li = document.querySelector('#examples li.chosen');"
+        "var f = li && li.querySelector('form'); if (!f) return false;"
+        "var a = li.closest('aside').getBoundingClientRect(), r = f.getBoundingClientRect();"
+        "return li.dataset.example === 'per-watt' && r.top >= Math.max(0, a.top) - 1 &&"
+        " r.bottom <= Math.min(window.innerHeight, a.bottom) + 1;"
+    )
+    assert wait_for(browser, in_view)
+    no_violations(browser)
+
+
+def test_run_no_opens_an_example_without_running_it(shipped, browser):
+    browser.get(shipped.url + "/?example=per-watt&run=no")
+    wait_for(browser, "return benchgraph.yasgui.getTab().getQuery().indexOf('powerKind') >= 0")
+    # the page has loaded and asked what it asks on open; no query went to the endpoint
+    wait_for(browser, "return document.readyState === 'complete'")
+    asked = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)"
+        ".filter(n => n.indexOf('/sparql') >= 0)"
+    )
+    assert asked == []
+    no_violations(browser)
+
+
+def test_the_examples_list_narrows_to_the_words_typed(shipped, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(shipped.url + "/")
+    box = browser.find_element(By.ID, "example-filter")
+    box.send_keys("joule")
+    shown = wait_for(
+        browser,
+        "var s = Array.from(document.querySelectorAll('#examples > li'))"
+        ".filter(li => !li.hidden).map(li => li.dataset.example);"
+        "return s.length < document.querySelectorAll('#examples > li').length ? s : null;",
+    )
+    assert "per-watt" in shown and "no-gpu-fabric" not in shown
+    no_violations(browser)
