@@ -23,8 +23,15 @@ from web.test_web_query_page import no_violations, wait_for
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 DATA = ROOT / "data"
-# A long figure: more than 4 significant digits, shown rounded, kept whole in downloads.
-LONG = re.compile(r"\d\.\d{5,}|\d{6,}\.\d")
+DECIMAL = re.compile(r"(?<![\w.:])\d[\d,]*\.\d+(?![\w.])")
+
+
+def long_figures_in(text: str) -> list[str]:
+    """The decimal numbers of `text` with more than 4 significant digits: what a page rounds
+    and a download keeps whole."""
+    return [
+        n for n in DECIMAL.findall(text) if len(n.replace(",", "").replace(".", "").lstrip("0")) > 4
+    ]
 
 
 def slice_of_data(out: Path) -> Path:
@@ -154,4 +161,39 @@ def test_the_examples_list_narrows_to_the_words_typed(shipped, browser):
         "return s.length < document.querySelectorAll('#examples > li').length ? s : null;",
     )
     assert "per-watt" in shown and "no-gpu-fabric" not in shown
+    no_violations(browser)
+
+
+def page_text(browser) -> str:
+    """What the page shows as text, less prose that quotes a source in its own words (notes,
+    text literals): a figure there is the source's, as written."""
+    return browser.execute_script(
+        "var m = document.querySelector('main').cloneNode(true);"
+        "m.querySelectorAll('section.note, td.note, span.literal:not([title])')"
+        ".forEach(e => e.remove());"
+        "document.body.appendChild(m); var t = m.innerText; m.remove(); return t;"
+    )
+
+
+def long_figures(browser) -> list[str]:
+    """The figures a page shows (as text, not in a URL or a tooltip) with more than 4
+    significant digits."""
+    return long_figures_in(page_text(browser))
+
+
+def test_listing_and_record_pages_show_figures_rounded_and_csv_keeps_them_whole(shipped, browser):
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+
+    browser.get(shipped.url + "/id/benchmarks/?sort=value&order=desc&per=500")
+    assert DECIMAL.search(page_text(browser)) and long_figures(browser) == []
+    with urllib.request.urlopen(shipped.url + "/id/benchmarks/?format=csv") as r:
+        csv_text = r.read().decode()
+    assert long_figures_in(csv_text)  # the same values, whole
+    run = "mlperf-v4.1-closed-nvidia-h200-sxm-141gbx8-trt-maxq-llama2-70b-99-offline"
+    browser.get(shipped.url + f"/id/benchmarks/{run}")
+    assert long_figures(browser) == []
+    full = browser.find_element(By.CSS_SELECTOR, "#facts span.literal[data-full]")
+    assert long_figures_in(full.get_attribute("title"))  # the whole value on hover
     no_violations(browser)

@@ -18,12 +18,15 @@ from ..query.params import (
 from ..query.saved import SavedQuery
 from .dumps import dump_formats
 from .errors import error_response
+from .figures import figure
 from .hooks import not_modified
 from .negotiation import BY_FORM
 from .publicbase import url as public_url
 from .site import Site
 
 bp = Blueprint("ui", __name__)
+# every template shows a number as `{{ value|figure }}`: 4 significant digits (figures.py)
+bp.add_app_template_filter(figure, "figure")
 
 DEFAULT_QUERY = """SELECT ?record ?label WHERE {
   ?record bg:recordId ?id ;
