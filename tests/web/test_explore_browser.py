@@ -197,3 +197,116 @@ def test_listing_and_record_pages_show_figures_rounded_and_csv_keeps_them_whole(
     full = browser.find_element(By.CSS_SELECTOR, "#facts span.literal[data-full]")
     assert long_figures_in(full.get_attribute("title"))  # the whole value on hover
     no_violations(browser)
+
+
+# --- the explorer ------------------------------------------------------------------------------
+TABLE = (
+    "return Array.from(document.querySelectorAll('#results tbody tr[data-run]')).map(tr => {"
+    "  var o = {id: tr.dataset.run};"
+    "  tr.querySelectorAll('td[data-col]').forEach(td => { o[td.dataset.col] = td.textContent; });"
+    "  return o; });"
+)
+HEADERS = (
+    "return Array.from(document.querySelectorAll('#results thead th[data-col]'))"
+    ".map(th => th.dataset.col)"
+)
+
+
+def number(cell: str) -> float:
+    return float(cell.split()[0].replace(",", ""))
+
+
+def test_explore_filter_columns_sort_chart_download_and_share(shipped, browser):
+    import csv
+    import io
+
+    from selenium.webdriver.common.by import By
+
+    browser.get(shipped.url + "/")
+    browser.find_element(By.LINK_TEXT, "Explore results").click()  # in every page's header
+    wait_for(browser, "return location.pathname === '/explore'")
+    # unfiltered, the rows mix two metrics: the page says so and sorts within each
+    assert "mix 2 metrics" in browser.find_element(By.ID, "mixed").text
+    first = browser.find_element(By.CSS_SELECTOR, "#results tbody tr:first-child")
+    assert first.get_attribute("class") == "group" and "(tok/s)" in first.text
+    # filter: the llama2-70b runs of the Offline scenario on closed division
+    for facet, value in (("model", "llama2-70b"), ("scenario", "Offline"), ("division", "closed")):
+        link = browser.find_element(
+            By.CSS_SELECTOR, f'section.facet[data-facet="{facet}"] a[data-value="{value}"]'
+        )
+        link.click()
+        wait_for(browser, f"return location.search.indexOf('{facet}={value}') >= 0")
+    rows = browser.execute_script(TABLE)
+    assert rows and all(r["scenario"] == "Offline" for r in rows)
+    assert browser.find_elements(By.ID, "mixed") == []  # one metric now
+    # choose columns: the engine in, the per-accelerator figure out
+    browser.find_element(By.CSS_SELECTOR, 'fieldset.columns input[value="engine"]').click()
+    wait_for(browser, "return location.search.indexOf('engine') >= 0")
+    browser.find_element(By.CSS_SELECTOR, 'fieldset.columns input[value="perAccelerator"]').click()
+    wait_for(browser, "return location.search.indexOf('perAccelerator') < 0")
+    headers = browser.execute_script(HEADERS)
+    assert "engine" in headers and "perAccelerator" not in headers
+    # sort by efficiency: highest first, the runs without a measured power after them
+    browser.find_element(By.CSS_SELECTOR, '#results th[data-col="efficiency"] a').click()
+    wait_for(browser, "return location.search.indexOf('sort=efficiency') >= 0")
+    rows = browser.execute_script(TABLE)
+    measured = [number(r["efficiency"]) for r in rows if r["efficiency"]]
+    assert len(measured) >= 2 and measured == sorted(measured, reverse=True)
+    assert all(r["efficiency"] for r in rows[: len(measured)])
+    # the chart: the filtered rows of one comparable group, as many bars as rows with a value
+    chart = wait_for(
+        browser,
+        "var c = benchgraph.exploreChart; return c && {labels: c.data.labels.length,"
+        " datasets: c.data.datasets.map(d => d.label)};",
+    )
+    assert chart["labels"] == len(rows)
+    assert (
+        "Throughput, tokens per second"
+        in browser.find_element(By.CSS_SELECTOR, "#chart figcaption").text
+    )
+    # every figure on the page rounded
+    assert long_figures(browser) == []
+    # download: the CSV holds exactly the rows and columns shown, in order, values whole
+    href = browser.find_element(By.ID, "download-csv").get_attribute("href")
+    text = browser.execute_script("return fetch(arguments[0]).then(r => r.text())", href)
+    table = list(csv.DictReader(io.StringIO(text)))
+    assert [t["id"] for t in table] == [r["id"] for r in rows]
+    assert [h for h in table[0] if not h.endswith(" unit")] == ["id", "label", *headers]
+    assert long_figures_in(text)
+    data = browser.execute_script(
+        "return fetch(arguments[0]).then(r => r.json())",
+        browser.find_element(By.ID, "download-json").get_attribute("href"),
+    )
+    assert [r["id"] for r in data["rows"]] == [r["id"] for r in rows]
+    # share the URL, reopen it: the same view
+    shared = browser.find_element(By.ID, "share").get_attribute("href")
+    browser.get("about:blank")
+    browser.get(shared)
+    assert browser.execute_script(TABLE) == rows
+    assert browser.execute_script(HEADERS) == headers
+    no_violations(browser)
+
+
+def test_the_chart_shows_one_group_when_the_rows_mix_them(shipped, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(shipped.url + "/explore?chart=scatter&y=value")
+    chart = wait_for(
+        browser,
+        "var c = benchgraph.exploreChart; return c &&"
+        " c.data.datasets.reduce((n, d) => n + d.data.length, 0);",
+    )
+    caption = browser.find_element(By.CSS_SELECTOR, "#chart figcaption").text
+    # the larger group charted (160 MLPerf runs), the other offered as a link, never both
+    assert chart == 160 and "Other groups: Decode throughput per user (tok/s) (1)" in caption
+    browser.find_element(By.CSS_SELECTOR, "#chart figcaption a").click()
+    wait_for(browser, "return location.search.indexOf('group=') >= 0")
+    assert (
+        wait_for(
+            browser,
+            "var c = benchgraph.exploreChart; return c &&"
+            " c.data.datasets.reduce((n, d) => n + d.data.length, 0);",
+        )
+        == 1
+    )
+    no_violations(browser)
