@@ -264,8 +264,9 @@ def test_explore_filter_columns_sort_chart_download_and_share(shipped, browser):
         "Throughput, tokens per second"
         in browser.find_element(By.CSS_SELECTOR, "#chart figcaption").text
     )
-    # every figure on the page rounded
+    # every figure on the page rounded; the page never scrolls sideways at 1,400 px
     assert long_figures(browser) == []
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 1400
     # download: the CSV holds exactly the rows and columns shown, in order, values whole
     href = browser.find_element(By.ID, "download-csv").get_attribute("href")
     text = browser.execute_script("return fetch(arguments[0]).then(r => r.text())", href)
@@ -310,3 +311,29 @@ def test_the_chart_shows_one_group_when_the_rows_mix_them(shipped, browser):
         == 1
     )
     no_violations(browser)
+
+
+def test_explore_takes_hostile_values_as_filters_or_says_which_parameter(shipped):
+    import json
+    import urllib.error
+    import urllib.request
+
+    def get(path: str):
+        try:
+            with urllib.request.urlopen(shipped.url + path) as r:
+                return r.status, r.headers.get_content_type(), r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get_content_type(), e.read().decode()
+
+    status, kind, body = get("/explore?accelerator=%3Cscript%3Ealert(1)%3C/script%3E")
+    assert status == 200 and "No runs" in body and "<script>alert" not in body
+    for path, name in (
+        ("/explore?col=%3Cb%3E", "col"),
+        ("/explore?sort=value;DROP", "sort"),
+        ("/explore?y=accelerator", "y"),
+        ("/explore?page=x", "page"),
+        ("/explore?format=xml", "format"),
+    ):
+        status, kind, body = get(path)
+        assert (status, kind) == (400, "application/json"), path
+        assert json.loads(body)["error"].startswith(f"{name}: "), body
