@@ -79,7 +79,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from ..query.saved import saved_queries
-    from . import browse, dumps, errors, hooks, ld, limits, ops, publicbase, sparql, ui
+    from . import browse, dumps, errors, explore, hooks, ld, limits, ops, publicbase, sparql, ui
     from .fastpath import FastSparql
     from .querypool import QueryPool
     from .site import Site, Snapshot
@@ -125,7 +125,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     atexit.register(site.close)
     app.before_request(site.pin)
     app.teardown_request(site.unpin)
-    for blueprint in (sparql.bp, ld.bp, browse.bp, ui.bp, dumps.bp, ops.bp):
+    for blueprint in (sparql.bp, ld.bp, browse.bp, explore.bp, ui.bp, dumps.bp, ops.bp):
         app.register_blueprint(blueprint)
     errors.register(app)
     hooks.register(app)

@@ -143,7 +143,11 @@ def listing(kind: str) -> Response:
                 r.id,
                 r.iri,
                 r.label,
-                *(" | ".join(v.label for v in r.values.get(c.key, [])) for c in columns),
+                # a number whole (its literal), not as the page rounds it
+                *(
+                    " | ".join(v.key if c.numeric else v.label for v in r.values.get(c.key, []))
+                    for c in columns
+                ),
             ]
             for r in matching
         ]

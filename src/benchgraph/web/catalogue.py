@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 
 from ..namespaces import ID, PREFIXES, readable
+from .figures import figure
 
 
 @dataclass(frozen=True)
@@ -251,7 +252,8 @@ def _value(term: object, labels: dict[str, str]) -> Value:
             number = None
     if datatype.endswith("#boolean"):
         return Value(text, "yes" if text == "true" else "no")
-    return Value(text, text, number=number)
+    # shown to 4 significant digits (figures.py); the key keeps the whole value for CSV
+    return Value(text, figure(text) if number is not None else text, number=number)
 
 
 def local_key(iri: str) -> str:

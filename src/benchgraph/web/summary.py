@@ -18,6 +18,7 @@ import pyoxigraph as ox
 
 from ..namespaces import BG, PREFIXES
 from ..rdf.convert import FIELD_PROPERTIES
+from .figures import figure
 from .terms import Term
 
 
@@ -168,7 +169,9 @@ def _run(page: RecordPage, facts: Facts) -> Summary:
     metric = facts.one(iri, str(BG.metric))
     scope = _linked(page, metric, str(BG.scope))
     if value is not None:
-        s.headline = " ".join(x for x in (value, unit, scope and page.label(scope.value)) if x)
+        s.headline = " ".join(
+            x for x in (figure(value), unit, scope and page.label(scope.value)) if x
+        )
         s.headline_hint = page.label(metric.value) if metric is not None else None
     if metric is not None:
         s.lines.append(Line("Metric", [page.term(metric)]))
@@ -373,14 +376,15 @@ def _measurements(page: RecordPage, facts: Facts) -> list[Measurement]:
         n = m.value
         value = facts.text(n, str(BG.value))
         low, high = facts.text(n, str(BG.minValue)), facts.text(n, str(BG.maxValue))
+        low, high = figure(low), figure(high)
         shown = (
-            value
+            figure(value)
             if value is not None
             else (f"{low}\u2013{high}" if low and high else low or high or "")
         )
         out_of = facts.text(n, str(BG.outOf))
         if out_of:
-            shown = f"{shown} of {out_of}"
+            shown = f"{shown} of {figure(out_of)}"
         conditions = []
         for c in facts.all(n, str(BG.condition)):
             name, v = (

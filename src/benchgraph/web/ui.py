@@ -18,12 +18,15 @@ from ..query.params import (
 from ..query.saved import SavedQuery
 from .dumps import dump_formats
 from .errors import error_response
+from .figures import figure
 from .hooks import not_modified
 from .negotiation import BY_FORM
 from .publicbase import url as public_url
 from .site import Site
 
 bp = Blueprint("ui", __name__)
+# every template shows a number as `{{ value|figure }}`: 4 significant digits (figures.py)
+bp.add_app_template_filter(figure, "figure")
 
 DEFAULT_QUERY = """SELECT ?record ?label WHERE {
   ?record bg:recordId ?id ;
@@ -35,6 +38,8 @@ LIMIT 25
 # The question benchgraph was made to answer comes first among the examples; the rest follow
 # by name.
 HEADLINE = "no-gpu-fabric"
+RUN_ARG = "run"  # /?example=NAME&run=no: the example opened, not run
+ONE_LINE = 110  # characters of a description the examples list shows before its <details>
 
 
 @bp.route("/")
@@ -48,6 +53,7 @@ def index() -> Response:
             "name": q.name,
             "title": q.title,
             "description": q.description,
+            "line": one_line(q.description),
             "query": with_prefixes(_body(q.text)),
             "view": q.view,
             "params": [dict(p.as_dict(), choices=_choices(s, p)) for p in query_params(q)],
@@ -86,7 +92,14 @@ def index() -> Response:
         },
         "storageKey": "benchgraph",  # the editor's tabs outlive a rebuild
         "open": opened
-        and {"name": opened["name"], "query": opened["query"], "view": opened["view"]},
+        and {
+            "name": opened["name"],
+            "query": opened["query"],
+            "view": opened["view"],
+            "run": opened["run"],
+        },
+        # opened with no example named and no shared query: the headline question, answered
+        "headline": HEADLINE if HEADLINE in s.examples else None,
     }
     response = Response(
         render_template(
@@ -120,6 +133,9 @@ def query_params(query: SavedQuery) -> tuple[Parameter, ...]:
 def _opened(s: Site, args) -> dict:
     """The saved query `args` names, its text built with the parameters given."""
     name = args.get("example", "")
+    # run=no opens the example without running it; any other value of `run` is the saved
+    # query's own parameter of that name (why-fabric-status takes a run)
+    hold = args.get(RUN_ARG) == "no"
     query = s.examples.get(name)
     if query is None:
         raise ParameterError("example", name, "is no saved query; " + ", ".join(sorted(s.examples)))
@@ -131,7 +147,14 @@ def _opened(s: Site, args) -> dict:
             given[p.name] = [
                 v for value in values for v in (split_values(value) if p.many else [value])
             ]
-    others = [k for k in args if k != "example" and k not in {p.name for p in params}]
+    for p in params:
+        if hold and p.name == RUN_ARG:
+            given.pop(p.name, None)
+    others = [
+        k
+        for k in args
+        if k != "example" and k not in {p.name for p in params} and not (hold and k == RUN_ARG)
+    ]
     if others:
         raise ParameterError(
             others[0],
@@ -141,7 +164,13 @@ def _opened(s: Site, args) -> dict:
         )
     store = s.store()
     text = with_values(query.text, params, given, known=lambda iri: _known(store, iri))
-    return {"name": name, "query": with_prefixes(_body(text)), "view": query.view, "given": given}
+    return {
+        "name": name,
+        "query": with_prefixes(_body(text)),
+        "view": query.view,
+        "given": given,
+        "run": not hold,
+    }
 
 
 def _known(store, iri: str) -> bool:
@@ -197,6 +226,17 @@ def local_links() -> dict:
         "terms": [str(BG), str(UNIT)],
         "ontologyPage": url_for("ld.ontology"),
     }
+
+
+def one_line(description: str | None) -> str:
+    """A description's first sentence, cut to ONE_LINE characters: the examples list's line
+    (the whole text is behind it)."""
+    if not description:
+        return ""
+    first = re.split(r"(?<=[.;:])\s", description.strip(), maxsplit=1)[0].rstrip(".;:")
+    if len(first) <= ONE_LINE:
+        return first
+    return first[: ONE_LINE - 1].rsplit(" ", 1)[0].rstrip(",;: ") + "\u2026"
 
 
 def _body(text: str) -> str:

@@ -138,14 +138,39 @@
     current.query().catch(function () { return null; });
   }
 
+  // The example chosen: marked in the list, and it and its form scrolled into view in the
+  // list (which scrolls on its own beside the editor on a wide page).
+  function choose(name) {
+    var chosen = null;
+    document.querySelectorAll("#examples > li").forEach(function (li) {
+      var on = li.dataset.example === name;
+      li.classList.toggle("chosen", on);
+      if (on) { chosen = li; }
+    });
+    if (chosen) { chosen.scrollIntoView({ block: "nearest" }); }
+  }
+
   document.querySelectorAll("button.example").forEach(function (button) {
     button.addEventListener("click", function () {
       var e = examples[button.dataset.example];
       scrollPending = true;
+      choose(e.name);
       open(e.query, e.view);
       showEditor();
     });
   });
+
+  // The examples list, narrowed to those holding every word typed.
+  var filter = document.getElementById("example-filter");
+  if (filter) {
+    filter.addEventListener("input", function () {
+      var words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+      document.querySelectorAll("#examples > li").forEach(function (li) {
+        var text = li.dataset.words || "";
+        li.hidden = !words.every(function (w) { return text.indexOf(w) >= 0; });
+      });
+    });
+  }
 
   // A shared link: its query and view, run at once (also when a link is followed from this
   // page to itself, which changes only the fragment).
@@ -155,16 +180,25 @@
       var view = bg.view.parse(shared.get("view") || "table");
       if (view.type && view.type !== "table") { scrollPending = "chart"; }
       open(shared.get("query"), view);
+      return true;
     }
+    return false;
   }
   window.addEventListener("hashchange", openShared);
-  // A saved query with its parameters given (/?example=NAME&run=...): the server built its
-  // text from the typed values; it runs at once, scrolled to.
+  // A saved query with its parameters given (/?example=NAME&part=...): the server built its
+  // text from the typed values; it runs at once, scrolled to, unless the link says run=no.
+  // Opened with neither, the page answers its headline question.
   if (config.open) {
-    scrollPending = true;
-    open(config.open.query, config.open.view);
+    choose(config.open.name);
+    if (config.open.run) {
+      scrollPending = true;
+      open(config.open.query, config.open.view);
+    } else {
+      yasgui.getTab().setQuery(config.open.query);
+    }
     showEditor();
-  } else {
-    openShared();
+  } else if (!openShared() && config.headline && examples[config.headline]) {
+    choose(config.headline);
+    open(examples[config.headline].query, examples[config.headline].view);
   }
 })();

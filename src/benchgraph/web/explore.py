@@ -1,0 +1,427 @@
+"""The results explorer at /explore: every run in one table, narrowed by facets (source and
+round, division, model, benchmark, scenario, accuracy target, metric, accelerator, vendor,
+count, fabric status, engine), with the columns a user picks, sorted by a figure only within
+one metric and unit, charted one comparable group at a time, and downloaded as CSV or JSON
+exactly as shown. Every state is the page's URL. The rows are results.py's, made once per
+served snapshot; a request only filters them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+
+from ..query.render import spreadsheet_safe
+from .errors import shorten
+from .figures import figure
+from .hooks import not_modified
+from .results import FACETS, Figure, Result, Results, build_results
+from .site import Site
+
+bp = Blueprint("explore", __name__)
+
+PAGE, MAX_PAGE = 100, 1000  # rows a page shows; the most ?per= may ask
+CHART_POINTS = 400  # the most bars or points a chart draws (it says when it draws fewer)
+FACET_SHOWN = 10
+FORMATS = {"html": "text/html", "json": "application/json", "csv": "text/csv"}
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    figure: str | None = None  # a figure's attribute of Result: sorted within its groups
+    facet: str | None = None  # else the facet it shows
+
+
+COLUMNS = (
+    Column("value", "value", figure="value"),
+    Column("metric", "metric", facet="metric"),
+    Column("perAccelerator", "per accelerator", figure="per_accelerator"),
+    Column("power", "measured power", figure="power"),
+    Column("efficiency", "efficiency", figure="efficiency"),
+    Column("accelerator", "accelerator", facet="accelerator"),
+    Column("vendor", "vendor", facet="vendor"),
+    Column("count", "count", facet="count"),
+    Column("fabric", "fabric status", facet="fabric"),
+    Column("source", "source and round", facet="source"),
+    Column("division", "division", facet="division"),
+    Column("model", "model", facet="model"),
+    Column("benchmark", "benchmark", facet="benchmark"),
+    Column("scenario", "scenario", facet="scenario"),
+    Column("target", "accuracy target", facet="target"),
+    Column("engine", "engine", facet="engine"),
+)
+BY_KEY = {c.key: c for c in COLUMNS}
+DEFAULT_COLUMNS = ("value", "perAccelerator", "power", "efficiency", "accelerator", "count")
+DEFAULT_COLUMNS += ("fabric", "source", "model", "scenario")
+CHARTS = ("bar", "scatter", "none")
+
+
+def results() -> Results:
+    s: Site = current_app.extensions["benchgraph"]
+    snapshot = s.snapshot()
+    return snapshot.made("results", lambda: build_results(snapshot.store()))
+
+
+@bp.route("/explore")
+def explore() -> Response:
+    """The explorer: filtered, sorted, charted; as HTML, JSON or CSV (?format=)."""
+    fmt = _format()
+    s: Site = current_app.extensions["benchgraph"]
+    etag = s.etag("explore", fmt, request.query_string.decode("latin-1"))
+    if request.if_none_match.contains_weak(etag):
+        return not_modified(etag)
+    table = results()
+    state = _state(table)
+    kept = table.select(table.keep(state["filters"]))
+    shown_cols = [BY_KEY[k] for k in state["cols"]]
+    sort = BY_KEY[state["sort"]]
+    rows, groups = _sorted(kept, sort, state["order"] == "desc", table)
+    if fmt == "json":
+        return _finish(_json(rows, shown_cols, state, table), etag)
+    if fmt == "csv":
+        return _finish(_csv(rows, shown_cols), etag)
+    per, page = state["per"], state["page"]
+    pages = max(1, -(-len(rows) // per))
+    page = min(page, pages)
+    body = render_template(
+        "explore.html",
+        total=len(rows),
+        all=len(table.rows),
+        rows=rows[(page - 1) * per : page * per],
+        first=(page - 1) * per + 1,
+        page=page,
+        pages=pages,
+        columns=COLUMNS,
+        shown=shown_cols,
+        state=state,
+        facets=_facet_views(table, state),
+        facet_shown=FACET_SHOWN,
+        mixed=_mixed(rows, sort, table) if sort.figure else _mixed(rows, BY_KEY["value"], table),
+        sorted_by_figure=bool(sort.figure),
+        groups=groups,
+        chart=_chart(rows, state, table),
+        href=lambda **change: _href(state, **change),
+        cell=_cell,
+        record_href=_record_href,
+        figure=figure,
+    )
+    return _finish(Response(body, mimetype="text/html"), etag)
+
+
+# --- the state in the URL -----------------------------------------------------------------
+def _state(table: Results) -> dict:
+    """What the URL asks: filters, columns, sort, page, chart. A bad value is a 400 saying
+    which parameter and what it takes."""
+    args = request.args
+    filters = {f.key: args.getlist(f.key) for f in FACETS if args.getlist(f.key)}
+    cols = [c for value in args.getlist("col") for c in value.split(",") if c]
+    for c in cols:
+        if c not in BY_KEY:
+            abort(400, f"col: {shorten(c)!r} is not a column; columns: " + ", ".join(BY_KEY))
+    sort = args.get("sort", "value")
+    if sort not in BY_KEY:
+        abort(400, f"sort: {shorten(sort)!r} is not a column; columns: " + ", ".join(BY_KEY))
+    order = args.get("order", "desc" if BY_KEY[sort].figure else "asc")
+    if order not in ("asc", "desc"):
+        abort(400, f"order: {shorten(order)!r} is neither asc nor desc")
+    chart = args.get("chart", "bar")
+    if chart not in CHARTS:
+        abort(400, f"chart: {shorten(chart)!r} is not one of " + ", ".join(CHARTS))
+    y = args.get("y", "value")
+    if y not in BY_KEY or not BY_KEY[y].figure:
+        figures = ", ".join(c.key for c in COLUMNS if c.figure)
+        abort(400, f"y: {shorten(y)!r} is not a figure column; figures: {figures}")
+    return {
+        "filters": filters,
+        "cols": list(dict.fromkeys(cols)) or list(DEFAULT_COLUMNS),
+        "chosen_cols": bool(cols),
+        "sort": sort,
+        "order": order,
+        "chart": chart,
+        "y": y,
+        "group": args.get("group") or None,
+        "per": _int_arg("per", PAGE, 1, MAX_PAGE),
+        "page": _int_arg("page", 1, 1, 10**9),
+    }
+
+
+def _href(state: dict, **change) -> str:
+    """This page's URL with `change` made to its state (None takes a parameter away)."""
+    s = {**state, **change}
+    args = [(k, v) for k, values in s["filters"].items() for v in values]
+    if s.get("chosen_cols") or "cols" in change:
+        args += [("col", ",".join(s["cols"]))]
+    defaults = {"sort": "value", "chart": "bar", "y": "value", "per": PAGE, "page": 1}
+    for key in ("sort", "order", "chart", "y", "group", "per", "page", "format"):
+        value = s.get(key)
+        if value is None or defaults.get(key) == value:
+            continue
+        if key == "order" and value == ("desc" if BY_KEY[s["sort"]].figure else "asc"):
+            continue
+        args.append((key, str(value)))
+    return url_for("explore.explore") + ("?" + urlencode(args) if args else "")
+
+
+def _toggle(filters: dict[str, list[str]], facet: str, key: str | None) -> dict:
+    out = {k: list(v) for k, v in filters.items()}
+    if key is None:
+        out.pop(facet, None)
+    elif key in out.get(facet, []):
+        out[facet].remove(key)
+        if not out[facet]:
+            del out[facet]
+    else:
+        out.setdefault(facet, []).append(key)
+    return out
+
+
+def _facet_views(table: Results, state: dict) -> list[dict]:
+    chosen = state["filters"]
+    views = []
+    for f in FACETS:
+        counts = table.counts(chosen, f.key)
+        views.append(
+            {
+                "key": f.key,
+                "label": f.label,
+                "values": [
+                    {
+                        "key": key,
+                        "label": label,
+                        "count": n,
+                        "chosen": key in chosen.get(f.key, []),
+                        "href": _href(state, filters=_toggle(chosen, f.key, key), page=1),
+                    }
+                    for key, label, n in counts
+                ],
+                "clear": _href(state, filters=_toggle(chosen, f.key, None), page=1)
+                if f.key in chosen
+                else None,
+            }
+        )
+    return views
+
+
+# --- sorting: a figure only within its group --------------------------------------------------
+def _figure(row: Result, column: Column) -> Figure | None:
+    return getattr(row, column.figure) if column.figure else None
+
+
+def _sorted(
+    rows: list[Result], column: Column, reverse: bool, table: Results
+) -> tuple[list[Result], dict[int, str]]:
+    """The rows sorted by `column`; for a figure, within each group of one metric and unit
+    (the groups one after another, largest first, rows without the figure last). Also where
+    each group starts (row index -> its label), for the table's group headings."""
+    if not column.figure:
+
+        def text(r: Result):
+            labels = r.facets.get(column.facet, [])
+            if not labels:
+                return (1, 0.0, "")
+            key = labels[0][1]
+            number = _number(key)
+            return (0, number if number is not None else 0.0, key.casefold())
+
+        having = [r for r in rows if r.facets.get(column.facet)]
+        lacking = [r for r in rows if not r.facets.get(column.facet)]
+        return sorted(having, key=text, reverse=reverse) + lacking, {}
+    by_group: dict[str, list[Result]] = {}
+    lacking = []
+    for r in rows:
+        f = _figure(r, column)
+        if f is None:
+            lacking.append(r)
+        else:
+            by_group.setdefault(f.group, []).append(r)
+    order = sorted(by_group, key=lambda g: (-len(by_group[g]), _group_label(g, table)))
+    out: list[Result] = []
+    starts: dict[int, str] = {}
+    for g in order:
+        starts[len(out)] = _group_label(g, table)
+        sign = -1.0 if reverse else 1.0
+        out += sorted(
+            by_group[g], key=lambda r: (sign * _figure(r, column).value, r.label.casefold())
+        )
+    if lacking and starts:
+        starts[len(out)] = f"no {column.label}"
+    return out + lacking, (starts if len(order) > 1 else {})
+
+
+def _mixed(rows: list[Result], column: Column, table: Results) -> list[tuple[str, int]]:
+    """The groups (metric and unit) the rows' figures of `column` fall in, with their sizes,
+    when there are several: figures of different groups are never ranked against each other."""
+    sizes: dict[str, int] = {}
+    for r in rows:
+        f = _figure(r, column)
+        if f is not None:
+            sizes[f.group] = sizes.get(f.group, 0) + 1
+    if len(sizes) < 2:
+        return []
+    return sorted(((_group_label(g, table), n) for g, n in sizes.items()), key=lambda t: -t[1])
+
+
+def _group_label(group: str, table: Results) -> str:
+    if group in table.groups:
+        return table.groups[group]
+    what, _, unit = group.partition("|")
+    names = {
+        "per-accelerator": "per accelerator",
+        "power-wall": "system power at the wall",
+        "power-board": "one accelerator's board power",
+    }
+    return f"{names.get(what, what.replace('-', ' '))} ({unit})" if unit else what
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+# --- the chart: one comparable group --------------------------------------------------------
+def _chart(rows: list[Result], state: dict, table: Results) -> dict | None:
+    """The chart's data: the filtered rows of one group (metric and unit) of the figure
+    charted, in the table's order; the other groups offered as links."""
+    if state["chart"] == "none":
+        return None
+    column = BY_KEY[state["y"]]
+    by_group: dict[str, list[Result]] = {}
+    for r in rows:
+        f = _figure(r, column)
+        if f is not None:
+            by_group.setdefault(f.group, []).append(r)
+    if not by_group:
+        return None
+    group = state["group"] if state["group"] in by_group else None
+    group = group or max(by_group, key=lambda g: (len(by_group[g]), g))
+    charted = by_group[group]
+    points = [
+        {
+            "label": _short(r),
+            "title": r.label,
+            "x": _number(r.labels("count")) if state["chart"] == "scatter" else None,
+            "y": _figure(r, column).value,
+            "shown": figure(_figure(r, column).value, _figure(r, column).unit),
+            "series": r.labels("fabric") or "fabric status not stated",
+            "href": _record_href(r),
+        }
+        for r in charted[:CHART_POINTS]
+    ]
+    return {
+        "type": state["chart"],
+        "y": column.label,
+        "group": _group_label(group, table),
+        "unit": _figure(charted[0], column).unit,
+        "total": len(charted),
+        "points": points,
+        "others": [
+            {"label": _group_label(g, table), "count": len(v), "href": _href(state, group=g)}
+            for g, v in sorted(by_group.items(), key=lambda kv: -len(kv[1]))
+            if g != group
+        ],
+    }
+
+
+def _short(r: Result) -> str:
+    """A bar's label: count, part, and what tells runs of one part apart (submitter's system
+    is in the tooltip)."""
+    count = r.labels("count")
+    part = r.labels("accelerator") or r.label
+    return f"{count}\u00d7 {part}" if count else part
+
+
+# --- cells and downloads ----------------------------------------------------------------------
+def _cell(row: Result, column: Column) -> str:
+    if column.figure:
+        f = _figure(row, column)
+        return figure(f.value, f.unit) if f else ""
+    text = row.labels(column.facet)
+    if column.key == "engine" and row.version and text:
+        text = f"{text} {row.version}"
+    return text
+
+
+def _record_href(row: Result) -> str:
+    from .ld import _local_href  # the record pages' rule: this server's pages for its IRIs
+
+    return _local_href(row.iri) or row.iri
+
+
+def _json(rows: list[Result], columns: list[Column], state: dict, table: Results) -> Response:
+    def value(r: Result, c: Column):
+        if c.figure:
+            f = _figure(r, c)
+            return {"value": f.value, "unit": f.unit, "literal": f.text} if f else None
+        return [label for _k, label in r.facets.get(c.facet, [])]
+
+    body = {
+        "total": len(rows),
+        "filters": state["filters"],
+        "columns": [c.key for c in columns],
+        "sort": state["sort"],
+        "order": state["order"],
+        "rows": [
+            {"id": r.id, "iri": r.iri, "label": r.label, **{c.key: value(r, c) for c in columns}}
+            for r in rows
+        ],
+    }
+    text = json.dumps(body, indent=1, ensure_ascii=False)
+    return Response(text, mimetype="application/json")
+
+
+def _csv(rows: list[Result], columns: list[Column]) -> Response:
+    header = ["id", "label"]
+    for c in columns:
+        header += [c.key, f"{c.key} unit"] if c.figure else [c.key]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(header)
+    for r in rows:
+        line = [r.id, r.label]
+        for c in columns:
+            if c.figure:
+                f = _figure(r, c)
+                line += [f.text, f.unit] if f else ["", ""]
+            else:
+                line.append(" | ".join(label for _k, label in r.facets.get(c.facet, [])))
+        writer.writerow([spreadsheet_safe(x) for x in line])
+    response = Response(buffer.getvalue(), mimetype="text/csv")
+    response.headers["Content-Disposition"] = 'inline; filename="explore.csv"'
+    return response
+
+
+def _format() -> str:
+    given = request.args.get("format")
+    if given is not None:
+        if given not in FORMATS:
+            abort(400, f"format: {shorten(given)!r} is not one of " + ", ".join(FORMATS))
+        return given
+    best = request.accept_mimetypes.best_match(list(FORMATS.values()), default="text/html")
+    return next(k for k, v in FORMATS.items() if v == best)
+
+
+def _int_arg(name: str, default: int, low: int, high: int) -> int:
+    given = request.args.get(name)
+    if given is None:
+        return default
+    try:
+        value = int(given)
+    except ValueError:
+        abort(400, f"{name}: {shorten(given)!r} is not a whole number")
+    return max(low, min(high, value))
+
+
+def _finish(response: Response, etag: str) -> Response:
+    response.set_etag(etag, weak=True)
+    response.headers["Cache-Control"] = "no-cache"
+    response.vary.add("Accept")
+    return response

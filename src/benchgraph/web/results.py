@@ -1,0 +1,275 @@
+"""The results explorer's table (/explore): one row per run with its headline value, its
+per-accelerator figure, its measured power and efficiency, and what it ran on, made once per
+served snapshot from one SPARQL query; and the filtering, faceting and sorting of those rows,
+in Python, so that a page over 100k runs never asks the store again.
+
+Filters are bitsets (a Python int per facet value, bit i for row i): a facet's counts among
+the rows the other filters keep are an AND and a popcount each, whatever the number of rows
+(benchmarks/explore_bench.py measures a filtered page).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..namespaces import PREFIXES, readable
+from .catalogue import local_key
+
+# Measurements the explorer shows beside the headline: the metric ids of measured power and of
+# the efficiency derived from it (never from a TDP), as the per-watt saved query reads them.
+POWER = {"system-power": "wall", "power-draw": "board"}
+EFFICIENCY = (
+    "tokens-per-joule",
+    "samples-per-joule",
+    "queries-per-joule",
+    "energy-per-query",
+    "tokens-per-joule-board",
+)
+
+QUERY = """
+SELECT DISTINCT ?run ?id ?label ?value ?unit ?metric ?metricLabel ?scope
+       ?acc ?accLabel ?vendor ?vendorLabel ?count ?fabric ?fabricLabel ?publisher ?round
+       ?division ?model ?modelLabel ?benchmark ?scenario ?target ?engine ?engineLabel
+       ?engineVersion ?perAcc ?perAccUnit ?watts ?powerId ?eff ?effUnit ?effId
+WHERE {
+  ?run a bg:BenchmarkRun ; bg:recordId ?id .
+  OPTIONAL { ?run rdfs:label ?label }
+  OPTIONAL { ?run bg:value ?value }
+  OPTIONAL { ?run bg:unitCode ?unit }
+  OPTIONAL { ?run bg:metric ?metric .
+             OPTIONAL { ?metric rdfs:label ?metricLabel }
+             OPTIONAL { ?metric bg:scope ?scope } }
+  OPTIONAL { ?run bg:accelerator ?acc .
+             OPTIONAL { ?acc rdfs:label ?accLabel }
+             OPTIONAL { ?acc bg:madeBy ?vendor . OPTIONAL { ?vendor rdfs:label ?vendorLabel } }
+             OPTIONAL { ?acc bg:vendor ?vendorLabel } }
+  OPTIONAL { ?run bg:acceleratorCount ?count }
+  OPTIONAL { ?run bg:fabricStatus ?fabric . OPTIONAL { ?fabric rdfs:label ?fabricLabel } }
+  OPTIONAL { ?run dct:source ?src . OPTIONAL { ?src dct:publisher ?publisher }
+             OPTIONAL { ?src bg:round ?round } }
+  OPTIONAL { ?run bg:division ?division }
+  OPTIONAL { ?run bg:model ?model . OPTIONAL { ?model rdfs:label ?modelLabel } }
+  OPTIONAL { ?run bg:benchmarkName ?benchmark }
+  OPTIONAL { ?run bg:scenario ?scenario }
+  OPTIONAL { ?run bg:accuracyTarget ?target }
+  OPTIONAL { ?run bg:engine ?engine . OPTIONAL { ?engine rdfs:label ?engineLabel } }
+  OPTIONAL { ?run bg:engineVersion ?engineVersion }
+  OPTIONAL { ?run bg:measurement ?pm . ?pm bg:metric/bg:scope bg:PerAccelerator ;
+             bg:value ?perAcc ; bg:unitCode ?perAccUnit }
+  OPTIONAL { ?run bg:measurement ?p . ?p bg:metric/bg:recordId ?powerId ; bg:value ?watts .
+             FILTER(?powerId IN ("system-power", "power-draw")) }
+  OPTIONAL { ?run bg:measurement ?e . ?e bg:metric/bg:recordId ?effId ; bg:value ?eff ;
+             bg:unitCode ?effUnit .
+             FILTER(?effId IN ("tokens-per-joule", "samples-per-joule", "queries-per-joule",
+                               "energy-per-query", "tokens-per-joule-board")) }
+}
+"""
+PER_ACCELERATOR = str(PREFIXES["bg"]) + "PerAccelerator"
+
+
+@dataclass(frozen=True)
+class Facet:
+    """A filter of the explorer: its key in URLs, and what it is called."""
+
+    key: str
+    label: str
+
+
+# In the order an analyst narrows: which results, which workload, which hardware.
+FACETS = (
+    Facet("source", "source and round"),
+    Facet("division", "division"),
+    Facet("model", "model"),
+    Facet("benchmark", "benchmark"),
+    Facet("scenario", "scenario"),
+    Facet("target", "accuracy target"),
+    Facet("metric", "metric"),
+    Facet("accelerator", "accelerator"),
+    Facet("vendor", "vendor"),
+    Facet("count", "accelerator count"),
+    Facet("fabric", "fabric status"),
+    Facet("engine", "engine"),
+)
+FACET_KEYS = tuple(f.key for f in FACETS)
+
+
+@dataclass
+class Figure:
+    """A number with its unit and what it measures (the group it is compared within)."""
+
+    value: float
+    text: str  # the literal, whole: what CSV and JSON give
+    unit: str
+    group: str  # figures compare only within one group: a metric and a unit
+
+
+@dataclass
+class Result:
+    """One run as the explorer shows it."""
+
+    iri: str
+    id: str
+    label: str
+    value: Figure | None = None
+    per_accelerator: Figure | None = None
+    power: Figure | None = None
+    efficiency: Figure | None = None
+    version: str | None = None  # the engine's, as the source names it (TensorRT-LLM 0.17)
+    # each facet's values: (key, label), in the order found
+    facets: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    def add(self, facet: str, key: str | None, label: str | None) -> None:
+        if key is None:
+            return
+        values = self.facets.setdefault(facet, [])
+        if all(k != key for k, _ in values):
+            values.append((key, label or key))
+
+    def labels(self, facet: str) -> str:
+        return ", ".join(label for _k, label in self.facets.get(facet, []))
+
+
+@dataclass
+class Results:
+    """Every run's row, and for each facet value the bitset of the rows that have it."""
+
+    rows: list[Result]
+    postings: dict[str, dict[str, int]]  # facet -> value key -> bitset of rows
+    names: dict[str, dict[str, str]]  # facet -> value key -> label
+    groups: dict[str, str]  # group key -> its label ("Throughput, tokens (tok/s)")
+
+    @property
+    def everything(self) -> int:
+        return (1 << len(self.rows)) - 1
+
+    def keep(self, chosen: dict[str, list[str]], but: str | None = None) -> int:
+        """The bitset of the rows that have, for each facet filtered on (but `but`), one of
+        the values chosen."""
+        kept = self.everything
+        for facet, keys in chosen.items():
+            if facet == but:
+                continue
+            postings = self.postings.get(facet, {})
+            either = 0
+            for key in keys:
+                either |= postings.get(key, 0)
+            kept &= either
+        return kept
+
+    def counts(self, chosen: dict[str, list[str]], facet: str) -> list[tuple[str, str, int]]:
+        """(key, label, rows) of each value of `facet` among the rows the other filters keep
+        (so a facet's own values stay choosable), most first."""
+        others = self.keep(chosen, but=facet)
+        names = self.names.get(facet, {})
+        out = [
+            (key, names[key], n)
+            for key, bits in self.postings.get(facet, {}).items()
+            if (n := (bits & others).bit_count()) or key in chosen.get(facet, [])
+        ]
+        return sorted(out, key=lambda t: (-t[2], t[1].casefold()))
+
+    def select(self, bits: int) -> list[Result]:
+        """The rows of a bitset, in the table's order."""
+        rows, out = self.rows, []
+        data = bits.to_bytes((len(rows) + 7) // 8, "little")
+        for i, byte in enumerate(data):
+            if byte:
+                base = i * 8
+                out.extend(rows[base + b] for b in _BITS[byte])
+        return out
+
+
+_BITS = [tuple(b for b in range(8) if n >> b & 1) for n in range(256)]
+
+
+def build_results(store) -> Results:
+    """The explorer's rows of the dataset in `store` (pyoxigraph's Store or a RemoteStore),
+    from one query."""
+    by_iri: dict[str, Result] = {}
+    group_labels: dict[str, str] = {}
+    for sol in store.query(QUERY, use_default_graph_as_union=True, prefixes=PREFIXES):
+        v = {name: sol[name] for name in _VARIABLES}
+        iri = v["run"].value
+        row = by_iri.get(iri)
+        if row is None:
+            row = by_iri[iri] = Result(iri, v["id"].value, _text(v["label"]) or v["id"].value)
+        _fill(row, v, group_labels)
+    rows = sorted(by_iri.values(), key=lambda r: r.label.casefold())
+    postings: dict[str, dict[str, int]] = {f: defaultdict(int) for f in FACET_KEYS}
+    names: dict[str, dict[str, str]] = {f: {} for f in FACET_KEYS}
+    for i, row in enumerate(rows):
+        bit = 1 << i
+        for facet, values in row.facets.items():
+            for key, label in values:
+                postings[facet][key] |= bit
+                names[facet].setdefault(key, label)
+    return Results(rows, {f: dict(p) for f, p in postings.items()}, names, group_labels)
+
+
+_VARIABLES = (
+    "run id label value unit metric metricLabel scope acc accLabel vendor vendorLabel count "
+    "fabric fabricLabel publisher round division model modelLabel benchmark scenario target "
+    "engine engineLabel engineVersion perAcc perAccUnit watts powerId eff effUnit effId"
+).split()
+
+
+def _fill(row: Result, v: dict, groups: dict[str, str]) -> None:
+    """What one solution adds to its run's row (a run with two accelerators, or two sources,
+    has a solution for each)."""
+    metric, unit = v["metric"], _text(v["unit"]) or ""
+    if row.value is None and v["value"] is not None:
+        key = f"{local_key(metric.value) if metric else 'value'}|{unit}"
+        label = _text(v["metricLabel"]) or (readable(metric.value) if metric else "value")
+        groups.setdefault(key, f"{label} ({unit})" if unit else label)
+        row.value = _figure(v["value"], unit, key)
+        row.add("metric", key, groups[key])
+        if v["scope"] is not None and v["scope"].value == PER_ACCELERATOR:
+            row.per_accelerator = row.value
+    if row.per_accelerator is None and v["perAcc"] is not None:
+        unit_pa = _text(v["perAccUnit"]) or ""
+        row.per_accelerator = _figure(v["perAcc"], unit_pa, f"per-accelerator|{unit_pa}")
+    if row.power is None and v["watts"] is not None:
+        kind = POWER.get(v["powerId"].value, v["powerId"].value)
+        row.power = _figure(v["watts"], "W", f"power-{kind}|W")
+    if row.efficiency is None and v["eff"] is not None:
+        unit_e = _text(v["effUnit"]) or ""
+        row.efficiency = _figure(v["eff"], unit_e, f"{v['effId'].value}|{unit_e}")
+    for facet, key, label in (
+        ("accelerator", v["acc"], v["accLabel"]),
+        ("model", v["model"], v["modelLabel"]),
+        ("fabric", v["fabric"], v["fabricLabel"]),
+        ("engine", v["engine"], v["engineLabel"]),
+    ):
+        if key is not None:
+            row.add(facet, local_key(key.value), _text(label) or readable(key.value))
+    vendor = v["vendor"]
+    vendor_label = _text(v["vendorLabel"])
+    if vendor is not None:
+        row.add("vendor", local_key(vendor.value), vendor_label or readable(vendor.value))
+    elif vendor_label:
+        row.add("vendor", vendor_label.casefold().replace(" ", "-"), vendor_label)
+    publisher, round_ = _text(v["publisher"]), _text(v["round"])
+    if publisher or round_:
+        source = " ".join(x for x in (publisher, round_) if x)
+        row.add("source", source, source)
+    for facet in ("division", "benchmark", "scenario", "target", "count"):
+        name = {"target": "target", "count": "count"}.get(facet, facet)
+        text = _text(v[name])
+        if text is not None:
+            row.add(facet, text, text)
+    version = _text(v["engineVersion"])
+    if version and row.version is None:
+        row.version = version
+
+
+def _figure(term, unit: str, group: str) -> Figure | None:
+    text = term.value
+    try:
+        return Figure(float(text), text, unit, group)
+    except ValueError:
+        return None
+
+
+def _text(term) -> str | None:
+    return None if term is None else term.value
