@@ -132,8 +132,11 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     # '# Deepseek R1 0528', column 'B200<br/>DEP4 (FP4)', row '1000/1000': 6,463 per GPU
     dep = runs[f"trtllm-{GUIDE[:12]}-deepseek-r1-0528-nvidia-b200-sxm-dep4-fp4-1000-1000"]
     assert (dep["value"], dep["unit"]) == (6463.0, "tok/s")
-    # per GPU as published: the per-accelerator metric, no total made of it
-    assert dep["metric"] == "throughput-tok-s-per-accelerator" and "measurements" not in dep
+    # per GPU as published: the per-accelerator metric; the total (x 4 GPUs) is derived
+    assert dep["metric"] == "throughput-tok-s-per-accelerator"
+    [total] = dep["measurements"]
+    assert (total["metric"], total["unit"], total["derived"]) == ("throughput-tok-s", "tok/s", True)
+    assert total["value"] == pytest.approx(6463 * 4) and "times accelerator_count (4)" in total["note"]
     assert dep["model"] == "deepseek-r1-0528" and dep["accelerators"] == ["nvidia-b200-sxm"]
     assert dep["accelerator_count"] == 4 and dep["system"] == "trtllm-perf-nvidia-dgx-b200"
     # DEP is not spelled out by the file: no tensor or expert size, the split kept as written
@@ -169,6 +172,11 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     h200 = runs[f"trtllm-{GUIDE[:12]}-llama3.3-70b-nvidia-h200-sxm-tp2-fp8-1000-1000"]
     assert (h200["value"], h200["accelerator_count"]) == (2587.0, 2)
     assert h200["parallelism"] == {"tensor": 2}
+    # the example: 1,627 tok/s per GPU on DEP8 is a run on 8 GPUs, 13,016 tok/s in all
+    h200_dep = runs[f"trtllm-{GUIDE[:12]}-deepseek-r1-0528-nvidia-h200-sxm-dep8-fp8-1000-1000"]
+    assert (h200_dep["value"], h200_dep["accelerator_count"]) == (1627.0, 8)
+    assert h200_dep["measurements"][0]["value"] == pytest.approx(13016)
+    assert h200_dep["measurements"][0]["derived"] is True
     # Deepseek's H200 cell at 8192/1024 is empty: no run
     assert f"trtllm-{GUIDE[:12]}-deepseek-r1-0528-nvidia-h200-sxm-dep8-fp8-8192-1024" not in runs
 

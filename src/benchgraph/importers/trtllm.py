@@ -15,8 +15,9 @@ go through `mappings/trtllm.yaml`.
 The figure's metric is what the table says: a total output throughput where the file gives
 no unit line (the v0.17 and v1.0 tables, "Total Output Throughput (tokens/sec)"), or the
 metric the mapping's `units` gives for the unit line under the table (the developer guide's
-"unit: `output tokens per second per GPU`": per accelerator, as published, never multiplied
-into a total).
+"unit: `output tokens per second per GPU`": per accelerator, as published, the headline; its
+total, the figure times the GPU count, is a measurement marked derived, so that a question of
+totals, such as scaling-by-fabric's, reads these runs as it reads the others).
 
 The source is a folder of `<commit>.md` copies of the file (as `../shared` keeps them), or
 a checkout of the repository, whose history of the file (at either path) is read with git:
@@ -433,8 +434,19 @@ def _run(
                 "rounded to 8 significant digits; not published by the source",
             }
         ]
-    else:  # as published, per GPU: never multiplied into a total
-        metric, value, unit_text, measurements = unit["metric"], c.value, unit["unit"], None
+    else:  # as published, per GPU: the headline; the total is derived from it
+        metric, value, unit_text = unit["metric"], c.value, unit["unit"]
+        measurements = [
+            {
+                "metric": rules["metric"],
+                "value": float(f"{c.value * c.count:.8g}"),  # type: ignore[operator]
+                "unit": rules["unit"],
+                "derived": True,
+                "note": f"derived: the headline figure per GPU times accelerator_count "
+                f"({c.count}), rounded to 8 significant digits; the source publishes the "
+                "figure per GPU only",
+            }
+        ]
     record = {
         "id": run_id,
         "title": f"TensorRT-LLM performance overview: {c.model_raw} on {c.count}x {c.gpu_raw} "
