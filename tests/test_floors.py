@@ -61,9 +61,12 @@ def test_an_import_beyond_records_and_the_base_breaks_a_contract(tmp_path):
         with (copy / module).open("a", encoding="utf-8") as f:
             f.write(f"\n{line}  # noqa\n")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    lint = (
+        "import sys; from importlinter import cli; sys.exit(cli.lint_imports("
+        "config_filename='pyproject.toml', no_cache=True, no_logo=True))"
+    )
     run = subprocess.run(
-        [sys.executable, "-c", "import sys; from importlinter import cli;"
-         " sys.exit(cli.lint_imports(config_filename='pyproject.toml', no_cache=True, no_logo=True))"],
+        [sys.executable, "-c", lint],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path / "src")},
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
