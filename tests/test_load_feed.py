@@ -88,7 +88,8 @@ def test_every_batch_lands_across_many_overlapping_loads(loader, monkeypatch, tm
         try:
             real(feed, pipe)
             with changed:  # a deadline, once, rather than a hang where fewer can run at once
-                gave_up[0] = not changed.wait_for(overlapped, timeout=60)
+                if not changed.wait_for(overlapped, timeout=60):
+                    gave_up[0] = True
         finally:
             with changed:
                 running[0] -= 1
