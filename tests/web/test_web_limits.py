@@ -206,6 +206,17 @@ def test_a_long_query_leaves_the_short_lane_to_cheap_ones(laned):
     runaway.raised(QueryTimeout)
 
 
+def niced(pool: QueryPool) -> int:
+    """How many of the pool's workers run at a lowered priority (a long query making way)."""
+    count = 0
+    for pid in pool.pids():
+        try:
+            count += psutil.Process(pid).nice() > 0
+        except psutil.NoSuchProcess:
+            pass
+    return count
+
+
 def test_the_long_lane_is_capped(laned):
     first = run_in_thread(laned, RUNAWAY)
     wait_until(lambda: laned.stats()["long"] == 1, what="the first runaway moving to the long lane")
@@ -215,7 +226,9 @@ def test_the_long_lane_is_capped(laned):
         lambda: laned.stats()["idle"] == 0 or not second.is_alive(),
         what="the second runaway taking a worker",
     )
-    time.sleep(0.5)  # past the moment it would move, were the long lane not full
+    # both lowered in priority (nice_after, 0.5 s, past long_after's 0.3 s): the pool has looked
+    # at the second past the moment it would move, were the long lane not full
+    wait_until(lambda: niced(laned) == 2, what="both runaways lowered in priority")
     assert laned.stats()["long"] == 1
     with pytest.raises(PoolBusy):
         laned.run(ASK_JOB, 0.5)
