@@ -38,6 +38,10 @@ from rdflib import Graph
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import generate  # noqa: E402
 
+# pySHACL's reference is not shipped: it lives with the tests (tests/validation/)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "validation"))
+from shacl_reference import reference_results  # noqa: E402
+
 from benchgraph.namespaces import graph_iri, record_iri  # noqa: E402
 from benchgraph.rdf.convert import record_triples  # noqa: E402
 from benchgraph.rdf.nquads import nquads  # noqa: E402
@@ -49,7 +53,6 @@ from benchgraph.validation.across import across_checks, across_results  # noqa: 
 from benchgraph.validation.facts import RecordFacts, facts_from_nquads  # noqa: E402
 from benchgraph.validation.incremental import check_dataset  # noqa: E402
 from benchgraph.validation.record import check_record, local_shapes  # noqa: E402
-from benchgraph.validation.reference import reference_results  # noqa: E402
 from benchgraph.validation.shacl import Index  # noqa: E402
 from benchgraph.validation.shapes import shapes_graph  # noqa: E402
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import signal
 import tempfile
 import threading
-import time
 
 import pyoxigraph as ox
 import pytest
@@ -72,20 +71,27 @@ def _graphs(store: ox.Store) -> set[str]:
 @pytest.mark.parametrize("expected", [None, 60])
 def test_every_batch_lands_across_many_overlapping_loads(loader, monkeypatch, tmp_path, expected):
     """Loads of 2, 2, 4, 8, 16, ... records (or shrinking near the expected end), at most
-    LOADS_AT_ONCE of them running at once, each slowed as it ends so that they overlap."""
+    LOADS_AT_ONCE of them running at once: each load, once it has read its pipe, waits to end
+    until LOADS_AT_ONCE have run at once, so that they overlap however the threads are run."""
     monkeypatch.setattr(load_module, "QUEUED", 1)
-    running, most, lock = [0], [0], threading.Lock()
+    running, most, changed, gave_up = [0], [0], threading.Condition(), [False]
     real = load_module._Feed._load
 
+    def overlapped() -> bool:
+        return most[0] >= load_module.LOADS_AT_ONCE or gave_up[0]
+
     def load(feed, pipe):
-        with lock:
+        with changed:
             running[0] += 1
             most[0] = max(most[0], running[0])
+            changed.notify_all()
         try:
             real(feed, pipe)
-            time.sleep(0.05)  # a load's end takes a while
+            with changed:  # a deadline, once, rather than a hang where fewer can run at once
+                if not changed.wait_for(overlapped, timeout=60):
+                    gave_up[0] = True
         finally:
-            with lock:
+            with changed:
                 running[0] -= 1
 
     monkeypatch.setattr(load_module._Feed, "_load", load)

@@ -17,8 +17,8 @@ import yaml
 
 from benchgraph.pipeline.steps import build
 from benchgraph.records.schema import KINDS
-from benchgraph.validation.reference import fast_results, reference_results
 
+from .shacl_reference import fast_results, reference_results
 from .validation_support import BAD, BASE, convert_folder, diff, keys, union_graph
 
 EXPECTED = yaml.safe_load((BAD / "EXPECTED.yaml").read_text(encoding="utf-8"))

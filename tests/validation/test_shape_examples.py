@@ -11,9 +11,9 @@ import pytest
 from rdflib.namespace import RDF, SH
 
 from benchgraph.namespaces import BG
-from benchgraph.validation.reference import fast_results, reference_results
 from benchgraph.validation.shapes import shapes_graph
 
+from .shacl_reference import fast_results, reference_results
 from .validation_support import BASE, convert_folder, diff, keys, load_examples, union_graph
 
 EXAMPLES = load_examples()

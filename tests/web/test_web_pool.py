@@ -66,18 +66,28 @@ def test_a_store_that_cannot_open_fails_at_start(tmp_path):
         QueryPool(PoolSettings(store=str(tmp_path / "nothing-here"), size=1))
 
 
-def test_a_long_query_runs_at_lower_priority_once_another_comes(pool):
-    worker = psutil.Process(pool.pids()[0])
-    runaway = InThread(pool.run, {"query": RUNAWAY}, 2.5)
-    wait_until(lambda: pool.stats()["idle"] == 0, what="the runaway taking the one worker")
-    time.sleep(0.7)  # past the 0.5 s after which a long query makes way, were one waiting
-    assert worker.nice() == 0  # alone: nothing to make way for
-    waiting = InThread(pool.run, ASK, 30.0)
-    wait_until(lambda: worker.nice() == 10, what="the long query's lower priority")
-    runaway.raised(QueryTimeout)
-    assert waiting.returned()[0]["status"] == 200
-    wait_for_workers(pool, 1)
-    assert psutil.Process(pool.pids()[0]).nice() == 0
+def test_a_long_query_runs_at_lower_priority_once_another_comes(served):
+    """A query past nice_after makes way only for another; alone it keeps its priority. Its
+    move to the long lane, set for later than nice_after, is the sign that the pool has looked
+    at it past nice_after (and found nothing to make way for)."""
+    pool = QueryPool(
+        PoolSettings(
+            store=str(served.store_path), size=1, long_size=1, nice_after=0.2, long_after=0.4
+        )
+    )
+    try:
+        worker = psutil.Process(pool.pids()[0])
+        runaway = InThread(pool.run, {"query": RUNAWAY}, 3.0)
+        wait_until(lambda: pool.stats()["long"] == 1, what="the runaway moving to the long lane")
+        assert worker.nice() == 0  # alone: nothing to make way for
+        waiting = InThread(pool.run, ASK, 30.0)
+        wait_until(lambda: worker.nice() == 10, what="the long query's lower priority")
+        runaway.raised(QueryTimeout)
+        assert waiting.returned()[0]["status"] == 200
+        wait_for_workers(pool, 1)
+        assert all(psutil.Process(pid).nice() == 0 for pid in pool.pids())
+    finally:
+        pool.close()
 
 
 def test_a_worker_to_recycle_serves_until_its_replacement_has_started(served):

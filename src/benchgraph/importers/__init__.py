@@ -4,7 +4,8 @@
 the LLM-Inference-Bench tables; `import_trtllm` NVIDIA's TensorRT-LLM performance
 overview. Normalisation is data: the tables in `mappings/`.
 
-May import: records, and the base floor (errors, timing). Its command is cli/imports.py.
+May import: records, and the base floor (errors, timing); a contract in pyproject.toml holds
+it to that. Its command is cli/imports.py.
 """
 
 from __future__ import annotations

@@ -5,5 +5,6 @@
     sssom.py      SSSOM mapping sets: read, written, and dumped from a store
     sparql.py     the SPARQL client: one deadline a request, bounded answers
 
-May import: records and the base floor. Neither the build nor the web.
+May import: records and the base floor (a contract in pyproject.toml holds it to that).
+Neither the build nor the web.
 """

@@ -4,6 +4,8 @@
     workers.py  one record file into a cache entry; many in forked worker processes
     changes.py  which record files changed since the last build (racy-mtime digests)
     key.py      the build key: a hash of the code and resources the data is made from
+    derive.py   the cross-record rules' part of a build: batch by batch as a first build
+                loads, then for the runs and systems an edit reaches
 
 May import: validation, reasoning, store, rdf, records and the base floor. Nothing that
 serves, prints or links: those sit above, and are not in the build key.

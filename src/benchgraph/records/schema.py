@@ -299,7 +299,3 @@ class Record:
             target = vendor_id(self.fields.get(head))
             if target is not None:
                 yield head, target, kind
-
-    def is_soft(self, dotted: str) -> bool:
-        """Whether a reference may name no record (a vendor given as a plain name)."""
-        return dotted in SOFT_REFERENCES.get(self.kind, {})

@@ -8,7 +8,7 @@ Two passes, both from the shapes in shapes/ (shacl.py is the evaluator):
   once per build, over small per-record facts (facts.py; the fabric rules: fabric.py;
   the across-record shapes: across.py), kept in the build cache so that an edit re-checks
   only the records it can reach. links.py: duplicate ids and links to no record.
-reference.reference_results runs pySHACL over a whole graph; tests hold both passes to it.
+tests/validation/shacl_reference.py runs pySHACL over a whole graph; tests hold both passes to it.
 
 May import: store (incremental.py and links.py keep their tables in the build cache), rdf,
 records, and the base floor. Not reasoning, not pipeline.

@@ -1,8 +1,8 @@
 """A small SHACL evaluator: the shapes of shapes/ run over one record's triples, fast.
 
-pySHACL is the reference (reference.reference_results); this module evaluates the subset of
-SHACL Core the shapes use, with pySHACL's semantics, in plain Python over an index of a few
-dozen triples, which is what makes 100k records cheap. SPARQL-based constraints run as Python
+pySHACL is the reference (tests/validation/shacl_reference.py); this module evaluates the
+subset of SHACL Core the shapes use, with pySHACL's semantics, in plain Python over an index of
+a few dozen triples, which is what makes 100k records cheap. SPARQL-based constraints run as Python
 twins registered by the constraint's IRI; a test holds every twin to pySHACL's results.
 Anything the shapes use that this module cannot evaluate is an error at load time, so a new
 construct in the shapes cannot be skipped silently.

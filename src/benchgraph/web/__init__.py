@@ -6,6 +6,27 @@ app serves the snapshot it names and swaps in each new one. Else STORE_PATH name
 store (benchgraph.serving prepares one); without either the app builds DATA_DIR itself, as
 `benchgraph serve` would.
 
+    server.py       the server process: gunicorn, with the app this module makes
+    httpworker.py   gunicorn's worker: request heads read without a thread
+    requestline.py  gunicorn's request line read up to the limit, in linear time
+    limits.py       what a request may be (path, query string, body), before Flask routes it
+    fastpath.py     the SPARQL endpoint's common requests, answered below Flask
+    sparql.py       the SPARQL 1.1 Protocol endpoint at /sparql, its Service Description
+    negotiation.py  which serialization answers a request (query form, Accept)
+    querypool.py    the query workers, with a time and memory limit per query, in two lanes
+    queryworker.py  one query worker process: the store read-only, one query at a time
+    memory.py       the memory the machine grants and a worker holds
+    site.py         a server process's state: the snapshot it serves, swapped on reload
+    hooks.py        every request and response: CORS, security headers, 304, gzip
+    errors.py       the one shape of every error answered
+    publicbase.py   the name the server gives itself, and the Host headers it answers
+    ui.py           the query page at /
+    browse.py       /id/ lists and /search, without SPARQL (catalogue.py: what they read)
+    ld.py           Linked Data: record and ontology IRIs resolve here (summary.py: the
+                    words a record page leads with; terms.py: RDF terms as a page shows them)
+    dumps.py        the whole dataset, one file per format, written once per snapshot
+    ops.py          /healthz and /metrics (metrics.py: the counts)
+
 May import: serving, query, links, pipeline and everything below them; not cli.
 """
 

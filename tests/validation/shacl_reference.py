@@ -1,4 +1,5 @@
-"""pySHACL's results, the reference the fast passes are held to (tests and benchmarks)."""
+"""pySHACL's results, the reference the fast passes are held to (tests and
+benchmarks/validate_bench.py): test-only, so kept out of the shipped package."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ from typing import Any
 
 from rdflib import Graph, URIRef
 
-from ..records.schema import Record
-from .across import across_results
-from .facts import facts_from_triples
-from .record import local_shapes
-from .shacl import SH, Index, Result
-from .shapes import shapes_graph
+from benchgraph.records.schema import Record
+from benchgraph.validation.across import across_results
+from benchgraph.validation.facts import facts_from_triples
+from benchgraph.validation.record import local_shapes
+from benchgraph.validation.shacl import SH, Index, Result
+from benchgraph.validation.shapes import shapes_graph
 
 
 def reference_results(data: Graph) -> list[Result]:
