@@ -741,22 +741,24 @@ def _shipped_strength(shipped_store, part: str) -> Counter:
         "maxsun-intel-arc-pro-b60-dual-48g",
     ],
 )
-def test_shipped_vendors_own_descriptions_state_no_peer_link(shipped_store, part):
+def test_shipped_vendors_own_descriptions_give_no_peer_link_as_derived(shipped_store, part):
     """One rule for MLPerf system descriptions: the part's vendor's own description of a
-    multi-card system, with the host link stated and "N/A" as its only interconnect, states
-    that the cards have no peer link (for MAXSUN's card, the chip vendor Intel's)."""
+    multi-card system, with the host link stated and "N/A" as its only interconnect, gives
+    "no peer link" by reading a placeholder (for MAXSUN's card, the chip vendor Intel's): the
+    answer is kept, its evidence derived, not stated."""
     found = _shipped_strength(shipped_store, part)
-    assert set(found) == {("NoScaleUpFabric", "PartHasNoPeerFabric", "VendorSource", "StatedFact")}
+    assert set(found) == {("NoScaleUpFabric", "PartHasNoPeerFabric", "VendorSource", "DerivedFact")}
 
 
-def test_shipped_vendors_own_description_gives_the_host_link(shipped_store):
-    rows = select(
-        shipped_store,
-        f"""SELECT ?host ?kind WHERE {{
+def test_shipped_vendors_templated_host_link_is_derived_not_stated(shipped_store):
+    """Google's v4.1 file gives "PCIe Gen3 x16" for its TPU v5e, and the same for the H100
+    SXM (a PCIe Gen5 part, by NVIDIA's own file): a templated field, so the host link is the
+    vendor source's derived fact, and no source states it."""
+    query = f"""SELECT ?host ?kind WHERE {{
         <{PART}google-tpu-v5e> bg:hostInterface ?host ; dct:source ?s .
-        ?s bg:states bg:hostInterface ; bg:sourceKind ?kind }}""",
-    )
-    assert rows == [("interconnects/pcie-gen3", "VendorSource")]
+        ?s bg:%s bg:hostInterface ; bg:sourceKind ?kind }}"""
+    assert select(shipped_store, query % "derives") == [("interconnects/pcie-gen3", "VendorSource")]
+    assert select(shipped_store, query % "states") == []
 
 
 def test_shipped_derived_parts_are_derived_answers(shipped_store):
