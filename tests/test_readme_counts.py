@@ -116,3 +116,36 @@ def test_the_with_example_returns_rows(shipped, capsys, tmp_path):
     rows = capsys.readouterr().out.splitlines()[1:]
     assert rows, "the README's --with example answers nothing on the shipped data"
     assert all("http://www.wikidata.org/entity/Q" in row for row in rows)
+
+
+def _scaling_lines(shipped) -> dict[str, list]:
+    lines: dict[str, list] = {}
+    for row in rows(shipped, "scaling-by-fabric"):
+        lines.setdefault(row["line"].value, []).append(row)
+    return lines
+
+
+def test_scaling_lines_and_the_developer_guide_s_derived_totals(shipped, readme):
+    """The README's count of scaling-by-fabric's lines, and its word that the developer guide's
+    per-GPU figures are read through their derived totals: its RTX PRO 6000 TP1 x PP1 and
+    TP1 x PP2 Llama 3.3 70B figures make lines, whose per-accelerator figure is the cell."""
+    (count,) = said(readme, rf"sources \({N} lines on the shipped data;")
+    lines = _scaling_lines(shipped)
+    assert count == len(lines)
+    guide = {k: v for k, v in lines.items() if k.startswith("NVIDIA/TensorRT-LLM@03e27c7d5ff0")}
+    assert guide and all("Llama 3.3 70B" in k and "PP varies at TP1" in k for k in guide)
+    one_k = next(v for k, v in guide.items() if "1000 in / 1000 out" in k)
+    # the cells: 1,724 per GPU on 1 GPU, 1,901 per GPU on 2 (the totals 1,724 and 3,802, derived)
+    per = {int(r["count"].value): float(r["perAccelerator"].value) for r in one_k}
+    assert per == pytest.approx({1: 1724, 2: 1901})
+
+
+def test_no_scaling_line_mixes_precisions_and_the_a100_fp16_lines_are_apart(shipped, readme):
+    """Precision is part of a line's conditions and label, so an FP16 line is never beside FP8
+    points on one line; the README keeps the v0.17 A100 (FP16) out of its FP8 comparison."""
+    assert "so its lines (0.92 and 0.93) are not set beside the FP8 ones" in readme
+    for label, points in _scaling_lines(shipped).items():
+        precisions = {p for p in ("FP16", "FP8", "FP4", "BF16") if f", {p}," in f"{label},"}
+        assert len(precisions) <= 1, label
+    a100 = [k for k in _scaling_lines(shipped) if "A100 SXM 80 GB" in k and "@258c7540c035" in k]
+    assert a100 and all(", FP16," in f"{k}," for k in a100)

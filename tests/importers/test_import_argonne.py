@@ -54,7 +54,7 @@ def test_a_row_repeated_in_the_tp_table_is_one_run_with_its_parallelism(small):
 
 def test_different_measurements_of_one_configuration_are_separate_runs(small):
     _, runs = small
-    base = "argonne-nvidia-a100-x4-vllm-mistral-7b-v0.1-io512-bs16"
+    base = "argonne-nvidia-a100-sxm-40gb-x4-vllm-mistral-7b-v0.1-io512-bs16"
     assert runs[base]["value"] == 3556.9222906876985
     assert runs[base + "-2"]["value"] == 3589.2890570107816
     assert "parallelism" in runs[base]["omitted_by_source"]
@@ -139,12 +139,49 @@ def test_a_part_derived_for_each_framework_cites_what_it_rests_on(imported):
 
 def test_a_system_derived_for_one_framework_is_linked_and_cited(imported):
     """derived_hardware names ALCF Polaris for the vLLM A100 rows only (their job scripts
-    target a Polaris queue); the part stays the family, and the other frameworks' A100 rows
-    have no system."""
+    target a Polaris queue) and, from ALCF's table of Polaris's GPUs ("A100 HGX"), its part,
+    the A100 SXM 40 GB; the other frameworks' A100 rows name no machine in any file read, so
+    they stay on the family, with no system, and say which files were read."""
     out, _ = imported("argonne")
-    a100 = [r for r in _runs(out).values() if r["accelerators"] == ["nvidia-a100"]]
-    assert {r["engine"] for r in a100 if r.get("system") == "alcf-polaris"} == {"vllm"}
-    assert all("system" not in r for r in a100 if r["engine"] != "vllm")
-    run = next(r for r in a100 if r.get("system") == "alcf-polaris")
-    assert {tuple(s["derives"]) for s in run["source"] if "derives" in s} == {("system",)}
+    runs = list(_runs(out).values())
+    polaris = [r for r in runs if r.get("system") == "alcf-polaris"]
+    assert polaris and {r["engine"] for r in polaris} == {"vllm"}
+    assert {tuple(r["accelerators"]) for r in polaris} == {("nvidia-a100-sxm-40gb",)}
+    run = polaris[0]
+    assert {tuple(s["derives"]) for s in run["source"] if "derives" in s} == {
+        ("system",),
+        ("accelerators",),
+    }
+    assert any(
+        s.get("path") == "docs/polaris/hardware-overview/machine-overview.md"
+        and "A100 HGX (Polaris)" in s["note"]
+        for s in run["source"]
+        if s.get("derives") == ["accelerators"]
+    )
     assert run["notes"].startswith("The system is derived")
+    family = [r for r in runs if r["accelerators"] == ["nvidia-a100"]]
+    assert {r["engine"] for r in family} == {"llama-cpp", "tensorrt-llm", "deepspeed-mii"}
+    assert all("system" not in r for r in family)
+    for r in family:
+        assert "The part stays the family" in r["notes"] and "A100-PCIE-40GB" in r["notes"]
+        assert not [s for s in r["source"] if "derives" in s and "accelerators" in s["derives"]]
+    by_engine = {r["engine"]: r["notes"] for r in family}
+    assert "llama.cpp/A100/README.MD" in by_engine["llama-cpp"]
+    assert "Deepspeed-MII/A100/README.md" in by_engine["deepspeed-mii"]
+
+
+def test_the_gh200_rows_are_on_the_96_gb_member_derived_from_jlse_s_node(imported):
+    """Every framework's GH200 README places its runs on JLSE, and a result file of JLSE's
+    GH200 node shows 95 GB of GPU memory: the runs are on the 96 GB member, derived, citing
+    both (none stays on the family)."""
+    out, _ = imported("argonne")
+    gh200 = [r for r in _runs(out).values() if "Nvidia GH200 GPU" in r["title"]]
+    assert len(gh200) == 280
+    assert {tuple(r["accelerators"]) for r in gh200} == {("nvidia-gh200-96gb",)}
+    assert {r["engine"] for r in gh200} == {"llama-cpp", "vllm", "tensorrt-llm"}
+    for r in gh200:
+        derived = [s for s in r["source"] if s.get("derives") == ["accelerators"]]
+        paths = {s["path"] for s in derived}
+        assert "results/jlse_gpu_gh200.md" in paths, r["id"]
+        assert any(p.endswith("/GH200/README.MD") for p in paths), r["id"]
+        assert r["notes"].startswith("The part is derived") and "95.0 GB" in r["notes"]
