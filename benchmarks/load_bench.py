@@ -19,7 +19,9 @@ body and sending one byte of it a second (one the server ends is opened again); 
 of a large answer that are never read (sent once, and waited for until the server is writing
 every answer). Meanwhile, from 127.0.0.10, a cheap `ASK {}` on a new connection each time
 and, on a kept-alive connection, a saved query back to back; the same pair also runs in a
-phase with no stalling client, its speed there the saved query's solo speed. Reports
+phase with no stalling client, its speed there the saved query's solo speed. Then the
+over-budget phase: `--over-budget-clients` clients sending refusal_bench.py's over-budget
+texts back to back beside the same pair, after its own solo phase. Reports
 requests served, errors, p50/p95/max per class, the server's memory (PSS and RSS summed over
 its processes) before and after, and the machine's load average in each phase. Machines are
 noisy, so each class's latency under load is also given as a ratio to its own idle latency,
@@ -628,6 +630,73 @@ def stalls(port: int, n: int, duration: float, proc: subprocess.Popen) -> dict:
     return out
 
 
+def over_budget(port: int, n: int, duration: float) -> dict:
+    """The saved query and the ASK alone, then beside `n` clients (127.0.0.2-5) sending the
+    over-budget texts of refusal_bench.py back to back, each one a 400 when the checks on its
+    tokens refuse it (issue 35: four such texts kept both workers at their timeout)."""
+    from refusal_bench import texts
+
+    bad = list(texts().values())
+    saved = saved_query(STALL_SAVED)
+    solo = measure_beside(port, saved, duration)
+    solo["load_average"] = round(os.getloadavg()[0], 1)
+    stop = threading.Event()
+    sent: dict[int, int] = {}
+    seconds: list[float] = []
+    lock = threading.Lock()
+
+    def loop(i: int) -> None:
+        client = Client(port, 60, f"127.0.0.{2 + i % 4}")
+        k = i
+        while not stop.is_set():
+            status, took = client.query(bad[k % len(bad)])
+            k += 1
+            with lock:
+                sent[status] = sent.get(status, 0) + 1
+                seconds.append(took)
+        client.close()
+
+    threads = [threading.Thread(target=loop, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    measured = measure_beside(port, saved, duration)
+    stop.set()
+    for t in threads:
+        t.join(120)
+    return measured | {
+        "clients": n,
+        "texts": len(bad),
+        "refused": sent,
+        "refusal": summary(seconds),
+        "solo": solo,
+        "load_average": round(os.getloadavg()[0], 1),
+    }
+
+
+def over_budget_lines(o: dict) -> list[str]:
+    """The over-budget phase's lines."""
+    base, got = o["solo"]["saved"]["p50_ms"], o["saved"]["p50_ms"]
+    speed = base / got if base and got else None
+    r = o["refusal"]
+    return [
+        "",
+        f"Over-budget texts (issue 35): {o['clients']} clients (127.0.0.2-5) sending the "
+        f"{o['texts']} texts of `benchmarks/refusal_bench.py` (10,000 `||`, 10,000 IN values, "
+        "a 10,000-item collection, 3,000 OPTIONALs, 10,000 path alternatives, a 100k-row "
+        "VALUES with FROM: 0.1-1.3 MB each) back to back, form-POSTed, beside the same ASK and "
+        f"`{STALL_SAVED}` pair as the stall phases, after its own solo phase.",
+        "",
+        "| sent | answers by status | refusal p50 / p95 / max ms (client side, whole POST) "
+        "| ASK p50 / p95 ms | saved p50 ms | solo p50 ms | speed / solo | load avg solo, phase |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| {r['n']:,} | {', '.join(f'{k}: {v:,}' for k, v in sorted(o['refused'].items()))} "
+        f"| {fmt(r['p50_ms'])} / {fmt(r['p95_ms'])} / {fmt(r['max_ms'])} "
+        f"| {fmt(o['ask']['p50_ms'])} / {fmt(o['ask']['p95_ms'])} | {fmt(got)} | {fmt(base)} "
+        f"| {'-' if speed is None else f'{speed:.2f}'} "
+        f"| {o['solo']['load_average']:g}, {o['load_average']:g} |",
+    ]
+
+
 def stall_lines(w: dict) -> list[str]:
     """The stall phases' table."""
     lines = [
@@ -790,6 +859,8 @@ def report(result: dict) -> str:
         ]
     if result.get("stalls"):
         lines += stall_lines(result["stalls"])
+    if result.get("over_budget"):
+        lines += over_budget_lines(result["over_budget"])
     lines += [
         "",
         f"Server /metrics refusals after the run: {result['refusals'] or 'none'}.",
@@ -861,6 +932,13 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds of each stall phase (default: 20, 8 with --short)",
     )
     parser.add_argument(
+        "--over-budget-clients",
+        type=int,
+        default=4,
+        metavar="N",
+        help="clients sending over-budget texts in their phase (default: 4; 0: no phase)",
+    )
+    parser.add_argument(
         "--serve-arg",
         action="append",
         default=[],
@@ -911,6 +989,11 @@ def main(argv: list[str] | None = None) -> int:
                 stall_for = args.stall_duration or (8.0 if args.short else 20.0)
                 print(f"stall phases, {stall_for:g} s each ...", file=sys.stderr)
                 stall_result = stalls(port, args.stall_clients, stall_for, proc)
+            budget_result = None
+            if args.over_budget_clients:
+                budget_for = args.stall_duration or (8.0 if args.short else 20.0)
+                print(f"over-budget texts, {budget_for:g} s ...", file=sys.stderr)
+                budget_result = over_budget(port, args.over_budget_clients, budget_for)
             refused = refusal_counts(port)
         finally:
             stop_server(proc)
@@ -937,6 +1020,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_average": load_avg,
         "slowloris": slow_result,
         "stalls": stall_result,
+        "over_budget": budget_result,
         "earlier": EARLIER,
     }
     text = report(result)

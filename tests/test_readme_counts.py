@@ -144,7 +144,7 @@ def test_no_scaling_line_mixes_precisions_and_the_a100_fp16_lines_are_apart(ship
     """Precision is part of a line's conditions and label, so an FP16 line is never beside FP8
     points on one line; the README keeps the v0.17 A100 (FP16) out of its FP8 comparison."""
     assert "so its lines (0.92 and 0.93) are not set beside the FP8 ones" in readme
-    for label, points in _scaling_lines(shipped).items():
+    for label in _scaling_lines(shipped):
         precisions = {p for p in ("FP16", "FP8", "FP4", "BF16") if f", {p}," in f"{label},"}
         assert len(precisions) <= 1, label
     a100 = [k for k in _scaling_lines(shipped) if "A100 SXM 80 GB" in k and "@258c7540c035" in k]

@@ -136,7 +136,9 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     assert dep["metric"] == "throughput-tok-s-per-accelerator"
     [total] = dep["measurements"]
     assert (total["metric"], total["unit"], total["derived"]) == ("throughput-tok-s", "tok/s", True)
-    assert total["value"] == pytest.approx(6463 * 4) and "times accelerator_count (4)" in total["note"]
+    assert (
+        total["value"] == pytest.approx(6463 * 4) and "times accelerator_count (4)" in total["note"]
+    )
     assert dep["model"] == "deepseek-r1-0528" and dep["accelerators"] == ["nvidia-b200-sxm"]
     assert dep["accelerator_count"] == 4 and dep["system"] == "trtllm-perf-nvidia-dgx-b200"
     # DEP is not spelled out by the file: no tensor or expert size, the split kept as written

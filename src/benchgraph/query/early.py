@@ -138,9 +138,34 @@ def check_services_early(text: str, allowed: Iterable[str]) -> None:
             from .lexicon import local_name
 
             endpoint = known[prefix] + local_name(local)
-        from .inspect import QueryInfo, check_services
+        check_endpoints((endpoint,), allowed)
 
-        check_services(QueryInfo("SELECT", False, (endpoint,)), allowed)
+
+def check_endpoints(endpoints: Iterable[str], allowed: Iterable[str]) -> None:
+    """Refuse (403) a SERVICE endpoint not on the allow-list ("?name": chosen at run time).
+    Here, below inspect.py, so that the token pass and the parsed query share it."""
+    allowed = set(allowed)
+    for endpoint in endpoints:
+        if endpoint.startswith("?"):
+            raise QueryRefused(
+                "service",
+                403,
+                "federated query refused",
+                f"SERVICE {endpoint}: an endpoint chosen at run time cannot be "
+                "checked, so this server does not call it",
+            )
+        if endpoint not in allowed:
+            hint = (
+                "federated queries (SERVICE) are off on this server"
+                if not allowed
+                else "allowed: " + ", ".join(sorted(allowed))
+            )
+            raise QueryRefused(
+                "service",
+                403,
+                "federated query refused",
+                f"SERVICE <{endpoint}> is not an allowed endpoint; {hint}",
+            )
 
 
 def pragma_refused() -> QueryRefused:

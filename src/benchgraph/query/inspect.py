@@ -29,6 +29,7 @@ from urllib.parse import urljoin
 
 from ..errors import QueryRefused
 from .early import (
+    check_endpoints,
     check_engine_functions,
     check_remote_text,
     check_services_early,
@@ -178,28 +179,7 @@ def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], .
 
 def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
     """Refuse (403) a query that calls a SERVICE not on the allow-list."""
-    allowed = set(allowed)
-    for endpoint in info.services:
-        if endpoint.startswith("?"):
-            raise QueryRefused(
-                "service",
-                403,
-                "federated query refused",
-                f"SERVICE {endpoint}: an endpoint chosen at run time cannot be "
-                "checked, so this server does not call it",
-            )
-        if endpoint not in allowed:
-            hint = (
-                "federated queries (SERVICE) are off on this server"
-                if not allowed
-                else "allowed: " + ", ".join(sorted(allowed))
-            )
-            raise QueryRefused(
-                "service",
-                403,
-                "federated query refused",
-                f"SERVICE <{endpoint}> is not an allowed endpoint; {hint}",
-            )
+    check_endpoints(info.services, allowed)
 
 
 # An engine's pragma before the query (Virtuoso's `define get:soft "replace"` fetches the
