@@ -129,7 +129,9 @@ PEER_FABRICS = {
     "built-in": BG.BuiltInPeerFabric,
 }
 # A `same_as` link's kind of match: the SKOS mapping property it becomes.
-MATCHES = {"exact": "exactMatch", "close": "closeMatch"}
+# broad: their entity is wider than ours (our PCIe Gen4 link, their PCI Express as a whole):
+# a generation or member of the family they name, so no schema:sameAs is written for it.
+MATCHES = {"exact": "exactMatch", "close": "closeMatch", "broad": "broadMatch"}
 # What a source is (a record source's `kind:`), strongest first: records.SOURCE_KINDS's codes
 # and the concepts they become (the ontology gives each its bg:strengthRank, 1 strongest).
 SOURCE_KINDS = {

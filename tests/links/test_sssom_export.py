@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from benchgraph.cli.main import main
@@ -90,3 +92,29 @@ def test_the_server_gives_the_links_as_sssom(linked, monkeypatch, tmp_path):
     finally:
         app.extensions["benchgraph"].close()
         served.cleanup()
+
+
+def test_a_broad_match_is_broadmatch_without_sameas(copy_data, tmp_path):
+    """Our generation, their family (PCIe Gen4 and Wikidata's PCI Express as a whole): the
+    record's `match: broad` is skos:broadMatch, exported as such, and no schema:sameAs says
+    the two are the same thing."""
+    data = copy_data(TEST_DATA / "fabric")
+    with open(data / "accelerators" / "sxm-part.yaml", "a") as f:
+        f.write(MAPPED.replace("match: close", "match: broad"))
+    store = build(data).open()
+    part = "<https://w3id.org/benchgraph/id/accelerators/sxm-part>"
+    wd = "<http://www.wikidata.org/entity/Q1000001>"
+    ask = "ASK {{ GRAPH ?g {{ {s} <{p}> {o} }} }}"
+    assert store.query(ask.format(s=part, p="http://www.w3.org/2004/02/skos/core#broadMatch", o=wd))
+    for p in ("https://schema.org/sameAs", "http://www.w3.org/2004/02/skos/core#closeMatch"):
+        assert not store.query(ask.format(s=part, p=p, o=wd)), p
+    # the same link as a close match does say sameAs: the check above can fail
+    close = tmp_path / "close"
+    shutil.copytree(TEST_DATA / "fabric", close)
+    with open(close / "accelerators" / "sxm-part.yaml", "a") as f:
+        f.write(MAPPED)
+    assert build(close).open().query(ask.format(s=part, p="https://schema.org/sameAs", o=wd))
+    out = tmp_path / "links.sssom.tsv"
+    assert main(["export", "--data", str(data), "--format", "sssom", "--out", str(out)]) == 0
+    row = _rows(sssom.read(out))["bgid:accelerators/sxm-part"]
+    assert row["predicate_id"] == "skos:broadMatch" and row["object_id"] == "wd:Q1000001"

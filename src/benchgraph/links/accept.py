@@ -109,7 +109,7 @@ def accept(
         if match is None:
             problems.append(
                 f"{where}: predicate_id: {row.get('predicate_id')!r} is neither "
-                "skos:exactMatch nor skos:closeMatch"
+                "skos:exactMatch, skos:closeMatch nor skos:broadMatch"
             )
         if not IRI.match(target):
             problems.append(

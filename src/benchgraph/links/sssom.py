@@ -55,7 +55,7 @@ COLUMNS = (
     "comment",
 )
 REQUIRED = ("subject_id", "predicate_id", "object_id", "mapping_justification")
-PREDICATES = {"skos:exactMatch": "exact", "skos:closeMatch": "close"}
+PREDICATES = {"skos:exactMatch": "exact", "skos:closeMatch": "close", "skos:broadMatch": "broad"}
 MEDIA_TYPE = "text/tab-separated-values"
 
 
@@ -152,7 +152,7 @@ PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX dct: <http://purl.org/dc/terms/>
 PREFIX bg: <{BG}>
 SELECT ?s ?p ?o ?label ?justification ?confidence ?curator ?date WHERE {{
-  GRAPH <{LINK_GRAPH}> {{ ?s ?p ?o FILTER(?p IN (skos:exactMatch, skos:closeMatch)) }}
+  GRAPH <{LINK_GRAPH}> {{ ?s ?p ?o FILTER(?p IN (skos:exactMatch, skos:closeMatch, skos:broadMatch)) }}
   OPTIONAL {{ ?s rdfs:label ?label }}
   OPTIONAL {{
     ?s bg:mapping ?m . ?m bg:mappedTo ?o .

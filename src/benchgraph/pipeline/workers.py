@@ -39,7 +39,7 @@ FEWER_COLLECTIONS = (50_000, 20, 20)  # gc thresholds while converting (700, 10,
 # the record's graph with the rest of what its file states, and the SSSOM export (links/sssom.py)
 # joins the two. Like the inferred graph, the record's share of it is loaded and removed
 # with the record (load.Loader), so an edit replaces exactly its own links.
-LINK_PREDICATES = frozenset((SKOS.exactMatch, SKOS.closeMatch, SCHEMA.sameAs))
+LINK_PREDICATES = frozenset((SKOS.exactMatch, SKOS.closeMatch, SKOS.broadMatch, SCHEMA.sameAs))
 
 
 def process(path: str, data_dir: str, shown: str, commit: str | None, digest: str) -> Entry:

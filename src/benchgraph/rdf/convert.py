@@ -119,6 +119,7 @@ DOCUMENTATION = frozenset(
         SKOS.altLabel,
         SKOS.exactMatch,
         SKOS.closeMatch,
+        SKOS.broadMatch,
         SCHEMA.sameAs,
         BG.revision,
         BG.mapping,
@@ -322,7 +323,8 @@ class _Converter:
                 yield node, BG.mappedTo, URIRef(str(iri))
                 if prop is not None and IRI.match(str(iri)):  # else the mapping's shape says
                     yield self.s, prop, URIRef(str(iri))
-                    yield self.s, SCHEMA.sameAs, URIRef(str(iri))
+                    if match != "broad":  # their family is not the same thing as our part
+                        yield self.s, SCHEMA.sameAs, URIRef(str(iri))
             for key, p in (
                 ("justification", BG.mappingJustification),
                 ("curator", DCTERMS.creator),
