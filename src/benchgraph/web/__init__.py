@@ -138,7 +138,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         saved_queries(queries),
         link_limit=int(c["LINK_LIMIT"]),
         load_examples=lambda: saved_queries(queries),
-        on_open=[dumps.write_ahead] if _flag(c["DUMPS_AHEAD"]) else [],
+        on_open=[explore.make_ahead, *([dumps.write_ahead] if _flag(c["DUMPS_AHEAD"]) else [])],
     )
     if c["SNAPSHOT_FILE"] and not c["STORE_URL"]:
         site.follow(pointer, lambda info: _open_snapshot(info, c))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -21,7 +22,9 @@ from .errors import shorten
 from .figures import figure
 from .hooks import not_modified
 from .results import FACETS, Figure, Result, Results, build_results
-from .site import Site
+from .site import Site, Snapshot
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("explore", __name__)
 
@@ -64,9 +67,19 @@ CHARTS = ("bar", "scatter", "none")
 
 
 def results() -> Results:
+    """The served snapshot's explorer rows (made once: ahead, or on first use)."""
     s: Site = current_app.extensions["benchgraph"]
     snapshot = s.snapshot()
     return snapshot.made("results", lambda: build_results(snapshot.store()))
+
+
+def make_ahead(snapshot: Snapshot) -> None:
+    """Make a snapshot's explorer rows as it is opened (a Site's on_open hook): at 100k runs
+    they take tens of seconds, which no first visitor should wait for."""
+    try:
+        snapshot.made("results", lambda: build_results(snapshot.store()))
+    except Exception:  # a store that is down: made on first use instead
+        log.exception("snapshot %s: explorer rows not made ahead", snapshot.id)
 
 
 @bp.route("/explore")

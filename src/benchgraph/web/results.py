@@ -189,7 +189,7 @@ def build_results(store) -> Results:
     by_iri: dict[str, Result] = {}
     group_labels: dict[str, str] = {}
     for sol in store.query(QUERY, use_default_graph_as_union=True, prefixes=PREFIXES):
-        v = {name: sol[name] for name in _VARIABLES}
+        v = dict(zip(_VARIABLES, sol))  # a solution's terms in the SELECT's order
         iri = v["run"].value
         row = by_iri.get(iri)
         if row is None:
