@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from paths import SHARED
+from paths import REQUIRE_SHARED, SHARED
+
+
+def pytest_sessionstart(session):
+    """Where ../shared is required (CI), its absence ends the run at once: the tests of real
+    outside data would skip, and a run that skipped them must not pass."""
+    if os.environ.get(REQUIRE_SHARED) and not SHARED.is_dir():
+        pytest.exit(f"{SHARED} is not here and {REQUIRE_SHARED} is set", returncode=1)
 
 
 @pytest.fixture(autouse=True)
@@ -20,6 +28,7 @@ def _private_cache(tmp_path_factory, monkeypatch):
 def shared() -> Path:
     """../shared beside the repo (CI lays it there); skip where it is absent."""
     if not SHARED.is_dir():
+        # (where REQUIRE_SHARED is set, pytest_sessionstart has ended the run already)
         pytest.skip(f"{SHARED} is not here: tests of real outside data need it")
     return SHARED
 
