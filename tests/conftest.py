@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from paths import REQUIRE_SHARED, SHARED
+from slow_tests import SHIPPED_DATA, SLOW
 
 
 def pytest_sessionstart(session):
@@ -16,6 +17,16 @@ def pytest_sessionstart(session):
     outside data would skip, and a run that skipped them must not pass."""
     if os.environ.get(REQUIRE_SHARED) and not SHARED.is_dir():
         pytest.exit(f"{SHARED} is not here and {REQUIRE_SHARED} is set", returncode=1)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """The tests slow_tests.py names (by function, every parameter) and those that build the
+    shipped data are marked slow: `make test-fast` leaves them out."""
+    for item in items:
+        if item.nodeid.split("[")[0] in SLOW or SHIPPED_DATA & set(
+            getattr(item, "fixturenames", ())
+        ):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -26,7 +26,7 @@ def test_the_suite_ends_at_once_where_shared_is_required_and_missing(tmp_path):
     """The conftest's check, in a copy of the tests beside no shared/."""
     clone = tmp_path / "clone"
     (clone / "tests").mkdir(parents=True)
-    for name in ("conftest.py", "paths.py"):
+    for name in ("conftest.py", "paths.py", "slow_tests.py"):
         shutil.copy(ROOT / "tests" / name, clone / "tests" / name)
     (clone / "tests" / "test_nothing.py").write_text("def test_nothing():\n    pass\n")
     run = subprocess.run(
