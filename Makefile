@@ -28,7 +28,9 @@ test: install-test
 	$(BIN)/python -m pytest -q
 
 # The suite without the tests marked slow (real servers under load, big builds, browsers,
-# fuzzing at length): for the edit-test loop. `make test` stays the whole suite, as CI runs.
+# fuzzing at length, the shipped data's build, and those tests/slow_tests.py names by their
+# measured time): for the edit-test loop, a few minutes on a loaded 2-core machine.
+# `make test` stays the whole suite, as CI runs.
 test-fast: install-test
 	$(BIN)/python -m pytest -q -m "not slow"
 

@@ -127,10 +127,18 @@ def test_an_edit_is_served_once_settled_and_a_burst_is_one_rebuild(tmp_path, web
         runs = count(server, RUNS)
         add_runs(records, 50, "burst")  # 50 files in a few ms, like a git checkout
         wait_for(lambda: count(server, RUNS) == runs + 50, "the 50 new runs served", server)
-        time.sleep(3)  # six settling times: a second rebuild would have started by now
+        wait_for(lambda: rebuilds(server) >= 2, "the rebuild counted", server)
         health = server.health()
         assert health["rebuilds"] == 2, health["last_rebuild"]
         assert "(+47)" in health["last_rebuild"]["reason"]  # one rebuild named all 50 files
+        # A marker edit after the burst: the watcher hands on changes in order, so a late
+        # rebuild for the burst would come before the marker's or be part of it.
+        set_memory(records, H100, "83")
+        wait_for(lambda: memory(server) == (83, 96), "the marker edit served", server)
+        wait_for(lambda: rebuilds(server) >= 3, "the marker's rebuild counted", server)
+        health = server.health()
+        assert health["rebuilds"] == 3, health["last_rebuild"]
+        assert health["last_rebuild"]["reason"] == f"changed: {records / H100}"
     finally:
         server.stop()
 
@@ -150,8 +158,14 @@ def test_editors_temporary_files_make_no_rebuild(tmp_path, web_cache, records):
             (folder / name).write_text("half a record")
             (folder / name).unlink()
         (records / "LICENSE.txt").write_text("not a record")
-        time.sleep(2)
-        assert rebuilds(server) == 0
+        # A marker edit after them: the watcher hands on changes in order, so had it taken
+        # any of those files, they would have made a rebuild before the marker's or be in it.
+        set_memory(records, H100, "83")
+        wait_for(lambda: memory(server) == (83, 96), "the marker edit served", server)
+        wait_for(lambda: rebuilds(server) >= 1, "the marker's rebuild counted", server)
+        health = server.health()
+        assert health["rebuilds"] == 1, health["last_rebuild"]
+        assert health["last_rebuild"]["reason"] == f"changed: {records / H100}"
     finally:
         server.stop()
 
@@ -184,12 +198,17 @@ def test_sighup_rebuilds_in_the_serving_process_without_a_restart(tmp_path, web_
     try:
         before = server_processes(server)
         set_memory(records, H100, "82")
-        time.sleep(1.5)
-        assert memory(server) == (80, 96) and rebuilds(server) == 0
         server.proc.send_signal(signal.SIGHUP)
         wait_for(lambda: memory(server) == (82, 96), "the edit served after SIGHUP", server)
+        wait_for(lambda: rebuilds(server) >= 1, "the rebuild counted", server)
         health = server.health()
         assert health["rebuilds"] == 1 and health["last_rebuild"]["reason"] == "SIGHUP"
+        # A second SIGHUP as a marker: a rebuild the edit made on its own (a watcher where none
+        # was asked for) would come before its rebuild or be part of it ("SIGHUP; changed: ...")
+        server.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: rebuilds(server) >= 2, "the second SIGHUP's rebuild", server)
+        health = server.health()
+        assert health["rebuilds"] == 2 and health["last_rebuild"]["reason"] == "SIGHUP"
         assert server_processes(server) == before  # gunicorn and its workers: not restarted
     finally:
         server.stop()
@@ -383,9 +402,22 @@ class FakePool:
         self.closed = True
 
 
+class SaysWhenWaited(threading.Condition):
+    """A condition that tells when a thread has begun to wait on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waited = threading.Event()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waited.set()
+        return super().wait(timeout)
+
+
 def test_a_request_in_flight_finishes_on_the_snapshot_it_began_on(tmp_path):
     release = threading.Event()
-    old = Snapshot(tmp_path, "a" * 32, FakePool("old", release), tmp_path, id="old")
+    idle = SaysWhenWaited()
+    old = Snapshot(tmp_path, "a" * 32, FakePool("old", release), tmp_path, id="old", _idle=idle)
     new = Snapshot(tmp_path, "b" * 32, FakePool("new"), tmp_path, id="new")
     site = Site(old, {})
     app = Flask(__name__)
@@ -404,7 +436,7 @@ def test_a_request_in_flight_finishes_on_the_snapshot_it_began_on(tmp_path):
     assert old.pool.running.wait(10)
     site.swap(new, drain=30)
     assert app.test_client().get("/q").text == "b:new:b"  # new requests: the new snapshot
-    time.sleep(0.2)
+    assert idle.waited.wait(10)  # the old snapshot's retirement waits for its request
     assert not old.pool.closed  # still in use by the slow request
     release.set()
     slow.join(10)
