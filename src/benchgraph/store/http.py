@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import http.client
-import os
 import re
 import secrets
 import threading
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
 from ..errors import CannotRun
+from ..settings import raw_env
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Account:
         return f"set {self.user} and {self.password}, or {self.token}"
 
     def given(self) -> bool:
-        return bool(os.environ.get(self.user) or os.environ.get(self.token))
+        return bool(raw_env(self.user) or raw_env(self.token))
 
 
 PUSH_ACCOUNT = Account(
@@ -166,7 +166,7 @@ class Client:
             except (OSError, http.client.HTTPException) as exc:
                 self._drop()
                 last = exc
-                if body and self._scheme != "basic" and os.environ.get(self.account.user):
+                if body and self._scheme != "basic" and raw_env(self.account.user):
                     # a store that asks for credentials (or a fresh nonce) may close the
                     # connection before it reads the body (Virtuoso does past a few MB), so
                     # its challenge is never read: ask for one without a body first
@@ -259,11 +259,11 @@ class Client:
 
     # --- authentication ---------------------------------------------------------------
     def _authorization(self, method: str, path: str) -> dict[str, str]:
-        token = os.environ.get(self.account.token)
+        token = raw_env(self.account.token)
         if token:
             return {"Authorization": f"Bearer {token}"}
-        user = os.environ.get(self.account.user)
-        password = os.environ.get(self.account.password)
+        user = raw_env(self.account.user)
+        password = raw_env(self.account.password)
         if not user or password is None or self._scheme is None:
             return {}
         if self._scheme == "basic":
@@ -276,7 +276,7 @@ class Client:
 
     def _learn(self, headers: http.client.HTTPMessage) -> bool:
         """Take the store's challenge; False when there is nothing to answer it with."""
-        if os.environ.get(self.account.token) or not os.environ.get(self.account.user):
+        if raw_env(self.account.token) or not raw_env(self.account.user):
             return False
         for value in headers.get_all("WWW-Authenticate") or []:
             scheme, _, rest = value.partition(" ")

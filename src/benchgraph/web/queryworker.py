@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from .. import settings as table
 from ..errors import QueryRefused
 from ..query import stack
 from ..query.gate import check_query
@@ -316,6 +317,7 @@ def main(argv: list[str]) -> int:
     _soft, hard = resource.getrlimit(resource.RLIMIT_NICE)
     resource.setrlimit(resource.RLIMIT_NICE, (hard, hard))
     given = json.loads(argv[0])
+    table.configure(given.get("settings", {}))  # the server's query limits
     settings = Settings(
         given["store"],
         given["max_bytes"],
