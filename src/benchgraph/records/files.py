@@ -10,7 +10,7 @@ from operator import attrgetter
 from pathlib import Path
 
 from .. import settings
-from ..errors import CannotRun
+from ..errors import BenchgraphError, CannotRun
 from .schema import KINDS
 
 
@@ -107,7 +107,7 @@ def size_text(n: int) -> str:
     raise AssertionError(n)
 
 
-class RecordFileError(Exception):
+class RecordFileError(BenchgraphError):
     """A record file that is not read: not a regular file, too big, or not there."""
 
     def __init__(self, message: str, code: str):

@@ -58,19 +58,24 @@ _DEADLOCK = re.compile(rb"\b40001\b|[Dd]eadlock")  # SQL's state of a rolled-bac
 class StoreUnavailable(CannotRun):
     """The store could not be reached, or said it cannot answer now (a 502/503/504)."""
 
-    status = 503
+    status, title = 503, "store unavailable"
 
 
 class StoreError(CannotRun):
-    """The store answered with an error of its own; carries its status and message."""
+    """The store answered with an error of its own; carries the store's status (the
+    endpoint answers 502: the store failed, not the client) and its message."""
+
+    status, title = 502, "store error"
 
     def __init__(self, status: int, message: str):
-        self.status = status
+        self.store_status = status
         super().__init__(message)
 
 
 class StoreTimeout(StoreError):
     """The store stopped the query at its own time limit (and would have sent part)."""
+
+    status, title, code = 503, "query timed out", "timeout"
 
     def __init__(self, message: str):
         super().__init__(503, message)
@@ -80,12 +85,16 @@ class QueryNotSent(StoreError):
     """A query benchgraph does not send to the store: it could not be kept to the dataset
     (a graph the push did not write, or what Virtuoso 7.2 cannot answer so kept)."""
 
+    status, title, code = 403, "graph refused", "graph-refused"
+
     def __init__(self, message: str):
         super().__init__(403, message)
 
 
 class StoreTooLarge(StoreError):
     """The store's answer passed the size benchgraph reads of one (it is not cut)."""
+
+    status, title, code = 422, "result too large", "too-large"
 
     def __init__(self, message: str):
         super().__init__(422, message)

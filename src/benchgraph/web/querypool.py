@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from ..errors import BenchgraphError
 from .memory import MB, default_query_memory_mb, memory_detail, private_rss
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ RECYCLE_MB = 64
 TICK = 0.05
 
 
-class PoolError(Exception):
+class PoolError(BenchgraphError):
     """The pool gave a query no answer: it timed out, every worker was busy, or its worker
     died."""
 
