@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
             reloader.watching = watcher.watching
             reloader.publish()
         config |= served.app_config() | {"SNAPSHOT_FILE": str(root / snapshots.POINTER)}
-        what = f"{args.data}" + ("; watching for changes" if watcher else "")
-        return _serve(args, root, config, reloader, what)
+        note = "; watching for changes" if watcher else ""
+        return _serve(args, root, config, reloader, str(args.data), note)
     finally:
         if watcher is not None:
             watcher.stop()
@@ -129,19 +129,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(
-    args: argparse.Namespace, root: Path, config: dict[str, Any], reloader: Any, what: str
+    args: argparse.Namespace,
+    root: Path,
+    config: dict[str, Any],
+    reloader: Any,
+    what: str,
+    note: str = "",
 ) -> int:
-    """Write the server process's settings (serve.json) and run it until interrupted."""
-    host = _bracketed(config["BIND_HOST"])
+    """Write the server process's settings (serve.json), built once here for a build and a
+    store alike, and run it until interrupted."""
     path = root / "serve.json"
     path.write_text(
         json.dumps({"app": config, "gunicorn": _gunicorn_options(args, config)}),
         encoding="utf-8",
     )
-    where, sparql = what.partition(";")[::2], "(SPARQL at /sparql)"
+    host = _bracketed(config["BIND_HOST"])
     print(
-        f"benchgraph: serving {where[0]} at http://{host}:{config['BIND_PORT']}/ {sparql}"
-        + (f";{where[1]}" if where[1] else ""),
+        f"benchgraph: serving {what} at http://{host}:{config['BIND_PORT']}/ "
+        f"(SPARQL at /sparql){note}",
         file=sys.stderr,
     )
     return run_server_process(path, reloader)

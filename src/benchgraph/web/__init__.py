@@ -71,8 +71,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if config:
         app.config.from_mapping(config)
     c = app.config
-    # the query checks of this process, and of its query workers (_pool_settings)
-    settings.configure(_query_settings(c))
+    # The query checks' settings config gives (serve's --max-query-parts): this process's,
+    # and its query workers' (_pool_settings). The environment's are read where they apply.
+    settings.configure(_query_settings(config or {}))
     publicbase.configure(c)
     queries = Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None
     if c["STORE_URL"]:
@@ -175,13 +176,12 @@ def _pool_settings(c: Mapping[str, Any], store_path: Path | str) -> PoolSettings
         long_size=long_lane(size),
         spare=spares(size),
         memory_mb=default_memory_mb(1, size) if memory_mb in (None, "") else int(memory_mb),
-        query_settings=_query_settings(c),
+        query_settings=settings.configured(),
     )
 
 
 def _query_settings(c: Mapping[str, Any]) -> dict[str, Any]:
-    """The query checks' settings the config gives (serve --max-query-parts, or the
-    environment's): configured in this process and passed to every query worker."""
+    """The query checks' settings `c` gives (serve's --max-query-parts)."""
     return {
         s.name: c[s.name]
         for s in settings.SETTINGS.values()
