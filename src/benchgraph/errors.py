@@ -46,7 +46,25 @@ def printable(text: str) -> str:
 
 
 class BenchgraphError(Exception):
-    """Base of every error benchgraph raises on purpose."""
+    """Base of every error benchgraph raises on purpose.
+
+    One the web app answers carries its HTTP `status`, a `title` and a `code` (the label
+    /metrics counts it under; None: counted by status or title), and its `detail` for a
+    person (its message unless set); web/errors.py maps it to the one error shape.
+    `status` None: it has no answer of its own (where it reaches the web app, a 500)."""
+
+    status: int | None = None
+    title = "error"
+    code: str | None = None
+    position: dict[str, int] | None = None  # where in a query's text (1-based line, column)
+
+    @property
+    def detail(self) -> str:
+        return self.__dict__.get("_detail", str(self))
+
+    @detail.setter
+    def detail(self, value: str) -> None:
+        self.__dict__["_detail"] = value
 
 
 class CannotRun(BenchgraphError):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -19,14 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CannotRun
-from ..query.text import DEFAULT_MAX_PARTS, MAX_PARTS_ENV
 from ..serving import snapshots
 from ..serving.prepare import prepare
 from ..serving.process import run_server_process
 from ..serving.reload import SETTLE, Job, Reloader
 from ..serving.watch import Watcher
+from ..settings import raw, value
 from .common import built
-from .options import command, data_option, with_options
+from .options import command, data_option, given_settings, setting_options, with_options
 
 
 def add(subparsers: Any) -> None:
@@ -45,77 +44,10 @@ def add(subparsers: Any) -> None:
         help="serve what `benchgraph push` wrote to this SPARQL store server, "
         "instead of building --data (no --with, --watch)",
     )
-    p.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
-    )
-    p.add_argument("--port", type=int, default=5000, help="port (default: %(default)s)")
-    p.add_argument(
-        "--public-base",
-        metavar="URL",
-        default=None,
-        help="the origin clients reach the server at (behind a proxy, the "
-        "proxy's), e.g. https://benchgraph.example.org: the service "
-        "description, the VoID and the query page name it (default: "
-        "$BENCHGRAPH_PUBLIC_BASE, else the address bound)",
-    )
-    p.add_argument(
-        "--allowed-host",
-        action="append",
-        default=None,
-        metavar="NAME",
-        help="a Host name answered besides the public base's and the bound "
-        "address (and localhost on a loopback address); others are a 400; "
-        "repeatable (default: $BENCHGRAPH_ALLOWED_HOSTS)",
-    )
     with_options(p)
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="stop a query after this long (default: %(default)g)",
-    )
-    p.add_argument(
-        "--query-workers",
-        type=int,
-        default=max(4, os.cpu_count() or 1),
-        metavar="N",
-        help="queries that can run at once, per server process (default: %(default)s)",
-    )
-    p.add_argument(
-        "--query-memory-mb",
-        type=int,
-        default=None,
-        metavar="MB",
-        help="stop a query whose worker holds more memory than this; 0 for no "
-        "limit (default: half the machine's memory, physical or cgroup, over "
-        "workers x (query workers + long-lane workers))",
-    )
-    p.add_argument(
-        "--max-result-mb",
-        type=float,
-        default=64,
-        metavar="MB",
-        help="refuse results bigger than this (default: %(default)g)",
-    )
-    p.add_argument(
-        "--max-query-parts",
-        type=int,
-        default=None,
-        metavar="N",
-        help="refuse (400) a query with more parts than this: patterns, groups, "
-        "OPTIONALs, UNION branches, FILTERs, BINDs, path steps, operators, "
-        "function calls (default: $BENCHGRAPH_QUERY_MAX_PARTS, else "
-        f"{DEFAULT_MAX_PARTS}: what store servers survive, with room)",
-    )
-    _limit_options(p)
-    p.add_argument(
-        "--allow-service",
-        action="append",
-        default=[],
-        metavar="ENDPOINT",
-        help="a SERVICE endpoint queries may call (federation is off otherwise); repeatable",
-    )
+    # --host, --port, the query and request limits, the public base: rows of the settings
+    # table (benchgraph/settings.py), each also a BENCHGRAPH_* variable
+    setting_options(p)
     p.add_argument(
         "--workers",
         type=int,
@@ -158,13 +90,9 @@ def add(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build, prepare the serving snapshot, run gunicorn until interrupted; rebuild and swap
     in a new snapshot on SIGHUP, and with --watch on every change."""
-    if args.max_query_parts is not None:
-        if args.max_query_parts < 1:
-            raise CannotRun(f"--max-query-parts {args.max_query_parts}: give at least 1")
-        # read where queries are checked: the query workers, which inherit the environment
-        os.environ[MAX_PARTS_ENV] = str(args.max_query_parts)
+    config = _app_config(args)
     if args.store:
-        return _serve_store(args)
+        return _serve_store(args, config)
     root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
     watcher = None
     try:
@@ -191,33 +119,65 @@ def run(args: argparse.Namespace) -> int:
             watcher = _watch(args, queries, reloader)
             reloader.watching = watcher.watching
             reloader.publish()
-        host = f"[{args.host}]" if ":" in args.host else args.host
-        settings = {
-            "app": served.app_config()
-            | {
-                "SNAPSHOT_FILE": str(root / snapshots.POINTER),
-                "QUERY_TIMEOUT": args.timeout,
-                "QUERY_WORKERS": args.query_workers,
-                "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
-                **_limit_config(args),
-                **_host_config(args),
-                "ALLOW_SERVICE": list(args.allow_service),
-                "QUERY_MEMORY_MB": _query_memory_mb(args),
-            },
-            "gunicorn": _gunicorn_options(args, host),
-        }
-        path = root / "serve.json"
-        path.write_text(json.dumps(settings), encoding="utf-8")
-        print(
-            f"benchgraph: serving {args.data} at http://{host}:{args.port}/ "
-            "(SPARQL at /sparql)" + ("; watching for changes" if watcher else ""),
-            file=sys.stderr,
-        )
-        return run_server_process(path, reloader)
+        config |= served.app_config() | {"SNAPSHOT_FILE": str(root / snapshots.POINTER)}
+        note = "; watching for changes" if watcher else ""
+        return _serve(args, root, config, reloader, str(args.data), note)
     finally:
         if watcher is not None:
             watcher.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _serve(
+    args: argparse.Namespace,
+    root: Path,
+    config: dict[str, Any],
+    reloader: Any,
+    what: str,
+    note: str = "",
+) -> int:
+    """Write the server process's settings (serve.json), built once here for a build and a
+    store alike, and run it until interrupted."""
+    path = root / "serve.json"
+    path.write_text(
+        json.dumps({"app": config, "gunicorn": _gunicorn_options(args, config)}),
+        encoding="utf-8",
+    )
+    host = _bracketed(config["BIND_HOST"])
+    print(
+        f"benchgraph: serving {what} at http://{host}:{config['BIND_PORT']}/ "
+        f"(SPARQL at /sparql){note}",
+        file=sys.stderr,
+    )
+    return run_server_process(path, reloader)
+
+
+def _app_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The app's settings from serve's flags: only those given, so that a BENCHGRAPH_*
+    variable applies where its flag is not given (create_app reads them)."""
+    config = given_settings(args)
+    parts = config.get("QUERY_MAX_PARTS")
+    if parts is not None and parts < 1:
+        raise CannotRun(f"--max-query-parts {parts}: give at least 1")
+    if "PUBLIC_BASE" in config:
+        from ..web.publicbase import BadPublicBase, normalize
+
+        try:
+            config["PUBLIC_BASE"] = normalize(config["PUBLIC_BASE"])
+        except BadPublicBase as exc:
+            raise CannotRun(f"--public-base: {exc}") from None
+    if value("QUERY_MEMORY_MB", config) in (None, ""):
+        # the default for this many server processes and query workers
+        from ..web.querypool import default_memory_mb
+
+        config["QUERY_MEMORY_MB"] = default_memory_mb(
+            args.workers, int(value("QUERY_WORKERS", config))
+        )
+    return config
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 class _NoReloads:
@@ -233,7 +193,7 @@ class _NoReloads:
         pass
 
 
-def _serve_store(args: argparse.Namespace) -> int:
+def _serve_store(args: argparse.Namespace, config: dict[str, Any]) -> int:
     """Serve a remote store: the same app, its query workers asking the store."""
     from ..store.http import check_url
 
@@ -241,30 +201,12 @@ def _serve_store(args: argparse.Namespace) -> int:
     warning = _check_read_only(args.store)
     root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
     try:
-        host = f"[{args.host}]" if ":" in args.host else args.host
-        settings = {
-            "app": {
-                "STORE_URL": args.store,
-                "DUMP_DIR": str(root / "dumps"),
-                "STORE_WARNING": warning,
-                "QUERY_TIMEOUT": args.timeout,
-                "QUERY_WORKERS": args.query_workers,
-                "MAX_RESULT_BYTES": int(args.max_result_mb * 1024 * 1024),
-                **_limit_config(args),
-                **_host_config(args),
-                "ALLOW_SERVICE": list(args.allow_service),
-                "QUERY_MEMORY_MB": _query_memory_mb(args),
-            },
-            "gunicorn": _gunicorn_options(args, host),
+        config |= {
+            "STORE_URL": args.store,
+            "DUMP_DIR": str(root / "dumps"),
+            "STORE_WARNING": warning,
         }
-        path = root / "serve.json"
-        path.write_text(json.dumps(settings), encoding="utf-8")
-        print(
-            f"benchgraph: serving the store {args.store} at http://{host}:{args.port}/ "
-            "(SPARQL at /sparql)",
-            file=sys.stderr,
-        )
-        return run_server_process(path, _NoReloads())
+        return _serve(args, root, config, _NoReloads(), f"the store {args.store}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -302,20 +244,24 @@ def _check_read_only(url: str) -> str | None:
     return None
 
 
-def _gunicorn_options(args: argparse.Namespace, host: str) -> dict[str, Any]:
+def _gunicorn_options(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:
+    from ..web.requestline import request_line_limit
+
     return {
-        "bind": f"{host}:{args.port}",
+        "bind": f"{_bracketed(config['BIND_HOST'])}:{config['BIND_PORT']}",
         "workers": args.workers,
         "threads": args.threads,
         # gthread, keeping a busy connection's next request on its thread (web/httpworker.py)
         "worker_class": "benchgraph.web.httpworker.LingeringWorker",
-        "timeout": int(args.timeout) + 30,
+        "timeout": int(float(value("QUERY_TIMEOUT", config))) + 30,
         "graceful_timeout": 10,
         "keepalive": 5,
         "proc_name": "benchgraph",
         # The longest request line the app's limits let through: gunicorn refuses a
         # longer one (414) as soon as it passes it (web/requestline.py).
-        "limit_request_line": _request_line_limit(args),
+        "limit_request_line": request_line_limit(
+            int(value("MAX_PATH_BYTES", config)), int(value("MAX_QUERY_STRING_BYTES", config))
+        ),
         "http_parser": "python",
         "accesslog": "-" if args.access_log else None,
         "errorlog": "-",
@@ -328,7 +274,7 @@ def _queries_dir() -> Path | None:
     """The saved queries the app shows: $BENCHGRAPH_QUERIES_DIR, else the shipped ones."""
     from ..resources import resource
 
-    named = os.environ.get("BENCHGRAPH_QUERIES_DIR")
+    named = raw("QUERIES_DIR")
     return Path(named) if named else resource("queries")
 
 
@@ -344,100 +290,3 @@ def _watch(args: argparse.Namespace, queries: Path | None, reloader: Reloader) -
     for folder in ("ontology", "shapes"):
         watcher.folder(resource(folder), ".ttl")
     return watcher
-
-
-def _limit_options(p: argparse.ArgumentParser) -> None:
-    """The options of the request size limits (benchgraph.web.limits)."""
-    from ..web import DEFAULTS
-
-    p.add_argument(
-        "--max-body-mb",
-        type=float,
-        default=DEFAULTS["MAX_CONTENT_LENGTH"] / 2**20,
-        metavar="MB",
-        help="refuse (413) a request body longer than this, whether "
-        "sent with a length or in chunks (default: %(default)g)",
-    )
-    p.add_argument(
-        "--max-path-kb",
-        type=float,
-        default=DEFAULTS["MAX_PATH_BYTES"] / 1024,
-        metavar="KB",
-        help="refuse (414) a longer URL path (default: %(default)g)",
-    )
-    p.add_argument(
-        "--max-query-string-kb",
-        type=float,
-        default=DEFAULTS["MAX_QUERY_STRING_BYTES"] / 1024,
-        metavar="KB",
-        help="refuse (414) a longer URL query string, as sent (a GET carries the "
-        "SPARQL query there, URL-encoded; default: %(default)g)",
-    )
-    # These two default to None so that $BENCHGRAPH_HEADER_TIMEOUT and
-    # $BENCHGRAPH_MAX_CONNECTIONS_PER_CLIENT, read by create_app, still apply.
-    p.add_argument(
-        "--header-timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="answer 408 and close a connection whose request head is not all sent "
-        "this long after it opened, however it trickles in (default: "
-        f"{DEFAULTS['HEADER_TIMEOUT']:g}, or $BENCHGRAPH_HEADER_TIMEOUT)",
-    )
-    p.add_argument(
-        "--max-connections-per-client",
-        type=int,
-        default=None,
-        metavar="N",
-        help="answer 429 and close a client address's connection past this many "
-        "open at once; 0 for no limit. Behind a proxy every client has the "
-        "proxy's address: raise it or turn it off there (default: "
-        f"{DEFAULTS['MAX_CONNECTIONS_PER_CLIENT']}, or "
-        "$BENCHGRAPH_MAX_CONNECTIONS_PER_CLIENT)",
-    )
-
-
-def _limit_config(args: argparse.Namespace) -> dict[str, Any]:
-    config: dict[str, Any] = {
-        "MAX_CONTENT_LENGTH": int(args.max_body_mb * 2**20),
-        "MAX_PATH_BYTES": int(args.max_path_kb * 1024),
-        "MAX_QUERY_STRING_BYTES": int(args.max_query_string_kb * 1024),
-    }
-    if args.header_timeout is not None:
-        config["HEADER_TIMEOUT"] = args.header_timeout
-    if args.max_connections_per_client is not None:
-        config["MAX_CONNECTIONS_PER_CLIENT"] = args.max_connections_per_client
-    return config
-
-
-def _host_config(args: argparse.Namespace) -> dict[str, Any]:
-    """How the server names itself and the Host names it answers (web/publicbase.py); an
-    option not given leaves its BENCHGRAPH_* variable to create_app."""
-    from ..errors import CannotRun
-    from ..web.publicbase import BadPublicBase, normalize
-
-    config: dict[str, Any] = {"BIND_HOST": args.host, "BIND_PORT": args.port}
-    if args.public_base is not None:
-        try:
-            config["PUBLIC_BASE"] = normalize(args.public_base)
-        except BadPublicBase as exc:
-            raise CannotRun(f"--public-base: {exc}") from None
-    if args.allowed_host is not None:
-        config["ALLOWED_HOSTS"] = list(args.allowed_host)
-    return config
-
-
-def _request_line_limit(args: argparse.Namespace) -> int:
-    from ..web.requestline import request_line_limit
-
-    config = _limit_config(args)
-    return request_line_limit(config["MAX_PATH_BYTES"], config["MAX_QUERY_STRING_BYTES"])
-
-
-def _query_memory_mb(args: argparse.Namespace) -> int:
-    """--query-memory-mb, or its default for this many server processes and query workers."""
-    from ..web.querypool import default_memory_mb
-
-    if args.query_memory_mb is not None:
-        return args.query_memory_mb
-    return default_memory_mb(args.workers, args.query_workers)

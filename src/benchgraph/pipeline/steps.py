@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import time
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from .. import settings
 from ..errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from ..locks import held, posix_lock_holder
 from ..namespaces import ONTOLOGY_IRI
@@ -65,7 +65,7 @@ class BuildResult:
 
 def cache_dir_for(data_dir: Path) -> Path:
     """Where the build of data_dir is cached: $BENCHGRAPH_CACHE or .benchgraph/ beside it."""
-    env = os.environ.get("BENCHGRAPH_CACHE")
+    env = settings.raw("CACHE")
     root = Path(env) if env else data_dir.resolve().parent / ".benchgraph"
     name = hashlib.blake2b(str(data_dir.resolve()).encode(), digest_size=6).hexdigest()
     return root / f"{data_dir.resolve().name}-{name}" / code_key()[:16]

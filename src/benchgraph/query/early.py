@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urljoin
 
+from .. import settings
 from ..errors import QueryRefused
 from .gate import ALLOWED, XSD, Shape, check_query
 from .lexicon import Census, census
@@ -21,7 +22,7 @@ from .text import _limit, max_parts
 # must read (one with FROM or SERVICE, one that may pass the parts budget, any query sent to a
 # store server) may have this many tokens at most: some 1.5 s of parse. The largest saved
 # query (scaling-by-fabric) has 1,453.
-DEFAULT_MAX_TOKENS = 5_000
+DEFAULT_MAX_TOKENS = settings.SETTINGS["QUERY_MAX_TOKENS"].default  # 5,000
 MAX_TOKENS_ENV = "BENCHGRAPH_QUERY_MAX_TOKENS"
 # The function IRIs the embedded Oxigraph (pyoxigraph 0.5) evaluates: SPARQL's casts and the
 # other XSD constructors it implements. Any other IRI it refuses only when the call is

@@ -11,17 +11,17 @@ check and another to the engine, so such text is refused.
 
 from __future__ import annotations
 
-import os
 import re
 
+from .. import settings
 from ..errors import CannotRun, QueryRefused
 
-DEFAULT_MAX_DEPTH = 256
+DEFAULT_MAX_DEPTH = settings.SETTINGS["QUERY_MAX_DEPTH"].default  # 256
 MAX_DEPTH_ENV = "BENCHGRAPH_QUERY_MAX_DEPTH"
 # Oxigraph recurses along flat chains too (triple patterns, UNION, FILTER, `+`, `!`): on the
 # 256 MiB stack stack.py gives it, 50,000 of each run and 200,000 may crash the process.
 # So the operators and separators of a query are counted, outside strings, IRIs, comments.
-DEFAULT_MAX_OPERATORS = 50_000
+DEFAULT_MAX_OPERATORS = settings.SETTINGS["QUERY_MAX_OPERATORS"].default  # 50,000
 MAX_OPERATORS_ENV = "BENCHGRAPH_QUERY_MAX_OPERATORS"
 # The parts of a query's algebra (query/gate.py counts them on rdflib's parse tree): each
 # pattern, group, OPTIONAL, UNION branch, MINUS, GRAPH, FILTER, BIND, VALUES, subquery, path
@@ -33,7 +33,7 @@ MAX_OPERATORS_ENV = "BENCHGRAPH_QUERY_MAX_OPERATORS"
 # point varies between runs), about 800 parts at the lowest; Virtuoso crashes at 4,650 `&&`
 # and 6,500 `+`. At 400 parts no server died (each kind 10 times on fresh Oxigraph servers, 3
 # on Virtuosos): half the lowest. The largest saved query (scaling-by-fabric) has 349.
-DEFAULT_MAX_PARTS = 400
+DEFAULT_MAX_PARTS = settings.SETTINGS["QUERY_MAX_PARTS"].default  # 400
 MAX_PARTS_ENV = "BENCHGRAPH_QUERY_MAX_PARTS"
 OPERATORS = frozenset("{}()[].;,|/^!+-*&=<>")
 
@@ -115,7 +115,7 @@ def max_parts() -> int:
 
 
 def _limit(env: str, default: int, what: str) -> int:
-    given = os.environ.get(env, "").strip()
+    given = (settings.raw_env(env) or "").strip()
     if not given:
         return default
     try:

@@ -9,7 +9,8 @@ import stat
 from operator import attrgetter
 from pathlib import Path
 
-from ..errors import CannotRun
+from .. import settings
+from ..errors import BenchgraphError, CannotRun
 from .schema import KINDS
 
 
@@ -73,8 +74,9 @@ def kind_of(path: Path, data_dir: Path) -> str:
 
 # --- reading a record file: only regular files, and no bigger than the limit --------------
 
-MAX_RECORD_BYTES = 8 * 1024 * 1024  # the default; the largest shipped record is under 40 KB
-LIMIT_VARIABLE = "BENCHGRAPH_MAX_RECORD_BYTES"
+# the default, 8 MiB; the largest shipped record is under 40 KB
+MAX_RECORD_BYTES = settings.SETTINGS["MAX_RECORD_BYTES"].default
+LIMIT_VARIABLE = settings.SETTINGS["MAX_RECORD_BYTES"].env
 _UNITS = {"": 1, "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 
 
@@ -82,7 +84,7 @@ def max_record_bytes() -> int:
     """The size limit of one record file: $BENCHGRAPH_MAX_RECORD_BYTES (bytes, or a number
     with KiB, MiB or GiB), 8 MiB by default. A file over it is that record's problem: a
     huge file took the whole build's memory (a symlink to /dev/zero: a MemoryError)."""
-    raw = os.environ.get(LIMIT_VARIABLE, "").strip()
+    raw = (settings.raw("MAX_RECORD_BYTES") or "").strip()
     if not raw:
         return MAX_RECORD_BYTES
     m = re.fullmatch(r"([0-9]+)\s*([a-z]*)", raw.lower())
@@ -105,7 +107,7 @@ def size_text(n: int) -> str:
     raise AssertionError(n)
 
 
-class RecordFileError(Exception):
+class RecordFileError(BenchgraphError):
     """A record file that is not read: not a regular file, too big, or not there."""
 
     def __init__(self, message: str, code: str):

@@ -22,6 +22,8 @@ import shutil
 from pathlib import Path
 from typing import IO, Any
 
+from ..errors import BenchgraphError
+
 POINTER = "current.json"
 LOCK = "use.lock"
 PREFIX = "snap-"
@@ -29,8 +31,10 @@ PREFIX = "snap-"
 LINKS = re.compile(r"^links to (?P<other>.+?), which is left out")
 
 
-class SnapshotGone(Exception):
+class SnapshotGone(BenchgraphError):
     """The snapshot's folder was deleted: a newer one is being served."""
+
+    code = "snapshot-gone"
 
 
 def publish(root: Path, state: dict[str, Any]) -> None:

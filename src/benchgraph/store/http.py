@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import http.client
-import os
 import re
 import secrets
 import threading
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
 from ..errors import CannotRun
+from ..settings import raw_env
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Account:
         return f"set {self.user} and {self.password}, or {self.token}"
 
     def given(self) -> bool:
-        return bool(os.environ.get(self.user) or os.environ.get(self.token))
+        return bool(raw_env(self.user) or raw_env(self.token))
 
 
 PUSH_ACCOUNT = Account(
@@ -58,19 +58,24 @@ _DEADLOCK = re.compile(rb"\b40001\b|[Dd]eadlock")  # SQL's state of a rolled-bac
 class StoreUnavailable(CannotRun):
     """The store could not be reached, or said it cannot answer now (a 502/503/504)."""
 
-    status = 503
+    status, title = 503, "store unavailable"
 
 
 class StoreError(CannotRun):
-    """The store answered with an error of its own; carries its status and message."""
+    """The store answered with an error of its own; carries the store's status (the
+    endpoint answers 502: the store failed, not the client) and its message."""
+
+    status, title = 502, "store error"
 
     def __init__(self, status: int, message: str):
-        self.status = status
+        self.store_status = status
         super().__init__(message)
 
 
 class StoreTimeout(StoreError):
     """The store stopped the query at its own time limit (and would have sent part)."""
+
+    status, title, code = 503, "query timed out", "timeout"
 
     def __init__(self, message: str):
         super().__init__(503, message)
@@ -80,12 +85,16 @@ class QueryNotSent(StoreError):
     """A query benchgraph does not send to the store: it could not be kept to the dataset
     (a graph the push did not write, or what Virtuoso 7.2 cannot answer so kept)."""
 
+    status, title, code = 403, "graph refused", "graph-refused"
+
     def __init__(self, message: str):
         super().__init__(403, message)
 
 
 class StoreTooLarge(StoreError):
     """The store's answer passed the size benchgraph reads of one (it is not cut)."""
+
+    status, title, code = 422, "result too large", "too-large"
 
     def __init__(self, message: str):
         super().__init__(422, message)
@@ -166,7 +175,7 @@ class Client:
             except (OSError, http.client.HTTPException) as exc:
                 self._drop()
                 last = exc
-                if body and self._scheme != "basic" and os.environ.get(self.account.user):
+                if body and self._scheme != "basic" and raw_env(self.account.user):
                     # a store that asks for credentials (or a fresh nonce) may close the
                     # connection before it reads the body (Virtuoso does past a few MB), so
                     # its challenge is never read: ask for one without a body first
@@ -259,11 +268,11 @@ class Client:
 
     # --- authentication ---------------------------------------------------------------
     def _authorization(self, method: str, path: str) -> dict[str, str]:
-        token = os.environ.get(self.account.token)
+        token = raw_env(self.account.token)
         if token:
             return {"Authorization": f"Bearer {token}"}
-        user = os.environ.get(self.account.user)
-        password = os.environ.get(self.account.password)
+        user = raw_env(self.account.user)
+        password = raw_env(self.account.password)
         if not user or password is None or self._scheme is None:
             return {}
         if self._scheme == "basic":
@@ -276,7 +285,7 @@ class Client:
 
     def _learn(self, headers: http.client.HTTPMessage) -> bool:
         """Take the store's challenge; False when there is nothing to answer it with."""
-        if os.environ.get(self.account.token) or not os.environ.get(self.account.user):
+        if raw_env(self.account.token) or not raw_env(self.account.user):
             return False
         for value in headers.get_all("WWW-Authenticate") or []:
             scheme, _, rest = value.partition(" ")

@@ -26,6 +26,8 @@ from rdflib.collection import Collection
 from rdflib.namespace import RDF, XSD
 from rdflib.namespace import SH as SH
 
+from ..errors import BenchgraphError
+
 Node = URIRef | Literal | BNode
 Bindings = dict[str, object]
 # A twin of a SPARQL constraint: (index, focus) -> rows of bindings; the row's `value` and
@@ -39,8 +41,10 @@ NodeCheck = Callable[["Index", Node, list], Iterator[tuple]]
 TYPE = str(RDF.type)
 
 
-class ShapesError(Exception):
+class ShapesError(BenchgraphError):
     """The shapes use something this evaluator does not implement."""
+
+    code = "shapes-unsupported"
 
 
 @dataclass(frozen=True)

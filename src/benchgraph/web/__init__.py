@@ -1,10 +1,10 @@
 """The web app: a SPARQL endpoint, Linked Data pages and a query page over the built dataset.
 
-`create_app(config)` takes defaults, then `BENCHGRAPH_*` environment variables, then
-`config`. SNAPSHOT_FILE names the pointer file of `benchgraph serve` (see serving/snapshots.py): the
-app serves the snapshot it names and swaps in each new one. Else STORE_PATH names a prepared
-store (benchgraph.serving prepares one); without either the app builds DATA_DIR itself, as
-`benchgraph serve` would.
+`create_app(config)` takes the defaults of the settings table (benchgraph/settings.py), then
+its `BENCHGRAPH_*` environment variables, then `config`. SNAPSHOT_FILE names the pointer
+file of `benchgraph serve` (see serving/snapshots.py): the app serves the snapshot it names
+and swaps in each new one. Else STORE_PATH names a prepared store (benchgraph.serving
+prepares one); without either the app builds DATA_DIR itself, as `benchgraph serve` would.
 
     server.py       the server process: gunicorn, with the app this module makes
     httpworker.py   gunicorn's worker: request heads read without a thread
@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .. import settings
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -47,51 +48,10 @@ if TYPE_CHECKING:
 
 __all__ = ["create_app"]
 
-# What a page of this server may run and load: its own scripts, styles and images, and requests
-# to itself; no inline script, no eval, no plugins, no framing, no <base>, and forms submit only
-# here. The two hashes are the <style> elements YASGUI's table column resizer adds (the table
-# layout, and the cursor while a column is dragged); tests/web check them against the bundle.
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self' "
-    "'sha256-zCK2EVMoPc04mRF/g5CotUvxbJPWS+8V0b+s9ptqQIk=' "
-    "'sha256-c0O6TmFAkgpNbHxKAa1BrveWHHopjEtC47i0PzMudxg='; img-src 'self'; "
-    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
-    "object-src 'none'"
-)
-
-DEFAULTS: dict[str, Any] = {
-    "STORE_PATH": None,  # a pyoxigraph store directory, opened read-only
-    "STORE_URL": None,  # else a remote SPARQL store's query URL (what benchgraph push wrote)
-    "STORE_WARNING": None,  # what serve could not check of the store's account, logged
-    "DATASET_KEY": "",  # a hash of the served data: the base of every ETag
-    "DATA_DIR": "data",  # built when STORE_PATH is not given
-    "INVALID_RECORDS": [],  # record files left out of the build
-    "LEFT_OUT": {},  # every record file left out of the build: why (invalid, or links to one)
-    "SNAPSHOT_FILE": None,  # a pointer file naming the snapshot to serve, followed for swaps
-    "PROBLEM_COUNTS": {},  # problems of the build by severity
-    "QUERY_TIMEOUT": 30.0,  # seconds a query may run before it is stopped
-    "QUERY_WORKERS": max(4, os.cpu_count() or 1),  # queries that can run at once
-    "MAX_RESULT_BYTES": 64 * 1024 * 1024,  # a bigger result is refused, never cut
-    "QUERY_MEMORY_MB": None,  # per query worker; None: querypool.default_memory_mb, 0: none
-    "ALLOW_SERVICE": [],  # SERVICE endpoints a query may call; none by default
-    "QUERIES_DIR": None,  # saved example queries; default: the shipped queries/
-    "DUMP_DIR": None,  # where dumps are written; default: beside the store
-    "LINK_LIMIT": 200,  # incoming links listed on a record page
-    "DUMPS_AHEAD": True,  # write each snapshot's dumps as it is opened, not on first request
-    "MAX_CONTENT_LENGTH": 4 * 1024 * 1024,  # a longer request body gets 413, however sent
-    "MAX_PATH_BYTES": 8 * 1024,  # a longer URL path (as sent) gets 414
-    "MAX_QUERY_STRING_BYTES": 256 * 1024,  # a longer query string (as sent) gets 414
-    # Read by the HTTP worker (httpworker.py), under gunicorn only:
-    "HEADER_TIMEOUT": 10.0,  # seconds for a whole request head; 408 past it
-    "MAX_CONNECTIONS_PER_CLIENT": 32,  # open connections per client address; 429 over it; 0: any
-    "CONTENT_SECURITY_POLICY": CSP,  # on every response; "" sends none
-    "REFERRER_POLICY": "same-origin",  # other sites are never sent this server's URLs
-    # How the server names itself, and the Host headers it answers (publicbase.py):
-    "PUBLIC_BASE": None,  # e.g. https://benchgraph.example.org; default: the bound address
-    "ALLOWED_HOSTS": [],  # more Host names answered (a list, or one comma-separated string)
-    "BIND_HOST": None,  # the address serve binds, and its port
-    "BIND_PORT": None,
-}
+# The app's config before the environment: every row of the settings table the app or the
+# query checks read (benchgraph/settings.py holds each one's default and meaning).
+DEFAULTS: dict[str, Any] = settings.app_defaults()
+CSP = settings.CSP
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -107,10 +67,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app = Flask(__name__)
     app.config.from_mapping(DEFAULTS)
-    app.config.from_prefixed_env("BENCHGRAPH")
+    app.config.from_mapping(settings.from_environ())
     if config:
         app.config.from_mapping(config)
     c = app.config
+    # The query checks' settings config gives (serve's --max-query-parts): this process's,
+    # and its query workers' (_pool_settings). The environment's are read where they apply.
+    settings.configure(_query_settings(config or {}))
     publicbase.configure(c)
     queries = Path(c["QUERIES_DIR"]) if c["QUERIES_DIR"] else None
     if c["STORE_URL"]:
@@ -213,7 +176,17 @@ def _pool_settings(c: Mapping[str, Any], store_path: Path | str) -> PoolSettings
         long_size=long_lane(size),
         spare=spares(size),
         memory_mb=default_memory_mb(1, size) if memory_mb in (None, "") else int(memory_mb),
+        query_settings=settings.configured(),
     )
+
+
+def _query_settings(c: Mapping[str, Any]) -> dict[str, Any]:
+    """The query checks' settings `c` gives (serve's --max-query-parts)."""
+    return {
+        s.name: c[s.name]
+        for s in settings.SETTINGS.values()
+        if s.reader == settings.QUERY and c.get(s.name) is not None
+    }
 
 
 def _open_snapshot(info: dict[str, Any], c: Mapping[str, Any]) -> Snapshot:

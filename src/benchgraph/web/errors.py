@@ -13,6 +13,7 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, SecurityError
 
+from ..errors import BenchgraphError
 from .negotiation import HTML, Format, NotAcceptable, choose
 
 JSON_ERROR = Format("json", "application/json", "json", "", (), "JSON")
@@ -61,6 +62,13 @@ def error_response(
     response.vary.add("Accept")
     _count(status, title, code)
     return response
+
+
+def error_for(exc: BenchgraphError, headers: dict[str, str] | None = None) -> Response:
+    """The answer of an error of benchgraph's family: its status, title, code and detail
+    (and where in the query, when known)."""
+    extra = {"position": exc.position} if exc.position else {}
+    return error_response(exc.status or 500, exc.title, exc.detail, headers, code=exc.code, **extra)
 
 
 def reason(status: int, title: str, code: str | None = None) -> str:

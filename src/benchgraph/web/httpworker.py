@@ -46,8 +46,8 @@ by then;
 past LINGER, or after MAX_IN_A_ROW requests, the connection goes back to the main loop, so a
 thread is held at most LINGER by an idle or slow client and no busy client keeps one for good.
 Everything else (timeouts, keep-alive limits, graceful stop) is gunicorn's. The settings are
-read from the app's config (set by `BENCHGRAPH_<NAME>` like every setting); a plain WSGI app
-gets the defaults below.
+read from the app's config (rows of benchgraph/settings.py, set by `BENCHGRAPH_<NAME>` or a
+`serve` flag); a plain WSGI app gets the defaults below.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ from typing import Any
 from gunicorn.http import errors as http_errors
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
+from ..settings import SETTINGS
 from .framing import BadFraming, Body, Chunks, head_end
 from .outbox import CONTINUE, Backlog, Outbox
 
@@ -73,15 +74,16 @@ LINGER = 0.002  # seconds: a client sending its next query at once does so well 
 MAX_IN_A_ROW = 100
 READ_SIZE = 64 * 1024
 CLOSING_LINGER = 1.0  # seconds a refused connection is read and dropped before it is closed
-# Used where the app has no setting (a plain WSGI app); the app's defaults are in web.DEFAULTS.
-HEADER_TIMEOUT = 10.0
-MAX_CONNECTIONS_PER_CLIENT = 32
-BODY_TIMEOUT = 10.0  # seconds for a body, plus its length at MIN_RATE
-WRITE_TIMEOUT = 10.0  # seconds for a client to take an answer, plus its size at MIN_RATE
-MIN_RATE = 64 * 1024  # bytes a second a body or an answer must move at, past its timeout
+# Used where the app has no setting (a plain WSGI app): the settings table's defaults
+# (benchgraph/settings.py, which says what each one means).
+HEADER_TIMEOUT = SETTINGS["HEADER_TIMEOUT"].default
+MAX_CONNECTIONS_PER_CLIENT = SETTINGS["MAX_CONNECTIONS_PER_CLIENT"].default
+BODY_TIMEOUT = SETTINGS["BODY_TIMEOUT"].default  # seconds for a body, plus its length at MIN_RATE
+WRITE_TIMEOUT = SETTINGS["WRITE_TIMEOUT"].default  # to take an answer, plus its size at MIN_RATE
+MIN_RATE = SETTINGS["MIN_RATE"].default  # bytes a second a body or an answer must move at
 OUTBOX_CAP = 1024 * 1024  # bytes of one response kept before its next write waits
-WRITE_BACKLOG = 512 * 1024 * 1024  # bytes kept by all of a process's responses, before
-# a next write waits: a bound on what unread answers hold, at worst the thread's deadline
+WRITE_BACKLOG = SETTINGS["WRITE_BACKLOG"].default  # bytes kept by all of a process's responses,
+# before a next write waits: a bound on what unread answers hold, at worst the thread's deadline
 
 
 class HeadConn(TConn):

@@ -13,6 +13,8 @@ from functools import lru_cache
 
 import pyoxigraph as ox
 
+from ..errors import BenchgraphError
+
 
 @dataclass(frozen=True)
 class Format:
@@ -90,8 +92,10 @@ KNOWN = (*SOLUTIONS, *GRAPH)
 DATASET = (TRIG, NQUADS, JSONLD)
 
 
-class NotAcceptable(Exception):
+class NotAcceptable(BenchgraphError):
     """No offered format is acceptable to the client."""
+
+    status, title = 406, "not acceptable"
 
     def __init__(self, offered: tuple[Format, ...], asked: str = ""):
         self.offered, self.asked = offered, asked

@@ -20,12 +20,16 @@ from urllib.parse import urlsplit
 from werkzeug.exceptions import SecurityError
 from werkzeug.wsgi import get_host
 
+from ..errors import BenchgraphError
+
 DEFAULT = "http://localhost"  # an app made without a base or an address (Flask's test client)
 WILDCARDS = ("", "0.0.0.0", "::")
 
 
-class BadPublicBase(ValueError):
+class BadPublicBase(BenchgraphError, ValueError):
     """A PUBLIC_BASE that is not an http(s) origin."""
+
+    code = "bad-public-base"
 
 
 def normalize(base: str) -> str:

@@ -28,7 +28,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from typing import Any
 
+from ..errors import BenchgraphError
 from .memory import MB, default_query_memory_mb, memory_detail, private_rss
 
 log = logging.getLogger(__name__)
@@ -58,7 +60,7 @@ RECYCLE_MB = 64
 TICK = 0.05
 
 
-class PoolError(Exception):
+class PoolError(BenchgraphError):
     """The pool gave a query no answer: it timed out, every worker was busy, or its worker
     died."""
 
@@ -133,6 +135,8 @@ class PoolSettings:
     nice_after: float = LONG_QUERY
     idle_retire: float = IDLE_RETIRE
     recycle_mb: int = RECYCLE_MB  # replace a worker left holding more; 0 for never
+    # the query checks' settings (benchgraph/settings.py) the server was given, passed on
+    query_settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -477,6 +481,7 @@ class QueryPool:
                 "allow_service": list(s.allow_service),
                 "memory_mb": s.memory_mb,
                 "timeout": s.timeout,
+                "settings": s.query_settings,
                 **_prefixes(),
             }
         )

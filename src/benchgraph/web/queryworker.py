@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from ..errors import QueryRefused
+from .. import settings as table
+from ..errors import BenchgraphError
 from ..query import stack
 from ..query.gate import check_query
 from ..query.inspect import (
@@ -45,13 +46,7 @@ from ..query.inspect import (
 from ..query.syntax import syntax_error
 from ..store import is_remote
 from ..store import open as open_store
-from ..store.http import (
-    QueryNotSent,
-    StoreError,
-    StoreTimeout,
-    StoreTooLarge,
-    StoreUnavailable,
-)
+from ..store.http import StoreError, StoreTooLarge
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
 
@@ -80,8 +75,28 @@ class Settings:
         object.__setattr__(self, "prefix_items", tuple(sorted(self.prefixes.items())))
 
 
-class TooLarge(Exception):
-    """The serialized result passed the size cap."""
+class TooLarge(BenchgraphError):
+    """The serialized result (or a store's answer) passed the size cap."""
+
+    status, title, code = 422, "result too large", "too-large"
+
+    def __init__(self, limit: int, what: str = "the result"):
+        super().__init__(
+            f"{what} passes this server's cap of {limit:,} bytes and was not sent; add a "
+            "LIMIT or narrow the query"
+        )
+
+
+class BadGraphIRI(BenchgraphError):
+    """A protocol dataset (default-graph-uri, named-graph-uri) that is not an IRI."""
+
+    status, title = 400, "bad graph IRI"
+
+
+class ServiceFailed(BenchgraphError):
+    """A SERVICE call of a federated query failed."""
+
+    status, title, code = 502, "federated query failed", "service-failed"
 
 
 class _CappedBuffer:
@@ -92,7 +107,7 @@ class _CappedBuffer:
 
     def write(self, data: bytes) -> int:
         if len(self.data) + len(data) > self.limit:
-            raise TooLarge
+            raise TooLarge(self.limit)
         self.data += data
         return len(data)
 
@@ -111,53 +126,39 @@ def answer(store: ox.Store, request: dict, settings: Settings) -> tuple[dict, by
     text, base = request["query"], request.get("base")
     try:
         dataset = _dataset(request)
-    except ValueError as exc:
-        return _error(400, "bad graph IRI", f"default-graph-uri / named-graph-uri: {exc}"), b""
-    try:
         # Both parsers and Oxigraph's evaluator recurse: on a deep stack (inline on the
         # worker's own, see main).
         form, fmt, body = stack.call(lambda: _run(store, text, base, dataset, request, settings))
-    except QueryRefused as exc:
-        return _error(exc.status, exc.title, exc.detail, exc.position, exc.code), b""
-    except NotAcceptable as exc:
-        return _error(406, "not acceptable", f"this query's answer: {exc}"), b""
-    except SyntaxError as exc:  # the place `benchgraph query` reports too (query/syntax.py)
-        refused = syntax_error(text, exc)
-        return _error(
-            refused.status, refused.title, refused.detail, refused.position, refused.code
-        ), b""
-    except TooLarge:
-        return _error(
-            422,
-            "result too large",
-            f"the result passes this server's cap of {settings.max_bytes:,} bytes "
-            "and was not sent; add a LIMIT or narrow the query",
-            code="too-large",
-        ), b""
-    except ConnectionError as exc:
-        return _error(
-            502, "federated query failed", f"a SERVICE call failed: {exc}", code="service-failed"
-        ), b""
-    except StoreTooLarge:
-        return _error(
-            422,
-            "result too large",
-            f"the store's answer passes this server's cap of {settings.max_bytes:,}"
-            " bytes and was not sent; add a LIMIT or narrow the query",
-            code="too-large",
-        ), b""
-    except QueryNotSent as exc:  # not to be kept to the dataset's graphs on this store
-        return _error(403, "graph refused", str(exc), code="graph-refused"), b""
-    except StoreTimeout as exc:
-        return _error(503, "query timed out", str(exc), code="timeout"), b""
-    except StoreUnavailable as exc:
-        return _error(503, "store unavailable", str(exc)), b""
-    except StoreError as exc:
-        return _error(502, "store error", str(exc)), b""
+    except BenchgraphError as exc:  # each carries the status, title and code it answers
+        if exc.status is None:
+            raise  # no answer of its own: serve() answers a 500
+        return _refusal(exc), b""
     return {"status": 200, "content_type": fmt.content_type, "form": form, "format": fmt.name}, body
 
 
 def _run(
+    store: object,
+    text: str,
+    base: str | None,
+    dataset: dict | None,
+    request: dict,
+    settings: Settings,
+) -> tuple[str, Format, bytearray]:
+    """Check, run and serialize (_checked_run), what fails there an error of the family."""
+    try:
+        return _checked_run(store, text, base, dataset, request, settings)
+    except SyntaxError as exc:  # the place `benchgraph query` reports too (query/syntax.py)
+        raise syntax_error(text, exc) from None
+    except ConnectionError as exc:
+        raise ServiceFailed(f"a SERVICE call failed: {exc}") from None
+    except StoreTooLarge:
+        raise TooLarge(settings.max_bytes, "the store's answer") from None
+    except NotAcceptable as exc:
+        exc.detail = f"this query's answer: {exc}"
+        raise
+
+
+def _checked_run(
     store: object,
     text: str,
     base: str | None,
@@ -240,10 +241,13 @@ def _dataset(request: dict) -> dict | None:
     default, named = request.get("default_graphs"), request.get("named_graphs")
     if not default and not named:
         return None
-    return {
-        "default_graph": [ox.NamedNode(g) for g in default or []],
-        "named_graphs": [ox.NamedNode(g) for g in named or []],
-    }
+    try:
+        return {
+            "default_graph": [ox.NamedNode(g) for g in default or []],
+            "named_graphs": [ox.NamedNode(g) for g in named or []],
+        }
+    except ValueError as exc:
+        raise BadGraphIRI(f"default-graph-uri / named-graph-uri: {exc}") from None
 
 
 def _form(result: object, text: str) -> str:
@@ -275,6 +279,11 @@ def _serialize(result: object, fmt: Format, settings: Settings) -> bytearray:
     else:
         result.serialize(out, getattr(ox.QueryResultsFormat, fmt.oxigraph))
     return out.getvalue()
+
+
+def _refusal(exc: BenchgraphError) -> dict:
+    """The header of an error of the family, for the server to answer in the one shape."""
+    return _error(exc.status or 500, exc.title, exc.detail, exc.position, exc.code)
 
 
 def _error(
@@ -316,6 +325,7 @@ def main(argv: list[str]) -> int:
     _soft, hard = resource.getrlimit(resource.RLIMIT_NICE)
     resource.setrlimit(resource.RLIMIT_NICE, (hard, hard))
     given = json.loads(argv[0])
+    table.configure(given.get("settings", {}))  # the server's query limits
     settings = Settings(
         given["store"],
         given["max_bytes"],

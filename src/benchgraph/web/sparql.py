@@ -20,9 +20,10 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, current_app, render_template, request
 from werkzeug.datastructures import MultiDict
 
+from ..errors import BenchgraphError
 from ..namespaces import GRAPH as GRAPH_NS
 from ..serving.description import by_kind
-from .errors import error_response
+from .errors import error_for, error_response
 from .hooks import not_modified
 from .negotiation import (
     GRAPH,
@@ -77,11 +78,11 @@ QUERY_TYPE = "application/sparql-query"
 UPDATE_TYPE = "application/sparql-update"
 
 
-class ProtocolError(Exception):
+class ProtocolError(BenchgraphError):
     """A request the SPARQL protocol does not allow; carries the status to answer."""
 
     def __init__(self, status: int, title: str, detail: str):
-        self.status, self.title, self.detail = status, title, detail
+        self.status, self.title = status, title
         super().__init__(detail)
 
 
@@ -106,7 +107,7 @@ def endpoint() -> Response:
     try:
         operation = read_operation()
     except ProtocolError as exc:
-        return error_response(exc.status, exc.title, exc.detail)
+        return error_for(exc)
     if operation is None:
         return service_description()
     if operation.kind == "update":
@@ -205,8 +206,7 @@ def run_query(operation: Operation) -> Response:
         exc = outcome
         s.metrics.observe(exc.status, elapsed, timed_out=isinstance(exc, QueryTimeout))
         current_app.logger.warning("%s: %s", exc.title, exc)
-        retry = {"Retry-After": "5"} if isinstance(exc, PoolBusy) else None
-        return error_response(exc.status, exc.title, str(exc), retry, code=exc.code)
+        return error_for(exc, {"Retry-After": "5"} if isinstance(exc, PoolBusy) else None)
     header, body = outcome
     status = header["status"]
     s.metrics.observe(status, elapsed, header.get("form", ""))
@@ -272,7 +272,7 @@ def service_description() -> Response:
     try:
         fmt = choose((*GRAPH, HTML), request.headers.get("Accept"), request.args.getlist("format"))
     except NotAcceptable as exc:
-        return error_response(406, "not acceptable", str(exc))
+        return error_for(exc)
     etag = s.etag("sd", endpoint_iri, fmt.name)
     if request.if_none_match.contains_weak(etag):
         return not_modified(etag)
