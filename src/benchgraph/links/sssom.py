@@ -152,7 +152,9 @@ PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX dct: <http://purl.org/dc/terms/>
 PREFIX bg: <{BG}>
 SELECT ?s ?p ?o ?label ?justification ?confidence ?curator ?date WHERE {{
-  GRAPH <{LINK_GRAPH}> {{ ?s ?p ?o FILTER(?p IN (skos:exactMatch, skos:closeMatch, skos:broadMatch)) }}
+  GRAPH <{LINK_GRAPH}> {{
+    ?s ?p ?o FILTER(?p IN (skos:exactMatch, skos:closeMatch, skos:broadMatch))
+  }}
   OPTIONAL {{ ?s rdfs:label ?label }}
   OPTIONAL {{
     ?s bg:mapping ?m . ?m bg:mappedTo ?o .
