@@ -287,15 +287,21 @@ def _fill(row: Result, v: dict, groups: dict[str, str]) -> None:
         row.add("metric", key, groups[key])
         if v["scope"] is not None and v["scope"].value == PER_ACCELERATOR:
             row.per_accelerator = row.value
-    if row.per_accelerator is None and v["perAcc"] is not None:
+    # a run with several of a kind (a sweep of conditions) shows its highest, whatever order
+    # the store answers in; its own page lists each
+    if v["perAcc"] is not None and not _is(row.per_accelerator, row.value):
         unit_pa = _text(v["perAccUnit"]) or ""
-        row.per_accelerator = _figure(v["perAcc"], unit_pa, f"per-accelerator|{unit_pa}")
-    if row.power is None and v["watts"] is not None:
+        row.per_accelerator = _higher(
+            row.per_accelerator, _figure(v["perAcc"], unit_pa, f"per-accelerator|{unit_pa}")
+        )
+    if v["watts"] is not None:
         kind = POWER.get(v["powerId"].value, v["powerId"].value)
-        row.power = _figure(v["watts"], "W", f"power-{kind}|W")
-    if row.efficiency is None and v["eff"] is not None:
+        row.power = _higher(row.power, _figure(v["watts"], "W", f"power-{kind}|W"))
+    if v["eff"] is not None:
         unit_e = _text(v["effUnit"]) or ""
-        row.efficiency = _figure(v["eff"], unit_e, f"{v['effId'].value}|{unit_e}")
+        row.efficiency = _higher(
+            row.efficiency, _figure(v["eff"], unit_e, f"{v['effId'].value}|{unit_e}")
+        )
     for facet, key, label in (
         ("accelerator", v["acc"], v["accLabel"]),
         ("model", v["model"], v["modelLabel"]),
@@ -322,6 +328,16 @@ def _fill(row: Result, v: dict, groups: dict[str, str]) -> None:
     version = _text(v["engineVersion"])
     if version and row.version is None:
         row.version = version
+
+
+def _is(a: Figure | None, b: Figure | None) -> bool:
+    return a is not None and a is b  # the headline is itself the per-accelerator figure
+
+
+def _higher(kept: Figure | None, new: Figure | None) -> Figure | None:
+    if kept is None or new is None:
+        return kept or new
+    return new if (new.group, new.value) > (kept.group, kept.value) else kept
 
 
 def _figure(term, unit: str, group: str) -> Figure | None:
