@@ -123,6 +123,41 @@ def facet_query(args: dict[str, list[str]], facet: str) -> str:
     )
 
 
+PEER_TIMEOUT = 60  # seconds the peer server lets a query run (the tests' servers: 10)
+
+
+class TimedOut(Exception):
+    """The server stopped the query at its time limit (PEER_TIMEOUT)."""
+
+
+def start_peer(folder: Path) -> servers.Server:
+    """`oxigraph serve-read-only` on the store in `folder`, as tests/stores/servers.py starts
+    it but with a longer time limit: the peer's filtered queries take longer than 10 s."""
+    import subprocess
+
+    port = servers.free_port()
+    log = folder / "oxigraph.log"
+    proc = subprocess.Popen(
+        [
+            servers.oxigraph_binary(),
+            "serve-read-only",
+            "--location",
+            str(folder / "store"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--union-default-graph",
+            "--timeout-s",
+            str(PEER_TIMEOUT),
+        ],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    server = servers.Server("oxigraph", f"{base}/query", f"{base}/store", proc, log)
+    servers._wait(server.query, proc, log)
+    return server
+
+
 def ask(server_url: str, text: str) -> int:
     prologue = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
     body = urllib.parse.urlencode({"query": prologue + text}).encode()
@@ -134,8 +169,12 @@ def ask(server_url: str, text: str) -> int:
             "Accept": "application/sparql-results+json",
         },
     )
-    with urllib.request.urlopen(request, timeout=120) as r:
-        return len(json.loads(r.read())["results"]["bindings"])
+    with urllib.request.urlopen(request, timeout=PEER_TIMEOUT * 2) as r:
+        body = r.read()
+    try:
+        return len(json.loads(body)["results"]["bindings"])
+    except ValueError as exc:  # cut off: the server's limit stopped it while it streamed
+        raise TimedOut() from exc
 
 
 def main() -> None:
@@ -181,20 +220,19 @@ def main() -> None:
         total = shown.json["total"]
         times = timed(lambda url=url: client.get(url).close(), options.repeat)
         lines.append([name, query, total, times])
+        print(name, total, f"{statistics.median(times) * 1000:.1f} ms", flush=True)
     app.extensions["benchgraph"].close()
 
     # the peer: the same store, copied, under an Oxigraph server
     copy = work / "oxigraph"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(served.store_path, copy / "store")
-    server = servers.start_oxigraph(copy, read_only=True)
+    server = start_peer(copy)
     try:
         for line in lines:
             args = urllib.parse.parse_qs(line[1])
             sort = (args.pop("sort", ["value"]))[0]
             rows_text = rows_query(args, sort)
-            ask(server.query, rows_text)  # warm
-            rows_times = timed(lambda t=rows_text: ask(server.query, t), options.peer_repeat)
             facets = [facet_query(args, f) for f in PATHS]
 
             def page(rows_text=rows_text, facets=facets):
@@ -202,8 +240,18 @@ def main() -> None:
                 for f in facets:
                     ask(server.query, f)
 
-            page_times = timed(page, options.peer_repeat)
+            rows_times = page_times = None
+            if line[1]:  # the target is a filtered page; the whole table is not asked
+                try:
+                    ask(server.query, rows_text)  # warm
+                    rows_times = timed(
+                        lambda t=rows_text: ask(server.query, t), options.peer_repeat
+                    )
+                    page_times = timed(page, 1)
+                except TimedOut:
+                    pass
             line += [rows_times, page_times]
+            print(line[0], "peer done", flush=True)
     finally:
         server.stop()
         served.cleanup()
@@ -219,34 +267,38 @@ def main() -> None:
         f"--runs {options.runs} --repeat {options.repeat} --peer-repeat {options.peer_repeat}`",
         "",
         f"Records: the shipped data/, its runs copied to {options.runs:,} (`synth.replicate`): "
-        f"{n_rows:,} explorer rows. Build {built:.1f} s; the app opened and the explorer's rows "
-        f"made from the store in {made:.1f} s (one SPARQL query, once per served snapshot, "
-        "in the background as the snapshot is opened).",
+        f"{n_rows:,} explorer rows. Build {built:.1f} s (from the build cache when the folder "
+        f"is kept: `--work`). The app opened, then in its background thread the browse pages' "
+        f"catalogue and after it the explorer's rows (one SPARQL query, and each column's "
+        f"order) made from the store, in {made:.1f} s: once per served snapshot.",
         "",
         "Page: `GET /explore?...` through the app (Flask's test client, the HTML rendered: 100 "
         "rows, every facet's counts, the chart's data), median and p95 of "
         f"{options.repeat} requests. Peer: the same filter as SPARQL on an Oxigraph server "
         "(`oxigraph serve-read-only` on a copy of the store, over HTTP on 127.0.0.1): the "
         "page's rows alone (the explorer's query with the filter, ORDER BY, LIMIT 100), and "
-        f"the rows with one GROUP BY query per facet ({len(PATHS)}), median of "
-        f"{options.peer_repeat}.",
+        f"the rows with one GROUP BY query per facet ({len(PATHS)}): the rows' median of "
+        f"{options.peer_repeat} after one to warm, the rows with the facets once; the server's "
+        f"time limit {PEER_TIMEOUT} s.",
         "",
         "| filter | runs kept | page median ms | page p95 ms | Oxigraph rows median ms "
-        "| Oxigraph rows + facets median ms | x (rows + facets / page) |",
+        "| Oxigraph rows + facets ms | x (rows + facets / page) |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, query, total, times, rows_times, page_times in lines:
         med = statistics.median(times)
-        peer = statistics.median(page_times)
+        peer = statistics.median(page_times) if page_times else None
+        cut = f"over {PEER_TIMEOUT} s (stopped)" if query else "not asked"
         out.append(
             f"| {name} (`{query or '-'}`) | {total:,} | {ms(med)} | {ms(p95(times))} | "
-            f"{ms(statistics.median(rows_times))} | {ms(peer)} | {peer / med:.1f} |"
+            f"{ms(statistics.median(rows_times)) if rows_times else cut} | "
+            f"{ms(peer) if peer else cut} | {f'{peer / med:.1f}' if peer else '-'} |"
         )
-    worst = max(statistics.median(line[3]) for line in lines)
+    worst = max(statistics.median(line[3]) for line in lines if line[1])
     out += [
         "",
-        f"Target: a filtered page in at most 300 ms median. Slowest median here: {ms(worst)} ms "
-        f"({'met' if worst <= 0.3 else 'NOT met'}).",
+        "Target: a filtered page in at most 300 ms median. Slowest filtered median here: "
+        f"{ms(worst)} ms ({'met' if worst <= 0.3 else 'NOT met'}).",
         "",
     ]
     options.report.write_text("\n".join(out), encoding="utf-8")

@@ -12,7 +12,9 @@ import csv
 import io
 import json
 import logging
+from collections import Counter
 from dataclasses import dataclass
+from itertools import islice
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
@@ -92,22 +94,23 @@ def explore() -> Response:
         return not_modified(etag)
     table = results()
     state = _state(table)
-    kept = table.select(table.keep(state["filters"]))
     shown_cols = [BY_KEY[k] for k in state["cols"]]
     sort = BY_KEY[state["sort"]]
-    rows, groups = _sorted(kept, sort, state["order"] == "desc", table)
+    kept = _sorted(table.select(table.keep(state["filters"])), sort, state["order"], table)
     if fmt == "json":
-        return _finish(_json(rows, shown_cols, state, table), etag)
+        return _finish(_json([table.rows[i] for i in kept], shown_cols, state), etag)
     if fmt == "csv":
-        return _finish(_csv(rows, shown_cols), etag)
+        return _finish(_csv([table.rows[i] for i in kept], shown_cols), etag)
     per, page = state["per"], state["page"]
-    pages = max(1, -(-len(rows) // per))
+    pages = max(1, -(-len(kept) // per))
     page = min(page, pages)
+    first = (page - 1) * per
+    mixed = _mixed(kept, sort if sort.figure else BY_KEY["value"], table)
     body = render_template(
         "explore.html",
-        total=len(rows),
+        total=len(kept),
         all=len(table.rows),
-        rows=rows[(page - 1) * per : page * per],
+        rows=[table.rows[i] for i in kept[first : first + per]],
         first=(page - 1) * per + 1,
         page=page,
         pages=pages,
@@ -116,10 +119,10 @@ def explore() -> Response:
         state=state,
         facets=_facet_views(table, state),
         facet_shown=FACET_SHOWN,
-        mixed=_mixed(rows, sort, table) if sort.figure else _mixed(rows, BY_KEY["value"], table),
+        mixed=mixed,
         sorted_by_figure=bool(sort.figure),
-        groups=groups,
-        chart=_chart(rows, state, table),
+        groups=_headings(kept, first, per, sort, table) if sort.figure and mixed else {},
+        chart=_chart(kept, state, table),
         href=lambda **change: _href(state, **change),
         cell=_cell,
         record_href=_record_href,
@@ -227,58 +230,38 @@ def _figure(row: Result, column: Column) -> Figure | None:
     return getattr(row, column.figure) if column.figure else None
 
 
-def _sorted(
-    rows: list[Result], column: Column, reverse: bool, table: Results
-) -> tuple[list[Result], dict[int, str]]:
-    """The rows sorted by `column`; for a figure, within each group of one metric and unit
-    (the groups one after another, largest first, rows without the figure last). Also where
-    each group starts (row index -> its label), for the table's group headings."""
-    if not column.figure:
-
-        def text(r: Result):
-            labels = r.facets.get(column.facet, [])
-            if not labels:
-                return (1, 0.0, "")
-            key = labels[0][1]
-            number = _number(key)
-            return (0, number if number is not None else 0.0, key.casefold())
-
-        having = [r for r in rows if r.facets.get(column.facet)]
-        lacking = [r for r in rows if not r.facets.get(column.facet)]
-        return sorted(having, key=text, reverse=reverse) + lacking, {}
-    by_group: dict[str, list[Result]] = {}
-    lacking = []
-    for r in rows:
-        f = _figure(r, column)
-        if f is None:
-            lacking.append(r)
-        else:
-            by_group.setdefault(f.group, []).append(r)
-    order = sorted(by_group, key=lambda g: (-len(by_group[g]), _group_label(g, table)))
-    out: list[Result] = []
-    starts: dict[int, str] = {}
-    for g in order:
-        starts[len(out)] = _group_label(g, table)
-        sign = -1.0 if reverse else 1.0
-        out += sorted(
-            by_group[g], key=lambda r: (sign * _figure(r, column).value, r.label.casefold())
-        )
-    if lacking and starts:
-        starts[len(out)] = f"no {column.label}"
-    return out + lacking, (starts if len(order) > 1 else {})
+def _sorted(kept: list[int], column: Column, order: str, table: Results) -> list[int]:
+    """The rows kept, sorted by `column` (results.Order: a figure within each group of one
+    metric and unit, the groups one after another, rows without it last)."""
+    ranks = table.orders[column.figure or column.facet]
+    kept.sort(key=(ranks.desc if order == "desc" else ranks.asc).__getitem__)
+    return kept
 
 
-def _mixed(rows: list[Result], column: Column, table: Results) -> list[tuple[str, int]]:
+def _headings(kept: list[int], first: int, per: int, column: Column, table: Results):
+    """Where on this page each group of the sorted figure starts: position -> its label."""
+    group = table.orders[column.figure].group
+    out = {}
+    for at in range(first, min(first + per, len(kept))):
+        g = group[kept[at]]
+        if at == 0 or g != group[kept[at - 1]]:
+            out[at] = _group_label(g, table) if g else f"no {column.label}"
+    return out
+
+
+def _sizes(kept: list[int], column: Column, table: Results) -> Counter:
+    sizes = Counter(map(table.orders[column.figure].group.__getitem__, kept))
+    sizes.pop(None, None)
+    return sizes
+
+
+def _mixed(kept: list[int], column: Column, table: Results) -> list[tuple[str, int]]:
     """The groups (metric and unit) the rows' figures of `column` fall in, with their sizes,
     when there are several: figures of different groups are never ranked against each other."""
-    sizes: dict[str, int] = {}
-    for r in rows:
-        f = _figure(r, column)
-        if f is not None:
-            sizes[f.group] = sizes.get(f.group, 0) + 1
+    sizes = _sizes(kept, column, table)
     if len(sizes) < 2:
         return []
-    return sorted(((_group_label(g, table), n) for g, n in sizes.items()), key=lambda t: -t[1])
+    return [(_group_label(g, table), n) for g, n in sizes.most_common()]
 
 
 def _group_label(group: str, table: Results) -> str:
@@ -301,44 +284,43 @@ def _number(text: str) -> float | None:
 
 
 # --- the chart: one comparable group --------------------------------------------------------
-def _chart(rows: list[Result], state: dict, table: Results) -> dict | None:
+def _chart(kept: list[int], state: dict, table: Results) -> dict | None:
     """The chart's data: the filtered rows of one group (metric and unit) of the figure
     charted, in the table's order; the other groups offered as links."""
     if state["chart"] == "none":
         return None
     column = BY_KEY[state["y"]]
-    by_group: dict[str, list[Result]] = {}
-    for r in rows:
-        f = _figure(r, column)
-        if f is not None:
-            by_group.setdefault(f.group, []).append(r)
-    if not by_group:
+    sizes = _sizes(kept, column, table)
+    if not sizes:
         return None
-    group = state["group"] if state["group"] in by_group else None
-    group = group or max(by_group, key=lambda g: (len(by_group[g]), g))
-    charted = by_group[group]
-    points = [
-        {
-            "label": _short(r),
-            "title": r.label,
-            "x": _number(r.labels("count")) if state["chart"] == "scatter" else None,
-            "y": _figure(r, column).value,
-            "shown": figure(_figure(r, column).value, _figure(r, column).unit),
-            "series": r.labels("fabric") or "fabric status not stated",
-            "href": _record_href(r),
-        }
-        for r in charted[:CHART_POINTS]
-    ]
+    group = state["group"] if state["group"] in sizes else None
+    group = group or max(sizes, key=lambda g: (sizes[g], g))
+    of = table.orders[column.figure].group
+    charted = [table.rows[i] for i in islice((i for i in kept if of[i] == group), CHART_POINTS)]
+    points = []
+    for r in charted:
+        f = _figure(r, column)
+        points.append(
+            {
+                "label": _short(r),
+                "title": r.label,
+                "x": _number(r.labels("count")) if state["chart"] == "scatter" else None,
+                "y": f.value,
+                "shown": figure(f.value, f.unit),
+                "series": r.labels("fabric") or "fabric status not stated",
+                "href": _record_href(r),
+            }
+        )
     return {
         "type": state["chart"],
         "y": column.label,
         "group": _group_label(group, table),
         "unit": _figure(charted[0], column).unit,
-        "total": len(charted),
+        "total": sizes[group],
         "points": points,
         "others": [
-            {"label": _group_label(g, table), "count": len(v), "href": _href(state, group=g)}
-            for g, v in sorted(by_group.items(), key=lambda kv: -len(kv[1]))
+            {"label": _group_label(g, table), "count": n, "href": _href(state, group=g)}
+            for g, n in sizes.most_common()
             if g != group
         ],
     }
@@ -369,7 +351,7 @@ def _record_href(row: Result) -> str:
     return _local_href(row.iri) or row.iri
 
 
-def _json(rows: list[Result], columns: list[Column], state: dict, table: Results) -> Response:
+def _json(rows: list[Result], columns: list[Column], state: dict) -> Response:
     def value(r: Result, c: Column):
         if c.figure:
             f = _figure(r, c)

@@ -130,6 +130,20 @@ class Result:
         return ", ".join(label for _k, label in self.facets.get(facet, []))
 
 
+FIGURES = ("value", "per_accelerator", "power", "efficiency")  # Result's figures
+
+
+@dataclass
+class Order:
+    """A column's order of every row, made once: each row's rank ascending and descending
+    (a figure's groups one after another, largest first, rows without it last either way),
+    so that sorting the rows a filter keeps is a sort of their indices by an int."""
+
+    asc: list[int]
+    desc: list[int]
+    group: list[str | None] | None = None  # a figure's group of each row
+
+
 @dataclass
 class Results:
     """Every run's row, and for each facet value the bitset of the rows that have it."""
@@ -138,6 +152,7 @@ class Results:
     postings: dict[str, dict[str, int]]  # facet -> value key -> bitset of rows
     names: dict[str, dict[str, str]]  # facet -> value key -> label
     groups: dict[str, str]  # group key -> its label ("Throughput, tokens (tok/s)")
+    orders: dict[str, Order] = field(default_factory=dict)  # a figure's or facet's order
 
     @property
     def everything(self) -> int:
@@ -169,14 +184,14 @@ class Results:
         ]
         return sorted(out, key=lambda t: (-t[2], t[1].casefold()))
 
-    def select(self, bits: int) -> list[Result]:
-        """The rows of a bitset, in the table's order."""
-        rows, out = self.rows, []
-        data = bits.to_bytes((len(rows) + 7) // 8, "little")
+    def select(self, bits: int) -> list[int]:
+        """The indices of the rows of a bitset, in the table's order."""
+        out: list[int] = []
+        data = bits.to_bytes((len(self.rows) + 7) // 8, "little")
         for i, byte in enumerate(data):
             if byte:
                 base = i * 8
-                out.extend(rows[base + b] for b in _BITS[byte])
+                out.extend(base + b for b in _BITS[byte])
         return out
 
 
@@ -204,7 +219,53 @@ def build_results(store) -> Results:
             for key, label in values:
                 postings[facet][key] |= bit
                 names[facet].setdefault(key, label)
-    return Results(rows, {f: dict(p) for f, p in postings.items()}, names, group_labels)
+    table = Results(rows, {f: dict(p) for f, p in postings.items()}, names, group_labels)
+    for name in FIGURES:
+        table.orders[name] = _figure_order(rows, name, group_labels)
+    for facet in FACET_KEYS:
+        table.orders[facet] = _facet_order(rows, facet)
+    return table
+
+
+def _ranks(order: list[int]) -> list[int]:
+    rank = [0] * len(order)
+    for position, i in enumerate(order):
+        rank[i] = position
+    return rank
+
+
+def _figure_order(rows: list[Result], name: str, labels: dict[str, str]) -> Order:
+    """Rows by a figure within its groups (a metric and unit): rows are in label order, so an
+    index breaks a tie by label."""
+    figures = [getattr(r, name) for r in rows]
+    group = [f.group if f else None for f in figures]
+    sizes: dict[str, int] = defaultdict(int)
+    for g in group:
+        if g is not None:
+            sizes[g] += 1
+    place = {g: n for n, g in enumerate(sorted(sizes, key=lambda g: (-sizes[g], labels.get(g, g))))}
+    having = [i for i, f in enumerate(figures) if f is not None]
+    lacking = [i for i, f in enumerate(figures) if f is None]
+    asc = sorted(having, key=lambda i: (place[group[i]], figures[i].value, i))
+    desc = sorted(having, key=lambda i: (place[group[i]], -figures[i].value, i))
+    return Order(_ranks(asc + lacking), _ranks(desc + lacking), group)
+
+
+def _facet_order(rows: list[Result], facet: str) -> Order:
+    """Rows by a facet's first value: as a number where it is one (a count), else as text."""
+
+    def key(i: int):
+        label = rows[i].facets[facet][0][1]
+        try:
+            return (0, float(label), "", i)
+        except ValueError:
+            return (1, 0.0, label.casefold(), i)
+
+    having = [i for i, r in enumerate(rows) if r.facets.get(facet)]
+    lacking = [i for i, r in enumerate(rows) if not r.facets.get(facet)]
+    asc = sorted(having, key=key)
+    desc = sorted(having, key=lambda i: (key(i)[:3], -i))[::-1]
+    return Order(_ranks(asc + lacking), _ranks(desc + lacking))
 
 
 _VARIABLES = (
@@ -226,15 +287,21 @@ def _fill(row: Result, v: dict, groups: dict[str, str]) -> None:
         row.add("metric", key, groups[key])
         if v["scope"] is not None and v["scope"].value == PER_ACCELERATOR:
             row.per_accelerator = row.value
-    if row.per_accelerator is None and v["perAcc"] is not None:
+    # a run with several of a kind (a sweep of conditions) shows its highest, whatever order
+    # the store answers in; its own page lists each
+    if v["perAcc"] is not None and not _is(row.per_accelerator, row.value):
         unit_pa = _text(v["perAccUnit"]) or ""
-        row.per_accelerator = _figure(v["perAcc"], unit_pa, f"per-accelerator|{unit_pa}")
-    if row.power is None and v["watts"] is not None:
+        row.per_accelerator = _higher(
+            row.per_accelerator, _figure(v["perAcc"], unit_pa, f"per-accelerator|{unit_pa}")
+        )
+    if v["watts"] is not None:
         kind = POWER.get(v["powerId"].value, v["powerId"].value)
-        row.power = _figure(v["watts"], "W", f"power-{kind}|W")
-    if row.efficiency is None and v["eff"] is not None:
+        row.power = _higher(row.power, _figure(v["watts"], "W", f"power-{kind}|W"))
+    if v["eff"] is not None:
         unit_e = _text(v["effUnit"]) or ""
-        row.efficiency = _figure(v["eff"], unit_e, f"{v['effId'].value}|{unit_e}")
+        row.efficiency = _higher(
+            row.efficiency, _figure(v["eff"], unit_e, f"{v['effId'].value}|{unit_e}")
+        )
     for facet, key, label in (
         ("accelerator", v["acc"], v["accLabel"]),
         ("model", v["model"], v["modelLabel"]),
@@ -261,6 +328,16 @@ def _fill(row: Result, v: dict, groups: dict[str, str]) -> None:
     version = _text(v["engineVersion"])
     if version and row.version is None:
         row.version = version
+
+
+def _is(a: Figure | None, b: Figure | None) -> bool:
+    return a is not None and a is b  # the headline is itself the per-accelerator figure
+
+
+def _higher(kept: Figure | None, new: Figure | None) -> Figure | None:
+    if kept is None or new is None:
+        return kept or new
+    return new if (new.group, new.value) > (kept.group, kept.value) else kept
 
 
 def _figure(term, unit: str, group: str) -> Figure | None:
