@@ -55,21 +55,10 @@ class SummaryRuns(Context):
         unit_fix: dict[str, Any],
     ) -> Run | None:
         location = row.get("Location", "")
-        parts = location.split("/")
-        if len(parts) != 6:
-            self.report.fail(
-                where,
-                f"Location {location!r} is not "
-                "<division>/<submitter>/results/<system>/<benchmark>/<scenario>",
-            )
+        found = self.summary_system(location, where, systems)
+        if found is None:
             return None
-        division, submitter, _, stem, bench_dir, scen_dir = parts
-        system = systems.get((division, submitter, stem))
-        if system is None:
-            self.report.fail(
-                where, f"no system description {division}/{submitter}/systems/{stem}.json"
-            )
-            return None
+        (division, submitter, _, _, bench_dir, scen_dir), system = found
         scen = self.scenario(str(row.get("Scenario", "")), f"{where}: Scenario")
         model = self.norm.model(bench_dir, f"{where}: Location")
         known, engine, version = self.norm.engine(row.get("Software", ""), f"{where}: Software")
@@ -90,6 +79,89 @@ class SummaryRuns(Context):
                 f"run's {LOG} gives this figure as {unit_fix['log_field']!r}, so it "
                 f"is recorded in {unit}."
             )
+        counted = self.summary_accelerators(row, where, system)
+        if counted is None:
+            return None
+        accelerators, count = counted
+        notes += _mixed_note(accelerators)
+        inferred = bool(row.get("inferred"))
+        if inferred:
+            notes.append(
+                "MLCommons marks this result inferred: the submission checker "
+                "computed it from the run of another scenario; it was not measured "
+                "in this scenario."
+            )
+        if scen[0] == "Interactive":
+            notes += self.interactive_note(location, scen)
+        used = row.get("UsedModel")
+        if division == "open" and used and used != row.get("Model"):
+            notes.append(
+                f"Open division: submitted to the MLPerf {row.get('Model')!r} "
+                f"benchmark with the model {used!r}."
+            )
+        status = self.status(
+            division=division, availability=row.get("Availability"), inferred=inferred
+        )
+        measurements = self.per_accelerator(metric_id, value, unit, count, accelerators)
+        log_sources = self.summary_power(
+            row, where, location, scen[0], (metric_id, value, unit), measurements
+        )
+        if log_sources is None:
+            return None
+        settings = {}
+        wdt = clean(row.get("weight_data_types") or "")
+        if wdt and wdt.upper() != "UNSET":
+            settings["weight_data_types"] = wdt
+        return Run(
+            system,
+            bench_dir,
+            scen_dir,
+            scen,
+            division,
+            submitter,
+            model,
+            status,
+            metric_id=metric_id,
+            value=value,
+            unit=unit,
+            engine=engine,
+            version=version,
+            accelerators=accelerators,
+            count=count,
+            availability=row.get("Availability"),
+            software=_value(row.get("Software")),
+            settings=settings,
+            who=who,
+            measurements=measurements,
+            notes=notes,
+            source=self.source(SUMMARY, str(row.get("ID", ""))) + log_sources,
+        )
+
+    def summary_system(
+        self, location: str, where: str, systems: dict[tuple[str, str, str], System]
+    ) -> tuple[list[str], System] | None:
+        """A row's Location, in its six parts, and the system it names."""
+        parts = location.split("/")
+        if len(parts) != 6:
+            self.report.fail(
+                where,
+                f"Location {location!r} is not "
+                "<division>/<submitter>/results/<system>/<benchmark>/<scenario>",
+            )
+            return None
+        division, submitter, _, stem, bench_dir, scen_dir = parts
+        system = systems.get((division, submitter, stem))
+        if system is None:
+            self.report.fail(
+                where, f"no system description {division}/{submitter}/systems/{stem}.json"
+            )
+            return None
+        return parts, system
+
+    def summary_accelerators(
+        self, row: dict[str, Any], where: str, system: System
+    ) -> tuple[list, int] | None:
+        """A row's accelerators and their count (a# x Nodes), checked against its system."""
         a_count = parse_count(row.get("a#"))
         n_nodes = parse_count(row.get("Nodes"))
         self.report.use(
@@ -120,39 +192,38 @@ class SummaryRuns(Context):
                 self.report.warnings.append(
                     f"{where}: a# x Nodes = {count} but the accelerator name totals {sum(totals)}"
                 )
-        notes += _mixed_note(accelerators)
-        inferred = bool(row.get("inferred"))
-        if inferred:
-            notes.append(
-                "MLCommons marks this result inferred: the submission checker "
-                "computed it from the run of another scenario; it was not measured "
-                "in this scenario."
-            )
-        if scen[0] == "Interactive":
-            log = self.root / location / "performance" / "run_1" / LOG
-            if log.is_file():
-                said = read_log(log)[0].get("Scenario")
-                alias = scen[1].get("log_alias")
-                if said and said != "Interactive":
-                    self.report.use(
-                        "scenario (log of an Interactive result)",
-                        said,
-                        "Interactive" if said == alias else "UNEXPECTED",
-                    )
-                    notes.append(
-                        f"The run's {LOG} names the scenario {said!r}: MLPerf's "
-                        "Interactive scenario runs as LoadGen's Server scenario."
-                    )
-        used = row.get("UsedModel")
-        if division == "open" and used and used != row.get("Model"):
-            notes.append(
-                f"Open division: submitted to the MLPerf {row.get('Model')!r} "
-                f"benchmark with the model {used!r}."
-            )
-        status = self.status(
-            division=division, availability=row.get("Availability"), inferred=inferred
-        )
-        measurements = self.per_accelerator(metric_id, value, unit, count, accelerators)
+        return accelerators, count
+
+    def interactive_note(self, location: str, scen: tuple) -> list[str]:
+        """An Interactive result whose log names LoadGen's scenario: the note that says so."""
+        notes: list[str] = []
+        log = self.root / location / "performance" / "run_1" / LOG
+        if log.is_file():
+            said = read_log(log)[0].get("Scenario")
+            alias = scen[1].get("log_alias")
+            if said and said != "Interactive":
+                self.report.use(
+                    "scenario (log of an Interactive result)",
+                    said,
+                    "Interactive" if said == alias else "UNEXPECTED",
+                )
+                notes.append(
+                    f"The run's {LOG} names the scenario {said!r}: MLPerf's "
+                    "Interactive scenario runs as LoadGen's Server scenario."
+                )
+        return notes
+
+    def summary_power(
+        self,
+        row: dict[str, Any],
+        where: str,
+        location: str,
+        scenario: str,
+        headline: tuple,
+        measurements: list,
+    ) -> list[dict[str, Any]] | None:
+        """A row's power figure (and the efficiency derived from it) into measurements; the
+        sources its agreeing logs add; None when its power unit is unknown."""
         power_unit = row.get("Power_Units")
         log_sources: list[dict[str, Any]] = []
         if row.get("has_power") and power_unit:
@@ -163,36 +234,9 @@ class SummaryRuns(Context):
             self.report.use("power unit", power_unit, f"{spec['metric']} ({spec['unit']})")
             item = _scaled(spec, row.get("Power_Result"))
             measurements.append(item)
-            log_sources = self.power_beside_summary(item, location, scen[0], row, where)
-            measurements += efficiency.of_system(metric_id, value, unit, item)
-        settings = {}
-        wdt = clean(row.get("weight_data_types") or "")
-        if wdt and wdt.upper() != "UNSET":
-            settings["weight_data_types"] = wdt
-        return Run(
-            system,
-            bench_dir,
-            scen_dir,
-            scen,
-            division,
-            submitter,
-            model,
-            status,
-            metric_id=metric_id,
-            value=value,
-            unit=unit,
-            engine=engine,
-            version=version,
-            accelerators=accelerators,
-            count=count,
-            availability=row.get("Availability"),
-            software=_value(row.get("Software")),
-            settings=settings,
-            who=who,
-            measurements=measurements,
-            notes=notes,
-            source=self.source(SUMMARY, str(row.get("ID", ""))) + log_sources,
-        )
+            log_sources = self.power_beside_summary(item, location, scenario, row, where)
+            measurements += efficiency.of_system(*headline, item)
+        return log_sources
 
     def summary_metric(self, row: dict[str, Any], bench: str, where: str) -> tuple[str, str] | None:
         units, scenario = row.get("Performance_Units", ""), row.get("Scenario", "")
