@@ -31,7 +31,7 @@ from .common import (
 )
 from .mlperf_context import SUMMARY, read_log
 from .mlperf_logs import LogRuns
-from .mlperf_run import System, _value, run_record
+from .mlperf_run import System, _value
 from .mlperf_summary import SummaryRuns
 from .normalise import Part
 
@@ -64,7 +64,7 @@ def import_mlperf(
         ctx = _Context(root, rnd, commit or detect_commit(root, rnd), report, mapping_dir)
         systems = ctx.read_systems()
         read = ctx.runs_from_summary if (root / SUMMARY).is_file() else ctx.runs_from_logs
-        runs = [run_record(rnd, run) for run in read(systems)]
+        runs = [ctx.record(run) for run in read(systems)]
         system_records = [s.record for s in systems.values()]
         check_ids(system_records, report, "systems")
         check_ids(runs, report, "runs")

@@ -18,6 +18,7 @@ from .common import (
     load_mapping,
     source_entry,
 )
+from .mlperf_run import Run, Software, System, Where, _value, run_record
 from .normalise import Normaliser
 
 SUMMARY = "summary_results.json"
@@ -135,6 +136,36 @@ class Context:
                     out["reproducible"] = rule["reproducible"]
                 return out
         raise CannotRun(f"mlperf.yaml: no status rule matches {facts}")
+
+    def record(self, run: Run) -> dict[str, Any]:
+        """The record of a run either reader found, with the status its facts earn."""
+        status = self.status(
+            division=run.at.division, availability=run.availability, inferred=run.inferred
+        )
+        return run_record(self.rnd, run, status)
+
+    def locate(
+        self, parts: list[str], where: str, systems: dict[tuple[str, str, str], System]
+    ) -> Where | None:
+        """A result's place from the six parts of its folder, and the system it names."""
+        division, submitter, _, stem, bench_dir, scen_dir = parts
+        system = systems.get((division, submitter, stem))
+        if system is None:
+            self.report.fail(
+                where, f"no system description {division}/{submitter}/systems/{stem}.json"
+            )
+            return None
+        return Where(system, division, submitter, bench_dir, scen_dir)
+
+    def software(
+        self, raw: Any, where: str, submitter: str, where_submitter: str
+    ) -> Software | None:
+        """The engine the software names and who measured; None when either is unknown."""
+        known, engine, version = self.norm.engine(raw, where)
+        who = self.measured_by(submitter, engine, where_submitter)
+        if not known or who is None:
+            return None
+        return Software(engine, version, _value(raw), who)
 
     # --- power (mlperf_power.py computes the metric as MLCommons' checker does) ----------
     def power_logs(

@@ -12,7 +12,7 @@ from .common import (
     clean,
 )
 from .mlperf_context import LOG, Context, read_log
-from .mlperf_run import Run, System, _mixed_note, _run_accelerators, _value
+from .mlperf_run import Run, System, _mixed_note, _run_accelerators
 
 
 class LogRuns(Context):
@@ -28,13 +28,10 @@ class LogRuns(Context):
 
     def log_run(self, log: Path, systems: dict[tuple[str, str, str], System]) -> Run | None:
         rel = log.relative_to(self.root).as_posix()
-        division, submitter, _, stem, bench_dir, scen_dir = rel.split("/")[:6]
-        system = systems.get((division, submitter, stem))
-        if system is None:
-            self.report.fail(
-                rel, f"no system description {division}/{submitter}/systems/{stem}.json"
-            )
+        at = self.locate(rel.split("/")[:6], rel, systems)
+        if at is None:
             return None
+        system, bench_dir, scen_dir = at.system, at.bench_dir, at.scen_dir
         head, values, result = read_log(log)
         scen = self.scenario(scen_dir, f"{rel}: results folder")
         if scen is None:
@@ -47,10 +44,12 @@ class LogRuns(Context):
             self.report.leave_out(rel, f"LoadGen's result is {head.get('Result is')!r}")
             return None
         model = self.norm.model(bench_dir, f"{rel}: results folder")
-        known, engine, version = self.norm.engine(
-            system.data.get("framework", ""), f"{system.path}: framework"
+        sw = self.software(
+            system.data.get("framework", ""),
+            f"{system.path}: framework",
+            at.submitter,
+            f"{rel}: submitter folder",
         )
-        who = self.measured_by(submitter, engine, f"{rel}: submitter folder")
         fields = self.rules.get("log_fields") or {}
         for name in result:
             if name in fields:
@@ -60,13 +59,7 @@ class LogRuns(Context):
             else:
                 self.report.unknown_string("metric (log line)", name, rel)
         headline = self.log_headline(scen[0], bench_dir, values, rel)
-        if (
-            model is None
-            or not known
-            or who is None
-            or headline is None
-            or any(n not in fields for n in result)
-        ):
+        if model is None or sw is None or headline is None or any(n not in fields for n in result):
             return None
         metric_id, value, unit = headline[:3]
         if system.per_node and system.nodes is None:
@@ -101,27 +94,17 @@ class LogRuns(Context):
         if fields[headline[3]].get("note"):
             notes.append(f"Headline: {fields[headline[3]]['note']}.")
         availability = clean(system.data.get("status", "")) or None
-        status = self.status(division=division, availability=availability, inferred=False)
         return Run(
-            system,
-            bench_dir,
-            scen_dir,
+            at,
             scen,
-            division,
-            submitter,
             model,
-            status,
-            metric_id=metric_id,
-            value=value,
-            unit=unit,
-            engine=engine,
-            version=version,
-            accelerators=accelerators,
-            count=count,
+            sw,
+            headline[:3],
+            accelerators,
+            count,
             availability=availability,
-            software=_value(system.data.get("framework")),
+            inferred=False,
             settings=None,
-            who=who,
             measurements=measurements,
             notes=notes,
             source=self.source(rel) + log_sources,

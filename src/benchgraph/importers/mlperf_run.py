@@ -42,61 +42,76 @@ class System:
 
 
 @dataclass
+class Where:
+    """A result's place in the checkout (<division>/<submitter>/results/<system>/<benchmark>/
+    <scenario>) and the system description it names."""
+
+    system: System
+    division: str
+    submitter: str
+    bench_dir: str
+    scen_dir: str
+
+
+@dataclass
+class Software:
+    """A run's engine, as the tables name it, and who measured it (which can hang on it)."""
+
+    engine: Any
+    version: Any
+    text: str | None  # the software as described, for the record
+    who: str
+
+
+@dataclass
 class Run:
     """What a reader found of one run, before it becomes a record."""
 
-    system: System
-    bench_dir: str
-    scen_dir: str
+    at: Where
     scen: tuple
-    division: str
-    submitter: str
     model: tuple
-    status: dict[str, Any]
-    metric_id: str
-    value: Any
-    unit: str
-    engine: Any
-    version: Any
+    software: Software
+    headline: tuple[str, Any, str]  # metric, value, unit
     accelerators: list
     count: int
     availability: Any
-    software: Any
+    inferred: bool
     settings: dict[str, Any] | None
-    who: str
     measurements: list
     notes: list[str]
     source: Any
 
 
-def run_record(rnd: str, run: Run) -> dict[str, Any]:
+def run_record(rnd: str, run: Run, status: dict[str, Any]) -> dict[str, Any]:
     """One run record, from summary_results.json or from the logs (the same fields)."""
-    system, scen, model, status = run.system, run.scen, run.model, run.status
+    at, scen, model, sw = run.at, run.scen, run.model, run.software
+    metric_id, value, unit = run.headline
+    system = at.system
     record = {
-        "id": slug(system.id, run.bench_dir, run.scen_dir),
-        "title": f"MLPerf Inference {rnd} {run.division}: {run.bench_dir} {scen[0]} on "
-        f"{system.record['name']} ({run.submitter})",
+        "id": slug(system.id, at.bench_dir, at.scen_dir),
+        "title": f"MLPerf Inference {rnd} {at.division}: {at.bench_dir} {scen[0]} on "
+        f"{system.record['name']} ({at.submitter})",
         "category": "inference/mlperf",
         "status": status["status"],
         "confidence": status["confidence"],
-        "metric": run.metric_id,
-        "value": run.value,
-        "unit": run.unit,
+        "metric": metric_id,
+        "value": value,
+        "unit": unit,
         "model": model[0],
-        "engine": run.engine,
-        "engine_version": run.version,
+        "engine": sw.engine,
+        "engine_version": sw.version,
         "accelerators": run.accelerators,
         "accelerator_count": run.count,
         "system": system.id,
         "scenario": scen[0],
-        "division": run.division,
+        "division": at.division,
         "availability": run.availability or None,
-        "submitter": run.submitter,
-        "benchmark": run.bench_dir,
+        "submitter": at.submitter,
+        "benchmark": at.bench_dir,
         "accuracy_target": model[1],
-        "software": run.software,
+        "software": sw.text,
         "settings": run.settings or None,
-        "measured_by": run.who,
+        "measured_by": sw.who,
         "reproducible": status.get("reproducible"),
         "measurements": run.measurements or None,
         "omitted_by_source": system.omitted(run.count),

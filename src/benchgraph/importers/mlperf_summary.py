@@ -13,7 +13,7 @@ from .common import (
     parse_count,
 )
 from .mlperf_context import LOG, SUMMARY, Context, _scaled, read_log
-from .mlperf_run import Run, System, _mixed_note, _run_accelerators, _value
+from .mlperf_run import Run, System, Where, _mixed_note, _run_accelerators
 
 
 class SummaryRuns(Context):
@@ -55,16 +55,17 @@ class SummaryRuns(Context):
         unit_fix: dict[str, Any],
     ) -> Run | None:
         location = row.get("Location", "")
-        found = self.summary_system(location, where, systems)
-        if found is None:
+        at = self.summary_place(location, where, systems)
+        if at is None:
             return None
-        (division, submitter, _, _, bench_dir, scen_dir), system = found
+        system, division, bench_dir = at.system, at.division, at.bench_dir
         scen = self.scenario(str(row.get("Scenario", "")), f"{where}: Scenario")
         model = self.norm.model(bench_dir, f"{where}: Location")
-        known, engine, version = self.norm.engine(row.get("Software", ""), f"{where}: Software")
-        who = self.measured_by(submitter, engine, f"{where}: Submitter")
+        sw = self.software(
+            row.get("Software", ""), f"{where}: Software", at.submitter, f"{where}: Submitter"
+        )
         metric = self.summary_metric(row, bench_dir, where)
-        if scen is None or model is None or not known or who is None or metric is None:
+        if scen is None or model is None or sw is None or metric is None:
             return None
         notes: list[str] = []
         metric_id, unit = metric
@@ -99,9 +100,6 @@ class SummaryRuns(Context):
                 f"Open division: submitted to the MLPerf {row.get('Model')!r} "
                 f"benchmark with the model {used!r}."
             )
-        status = self.status(
-            division=division, availability=row.get("Availability"), inferred=inferred
-        )
         measurements = self.per_accelerator(metric_id, value, unit, count, accelerators)
         log_sources = self.summary_power(
             row, where, location, scen[0], (metric_id, value, unit), measurements
@@ -113,33 +111,24 @@ class SummaryRuns(Context):
         if wdt and wdt.upper() != "UNSET":
             settings["weight_data_types"] = wdt
         return Run(
-            system,
-            bench_dir,
-            scen_dir,
+            at,
             scen,
-            division,
-            submitter,
             model,
-            status,
-            metric_id=metric_id,
-            value=value,
-            unit=unit,
-            engine=engine,
-            version=version,
-            accelerators=accelerators,
-            count=count,
+            sw,
+            (metric_id, value, unit),
+            accelerators,
+            count,
             availability=row.get("Availability"),
-            software=_value(row.get("Software")),
+            inferred=inferred,
             settings=settings,
-            who=who,
             measurements=measurements,
             notes=notes,
             source=self.source(SUMMARY, str(row.get("ID", ""))) + log_sources,
         )
 
-    def summary_system(
+    def summary_place(
         self, location: str, where: str, systems: dict[tuple[str, str, str], System]
-    ) -> tuple[list[str], System] | None:
+    ) -> Where | None:
         """A row's Location, in its six parts, and the system it names."""
         parts = location.split("/")
         if len(parts) != 6:
@@ -149,14 +138,7 @@ class SummaryRuns(Context):
                 "<division>/<submitter>/results/<system>/<benchmark>/<scenario>",
             )
             return None
-        division, submitter, _, stem, bench_dir, scen_dir = parts
-        system = systems.get((division, submitter, stem))
-        if system is None:
-            self.report.fail(
-                where, f"no system description {division}/{submitter}/systems/{stem}.json"
-            )
-            return None
-        return parts, system
+        return self.locate(parts, where, systems)
 
     def summary_accelerators(
         self, row: dict[str, Any], where: str, system: System
