@@ -87,15 +87,9 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
         _drop_stale_builds(work)
         cache = Cache(work / "cache.sqlite")
         try:
-            return _build(data_dir, work, cache, skip_invalid, jobs)
+            return _Build(data_dir, work, cache, skip_invalid, jobs).run()
         finally:
             cache.close()
-
-
-def _build(
-    data_dir: Path, work: Path, cache: Cache, skip_invalid: bool, jobs: int | None
-) -> BuildResult:
-    return _Build(data_dir, work, cache, skip_invalid, jobs).run()
 
 
 class _Build:
@@ -109,6 +103,8 @@ class _Build:
         self.timer = Timer()
 
     def run(self) -> BuildResult:
+        """scan, then reuse the last build when nothing changed; otherwise plan, open the
+        store, convert, check, load, derive (each timed under its name) and finish."""
         self.scan()
         self.timer.lap("scan")
         if self.up_to_date():
