@@ -636,7 +636,19 @@ def over_budget(port: int, n: int, duration: float) -> dict:
     tokens refuse it (issue 35: four such texts kept both workers at their timeout)."""
     from refusal_bench import texts
 
-    bad = list(texts().values())
+    named = texts()
+    bad = list(named.values())
+    # each text alone first, one POST after another on one connection: the whole refusal as
+    # a client sees it (sending up to 1.3 MB, the server's reading, checks and answer)
+    alone: dict[str, dict] = {}
+    client = Client(port, 60, STALL_FROM)
+    for name, text in named.items():
+        took = []
+        for _ in range(7):
+            status, seconds = client.query(text)
+            took.append(seconds)
+        alone[name] = summary(took) | {"status": status, "kb": round(len(text) / 1024)}
+    client.close()
     saved = saved_query(STALL_SAVED)
     solo = measure_beside(port, saved, duration)
     solo["load_average"] = round(os.getloadavg()[0], 1)
@@ -668,6 +680,7 @@ def over_budget(port: int, n: int, duration: float) -> dict:
         "texts": len(bad),
         "refused": sent,
         "refusal": summary(seconds),
+        "alone": alone,
         "solo": solo,
         "load_average": round(os.getloadavg()[0], 1),
     }
@@ -694,6 +707,15 @@ def over_budget_lines(o: dict) -> list[str]:
         f"| {fmt(o['ask']['p50_ms'])} / {fmt(o['ask']['p95_ms'])} | {fmt(got)} | {fmt(base)} "
         f"| {'-' if speed is None else f'{speed:.2f}'} "
         f"| {o['solo']['load_average']:g}, {o['load_average']:g} |",
+        "",
+        "Each text alone, before the phase (7 POSTs one after another on one connection, "
+        "client side):",
+        "",
+        "| text | KB | status | p50 / max ms |",
+        "|---|---|---|---|",
+    ] + [
+        f"| {name} | {a['kb']:,} | {a['status']} | {a['p50_ms']:.1f} / {a['max_ms']:.1f} |"
+        for name, a in o.get("alone", {}).items()
     ]
 
 

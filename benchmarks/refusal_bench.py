@@ -3,7 +3,7 @@ checks a query worker runs before anything is parsed or sent (the embedded store
 `needs_parse`, then the SERVICE check and the parse where those pass; a store server's
 `check_remote`, then the same), timed in this process.
 
-    flock /work/coord/bench.lock .venv/bin/python benchmarks/refusal_bench.py [--runs N]
+    .venv/bin/python benchmarks/refusal_bench.py [--runs N]
 
 Prints, for each text, its size, the refusal's code and the median and worst of N runs (each
 on a fresh cache: the census is cached per text), and the same for a saved query that passes

@@ -50,6 +50,7 @@ SLOW = {
     "tests/test_build.py::test_a_touched_file_is_not_reconverted_and_a_same_size_edit_is",
     "tests/test_build.py::test_dump_parses_and_round_trips",
     "tests/test_build.py::test_dumps_are_byte_identical_across_builds",
+    "tests/test_build.py::test_exit_2_when_it_cannot_run",
     "tests/test_build.py::test_headline_on_shipped_data_includes_the_seed",
     "tests/test_build.py::test_seed_headline_status_and_confidence",
     "tests/test_build_locks.py::test_a_command_waiting_for_the_build_says_who_holds_it_and_goes_on_after",

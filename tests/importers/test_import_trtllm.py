@@ -254,6 +254,12 @@ def _old_with(fixtures: Path, old: str, new: str) -> str:
             ["row left out", "it has 4 cells", "header (line 11) has 5", "ragged"],
         ),
         ("6645.12", "6645.12*", 16, ["cell left out", "column 'H100 80GB HBM3'", "not a number"]),
+        # hostile figures: none becomes a run, each is named with its line
+        ("6645.12", "nan", 16, ["cell left out", "'nan' is not a number"]),
+        ("6645.12", "-6645.12", 16, ["cell left out", "'-6645.12' is not a number"]),
+        ("6645.12", "1e308", 16, ["cell left out", "'1e308' is not a number"]),
+        ("6645.12", "9" * 400, 16, ["cell left out", "not a throughput a table gives"]),
+        ("6645.12", "0", 16, ["cell left out", "'0' is not a throughput a table gives"]),
     ],
 )
 def test_a_row_or_cell_that_cannot_be_read_is_left_out_with_its_line(

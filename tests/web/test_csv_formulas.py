@@ -12,7 +12,8 @@ import pyoxigraph as ox
 import pytest
 
 from benchgraph.pipeline.steps import build
-from benchgraph.query.render import render, spreadsheet_safe
+from benchgraph.query.cells import safe_csv, spreadsheet_safe
+from benchgraph.query.render import render
 from benchgraph.serving.prepare import prepare
 from benchgraph.web import create_app
 from web.web_support import RECORDS
@@ -84,9 +85,27 @@ def test_the_listing_csv_neutralises_a_hostile_name(tmp_path):
     app = create_app(prepared.app_config() | {"TESTING": True, "QUERY_WORKERS": 1})
     try:
         body = app.test_client().get("/id/accelerators/?format=csv").get_data(as_text=True)
+        answer = app.test_client().get(
+            "/sparql",
+            query_string={
+                "query": "SELECT ?label WHERE { ?a a bg:Accelerator ; rdfs:label ?label }",
+                "format": "csv",
+            },
+        )
     finally:
         app.extensions["benchgraph"].close()
         prepared.cleanup()
     rows = {r["id"]: r for r in csv.DictReader(body.splitlines())}
     assert rows["nvidia-h100-sxm"]["label"] == "'" + HOSTILE
     assert rows["nvidia-h100-sxm"]["memory"] == "80"
+    # the endpoint's text/csv, as a spreadsheet opens it
+    assert answer.status_code == 200 and answer.mimetype == "text/csv"
+    labels = [r["label"] for r in csv.DictReader(answer.get_data(as_text=True).splitlines())]
+    assert "'" + HOSTILE in labels and HOSTILE not in labels
+
+
+def test_safe_csv_leaves_plain_answers_byte_for_byte_and_keeps_numbers():
+    plain = b"a,b\r\nNVIDIA H100,80\r\n"
+    assert safe_csv(plain) is plain
+    body = b'a,b\r\n-5,"=1+2"\r\n"x, y",@me\r\n'
+    assert safe_csv(body) == b"a,b\r\n-5,'=1+2\r\n\"x, y\",'@me\r\n"

@@ -16,15 +16,16 @@ ASK = {"query": "ASK { ?s ?p ?o }", "accept": "application/sparql-results+json"}
 
 @pytest.fixture
 def pool(served):
+    """One worker, started: a test's "idle == 0" then means a query has taken it (a worker
+    still starting is not idle either, and on a loaded machine a start takes seconds)."""
     one = QueryPool(PoolSettings(store=str(served.store_path), size=1, timeout=1.0))
+    wait_for_workers(one, 1)
     yield one
     one.close()
 
 
 def wait_for_workers(pool: QueryPool, n: int) -> None:
-    deadline = time.monotonic() + 30
-    while pool.stats()["idle"] < n and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: pool.stats()["idle"] >= n, timeout=60, what=f"{n} idle worker(s)")
 
 
 def alive(pid: int) -> bool:

@@ -229,7 +229,15 @@ def _number(text: str, shown: str, line: int, column: str, report: ImportReport)
             "second, digits with an optional decimal point and thousands commas)",
         )
         return None
-    return float(text.replace(",", ""))
+    value = float(text.replace(",", ""))
+    if not 0 < value < 1e15:  # 400 digits would be written as infinity; 0 is no throughput
+        report.leave_out(
+            f"{shown}:{line}",
+            f"cell left out: column {column!r}: {text[:40]!r} is not a throughput a table "
+            "gives (above 0 and under 10^15 tokens per second)",
+        )
+        return None
+    return value
 
 
 def _lengths(

@@ -24,6 +24,9 @@ BUILD_PACKAGES = ("records", "rdf", "validation", "reasoning", "pipeline")
 BUILD_MODULES = (
     "_version.py",
     "errors.py",
+    # the settings table: the build reads its rows (the record size limit, the cache), so an
+    # edit of it rebuilds, a serving row's edit included (one table is worth that)
+    "settings.py",
     "namespaces.py",
     "vocab.py",
     "resources.py",

@@ -11,6 +11,7 @@ import re
 import pyoxigraph as ox
 
 from ..namespaces import PREFIXES, pasteable
+from .cells import spreadsheet_safe
 from .text import check_depth
 
 
@@ -35,24 +36,6 @@ def short(term) -> str:
     if isinstance(term, ox.Literal):
         return term.value
     return str(term)
-
-
-# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) opens
-# a link; DDE can start a program): OWASP's "CSV injection" advice is to write such a text with
-# a leading apostrophe, which the spreadsheet shows as text. A number (-5, +1e3) is left as it
-# is: it is a value, not a formula, and a plain number is what the cell should read.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(text: str) -> str:
-    """`text` as a CSV cell no spreadsheet runs: a leading ' before a formula's first char."""
-    if not text.startswith(FORMULA_STARTS):
-        return text
-    try:
-        float(text)
-    except ValueError:
-        return "'" + text
-    return text
 
 
 def _csv_value(term) -> str:

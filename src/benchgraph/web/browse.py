@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
 from ..namespaces import pasteable
-from ..query.render import spreadsheet_safe
+from ..query.cells import spreadsheet_safe
 from .catalogue import KINDS, RUNS_COLUMN, Catalogue, Column, Kind, Row, Value
 from .errors import shorten
 from .hooks import not_modified

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
 
-from ..query.render import spreadsheet_safe
+from ..query.cells import spreadsheet_safe
 from .errors import shorten
 from .figures import figure
 from .hooks import not_modified

@@ -33,6 +33,7 @@ import pyoxigraph as ox
 from .. import settings as table
 from ..errors import BenchgraphError
 from ..query import stack
+from ..query.cells import safe_csv
 from ..query.gate import check_query
 from ..query.inspect import (
     check_remote,
@@ -278,6 +279,8 @@ def _serialize(result: object, fmt: Format, settings: Settings) -> bytearray:
         )
     else:
         result.serialize(out, getattr(ox.QueryResultsFormat, fmt.oxigraph))
+    if fmt.name == "csv":  # no cell a spreadsheet would run as a formula (query/cells.py)
+        return bytearray(safe_csv(bytes(out.getvalue())))
     return out.getvalue()
 
 
