@@ -152,6 +152,10 @@ class Shape:
                 return False
         return all(p.conforms(data, node) for p in self.properties)
 
+    def result(self, focus: Node, value: Node | None, component: URIRef) -> Result:
+        """A result of this shape on focus, with the shape's own path and message."""
+        return Result(focus, self.path_iri, self.iri, value, self.severity, component, self.message)
+
     def evaluate(
         self, data: Index, focus: Node, out: list[Result], values: list[Node] | None = None
     ) -> None:
@@ -160,39 +164,17 @@ class Shape:
             values = self.values(data, focus)
         path = self.path_iri
         if not values and self.required:
-            out.append(
-                Result(
-                    focus,
-                    path,
-                    self.iri,
-                    None,
-                    self.severity,
-                    SH.MinCountConstraintComponent,
-                    self.message,
-                )
-            )
+            out.append(self.result(focus, None, SH.MinCountConstraintComponent))
         elif (
             self.max_count is not None
             and len(values) > self.max_count
             and len({_term_key(v) for v in values}) > self.max_count
         ):
-            out.append(
-                Result(
-                    focus,
-                    path,
-                    self.iri,
-                    None,
-                    self.severity,
-                    SH.MaxCountConstraintComponent,
-                    self.message,
-                )
-            )
+            out.append(self.result(focus, None, SH.MaxCountConstraintComponent))
         for test, component in self.value_tests:
             for v in values:
                 if not test(data, v):
-                    out.append(
-                        Result(focus, path, self.iri, v, self.severity, component, self.message)
-                    )
+                    out.append(self.result(focus, v, component))
         for check in self.node_checks:
             for value, component, bindings in check(data, focus, values):
                 message, where = self.message, path
@@ -462,17 +444,7 @@ class Shapes:
                     shape.evaluate(data, focus, out)
                 for shape in plan.required:
                     if shape.path not in by_p:
-                        out.append(
-                            Result(
-                                focus,
-                                shape.path_iri,
-                                shape.iri,
-                                None,
-                                shape.severity,
-                                SH.MinCountConstraintComponent,
-                                shape.message,
-                            )
-                        )
+                        out.append(shape.result(focus, None, SH.MinCountConstraintComponent))
         return out
 
     # --- compiling ------------------------------------------------------------------
