@@ -192,6 +192,37 @@ def compute(logs: PowerLogs, scenario: str) -> PowerResult:
         )
     detail_rel = logs.path(f"run_1/{DETAIL}")
     marks = read_marks(logs.folder / "run_1" / DETAIL, detail_rel)
+    begin, end = _window(marks, detail_rel)
+    samples_rel = logs.path(f"run_1/{SAMPLES}")
+    total, count = _watts_in(logs.folder / "run_1" / SAMPLES, samples_rel, begin, end)
+    if count == 0:
+        raise PowerLogError(
+            samples_rel,
+            0,
+            "samples",
+            f"none has a time strictly between "
+            f"power_begin {marks['power_begin'][0]} and power_end "
+            f"{marks['power_end'][0]} and Watts above 0",
+        )
+    seconds = _seconds(end - begin)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        mean = total / count
+        if scen in WATT_SCENARIOS:
+            return PowerResult(
+                "system-power",
+                mean,
+                "W",
+                count,
+                marks["power_begin"][0],
+                marks["power_end"][0],
+                seconds,
+            )
+        return _energy_per_query(marks, scen, mean, seconds, count, detail_rel, samples_rel)
+
+
+def _window(marks: dict[str, Any], detail_rel: str) -> tuple[dt.datetime, dt.datetime]:
+    """The measured window: the power_begin and power_end marks of the detail log."""
     window = []
     for name in ("power_begin", "power_end"):
         if name not in marks:
@@ -214,9 +245,15 @@ def compute(logs: PowerLogs, scenario: str) -> PowerResult:
             f"is at or before power_begin {marks['power_begin'][0]}: the window measured nothing",
             str(marks["power_end"][0]),
         )
-    samples_rel = logs.path(f"run_1/{SAMPLES}")
+    return begin, end
+
+
+def _watts_in(
+    path: Path, samples_rel: str, begin: dt.datetime, end: dt.datetime
+) -> tuple[Decimal, int]:
+    """The sum and count of the samples' Watts above 0 timed strictly inside the window."""
     total, count = Decimal(0), 0
-    with (logs.folder / "run_1" / SAMPLES).open(encoding="utf-8", errors="replace") as handle:
+    with path.open(encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, 1):
             if not line.startswith("Time"):
                 continue
@@ -249,63 +286,53 @@ def compute(logs: PowerLogs, scenario: str) -> PowerResult:
             if watts > 0:
                 total += watts
                 count += 1
-    if count == 0:
+    return total, count
+
+
+def _energy_per_query(
+    marks: dict[str, Any],
+    scen: str,
+    mean: Decimal,
+    seconds: Decimal,
+    count: int,
+    detail_rel: str,
+    samples_rel: str,
+) -> PowerResult:
+    """The energy per query in mJ (SingleStream, MultiStream), in the caller's precision."""
+    if "result_query_count" not in marks:
         raise PowerLogError(
-            samples_rel,
+            detail_rel,
             0,
-            "samples",
-            f"none has a time strictly between "
-            f"power_begin {marks['power_begin'][0]} and power_end "
-            f"{marks['power_end'][0]} and Watts above 0",
+            "result_query_count",
+            "is not in the log: the energy per query divides by it",
         )
-    seconds = _seconds(end - begin)
-    with localcontext() as ctx:
-        ctx.prec = 60
-        mean = total / count
-        if scen in WATT_SCENARIOS:
-            return PowerResult(
-                "system-power",
-                mean,
-                "W",
-                count,
-                marks["power_begin"][0],
-                marks["power_end"][0],
-                seconds,
-            )
-        if "result_query_count" not in marks:
-            raise PowerLogError(
-                detail_rel,
-                0,
-                "result_query_count",
-                "is not in the log: the energy per query divides by it",
-            )
-        raw, line = marks["result_query_count"]
-        try:
-            queries = int(raw)
-        except (TypeError, ValueError) as exc:
-            raise PowerLogError(
-                detail_rel, line, "result_query_count", "is not a count", str(raw)
-            ) from exc
-        if queries <= 0:
-            raise PowerLogError(detail_rel, line, "result_query_count", "is not above 0", str(raw))
-        energy = mean * seconds * 1000 / queries
-        effective = str((marks.get("effective_scenario") or ("", 0))[0]).casefold()
-        from_single = scen == "multistream" and effective == "singlestream"
-        if from_single:
-            energy *= 8
-        if not math.isfinite(float(energy)):
-            raise PowerLogError(samples_rel, 0, "energy-per-query", TOO_LARGE, f"{energy:.6E}")
-        return PowerResult(
-            "energy-per-query",
-            energy,
-            "mJ",
-            count,
-            marks["power_begin"][0],
-            marks["power_end"][0],
-            seconds,
-            queries,
-            from_single,
-        )
+    raw, line = marks["result_query_count"]
+    try:
+        queries = int(raw)
+    except (TypeError, ValueError) as exc:
+        raise PowerLogError(
+            detail_rel, line, "result_query_count", "is not a count", str(raw)
+        ) from exc
+    if queries <= 0:
+        raise PowerLogError(detail_rel, line, "result_query_count", "is not above 0", str(raw))
+    energy = mean * seconds * 1000 / queries
+    effective = str((marks.get("effective_scenario") or ("", 0))[0]).casefold()
+    from_single = scen == "multistream" and effective == "singlestream"
+    if from_single:
+        energy *= 8
+    if not math.isfinite(float(energy)):
+        raise PowerLogError(samples_rel, 0, "energy-per-query", TOO_LARGE, f"{energy:.6E}")
+    return PowerResult(
+        "energy-per-query",
+        energy,
+        "mJ",
+        count,
+        marks["power_begin"][0],
+        marks["power_end"][0],
+        seconds,
+        queries,
+        from_single,
+    )
 
 
 # --- what a run record gets -------------------------------------------------------------

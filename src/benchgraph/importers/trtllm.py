@@ -372,38 +372,10 @@ def _run(
             ),
         )
     ]
-    notes = [caveat(c.version.text)]
-    omitted = []
     if spec.get("derived"):
         sources += [source_entry(**s) for s in spec["derived"]["sources"]]
-        notes.append(clean(spec["derived"]["note"]))
-    if spec.get("system"):
-        notes.append(f"The file's Hardware list names the system: {spec['hardware_line']!r}.")
-    elif spec.get("unrecorded_system"):
-        notes.append(
-            f"The file's Hardware list names the system ({spec['hardware_line']!r}); "
-            f"no source read states the {spec['unrecorded_system']}'s GPU count, so "
-            "the run names no system record."
-        )
-    if unit is not None:
-        notes.append(_unit_note(c, c.unit[1]))  # type: ignore[index]
-    if c.split:
-        notes.append(_dep_note(c))
-        omitted.append("tensor parallel size")
-    if c.pipeline is None:
-        omitted.append("pipeline parallel size")
-    if not c.count_stated and not c.split:
-        notes.append(
-            f"The table gives the tensor-parallel size ({c.tensor}) and no GPU count; "
-            + (
-                "the count is taken as that size (no pipeline size is given)."
-                if c.pipeline is None
-                else f"the count is taken as TP x PP ({c.count})."
-            )
-        )
-    if c.engine_version is None:
-        omitted.append("engine version")
-    omitted += ["expert parallel size", "batch size", "dataset"]
+    notes = _notes(c, spec, unit)
+    omitted = _omitted(c)
     parallelism = {"tensor": c.tensor} if c.tensor is not None else {}
     if c.pipeline is not None:
         parallelism["pipeline"] = c.pipeline
@@ -422,31 +394,7 @@ def _run(
     settings = {"precision": c.precision}
     if c.split:
         settings["parallel_split"] = c.split
-    if unit is None:  # a total: the figure per accelerator is derived
-        metric, value, unit_text = rules["metric"], c.value, rules["unit"]
-        measurements = [
-            {
-                "metric": rules["per_accelerator"],
-                "value": float(f"{c.value / c.count:.8g}"),  # type: ignore[operator]
-                "unit": rules["unit"],
-                "derived": True,
-                "note": f"derived: the headline value divided by accelerator_count ({c.count}), "
-                "rounded to 8 significant digits; not published by the source",
-            }
-        ]
-    else:  # as published, per GPU: the headline; the total is derived from it
-        metric, value, unit_text = unit["metric"], c.value, unit["unit"]
-        measurements = [
-            {
-                "metric": rules["metric"],
-                "value": float(f"{c.value * c.count:.8g}"),  # type: ignore[operator]
-                "unit": rules["unit"],
-                "derived": True,
-                "note": f"derived: the headline figure per GPU times accelerator_count "
-                f"({c.count}), rounded to 8 significant digits; the source publishes the "
-                "figure per GPU only",
-            }
-        ]
+    metric, value, unit_text, measurements = _headline(c, rules, unit)
     record = {
         "id": run_id,
         "title": f"TensorRT-LLM performance overview: {c.model_raw} on {c.count}x {c.gpu_raw} "
@@ -474,6 +422,81 @@ def _run(
         "source": sources,
     }
     return {k: v for k, v in record.items() if v is not None}
+
+
+def _notes(c: Cell, spec: dict[str, Any], unit: dict[str, Any] | None) -> list[str]:
+    """A run's notes: the file's caveat, then what the GPU's table row, the unit and the
+    parallel split add."""
+    notes = [caveat(c.version.text)]
+    if spec.get("derived"):
+        notes.append(clean(spec["derived"]["note"]))
+    if spec.get("system"):
+        notes.append(f"The file's Hardware list names the system: {spec['hardware_line']!r}.")
+    elif spec.get("unrecorded_system"):
+        notes.append(
+            f"The file's Hardware list names the system ({spec['hardware_line']!r}); "
+            f"no source read states the {spec['unrecorded_system']}'s GPU count, so "
+            "the run names no system record."
+        )
+    if unit is not None:
+        notes.append(_unit_note(c, c.unit[1]))  # type: ignore[index]
+    if c.split:
+        notes.append(_dep_note(c))
+    if not c.count_stated and not c.split:
+        notes.append(
+            f"The table gives the tensor-parallel size ({c.tensor}) and no GPU count; "
+            + (
+                "the count is taken as that size (no pipeline size is given)."
+                if c.pipeline is None
+                else f"the count is taken as TP x PP ({c.count})."
+            )
+        )
+    return notes
+
+
+def _omitted(c: Cell) -> list[str]:
+    """What the table leaves unsaid of a run."""
+    omitted = []
+    if c.split:
+        omitted.append("tensor parallel size")
+    if c.pipeline is None:
+        omitted.append("pipeline parallel size")
+    if c.engine_version is None:
+        omitted.append("engine version")
+    omitted += ["expert parallel size", "batch size", "dataset"]
+    return omitted
+
+
+def _headline(
+    c: Cell, rules: dict[str, Any], unit: dict[str, Any] | None
+) -> tuple[str, Any, str, list[dict[str, Any]]]:
+    """The headline (metric, value, unit) as published, and the other figure derived from it."""
+    if unit is None:  # a total: the figure per accelerator is derived
+        metric, value, unit_text = rules["metric"], c.value, rules["unit"]
+        measurements = [
+            {
+                "metric": rules["per_accelerator"],
+                "value": float(f"{c.value / c.count:.8g}"),  # type: ignore[operator]
+                "unit": rules["unit"],
+                "derived": True,
+                "note": f"derived: the headline value divided by accelerator_count ({c.count}), "
+                "rounded to 8 significant digits; not published by the source",
+            }
+        ]
+    else:  # as published, per GPU: the headline; the total is derived from it
+        metric, value, unit_text = unit["metric"], c.value, unit["unit"]
+        measurements = [
+            {
+                "metric": rules["metric"],
+                "value": float(f"{c.value * c.count:.8g}"),  # type: ignore[operator]
+                "unit": rules["unit"],
+                "derived": True,
+                "note": f"derived: the headline figure per GPU times accelerator_count "
+                f"({c.count}), rounded to 8 significant digits; the source publishes the "
+                "figure per GPU only",
+            }
+        ]
+    return metric, value, unit_text, measurements
 
 
 def _systems(

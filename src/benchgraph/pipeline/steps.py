@@ -87,146 +87,215 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
         _drop_stale_builds(work)
         cache = Cache(work / "cache.sqlite")
         try:
-            return _build(data_dir, work, cache, skip_invalid, jobs)
+            return _Build(data_dir, work, cache, skip_invalid, jobs).run()
         finally:
             cache.close()
 
 
-def _build(
-    data_dir: Path, work: Path, cache: Cache, skip_invalid: bool, jobs: int | None
-) -> BuildResult:
-    timer = Timer()
-    commits = last_commits(data_dir)
-    prefix = display_path(data_dir, display_base(data_dir))
-    now = time.time_ns()  # before any file is read (see changes.file_digests)
-    files = scan_record_files(data_dir, f"{prefix}/")
-    before = cache.index()  # what each file became in the last build, without its quads
-    digests, stats, stale = file_digests(files, commits, before, now, max_record_bytes())
-    gone = [p for p in before if p not in digests]
-    timer.lap("scan")
-    reconvert = {name for _, name in stale}
-    cache.set_stats({n: v for n, v in stats.items() if n in before and n not in reconvert})
-    _settle(work, cache)
-    last = _last_result(cache, work / "store")
-    if last is not None and not stale and not gone:
-        cache.commit()  # the file sizes and times read
-        if not skip_invalid and not last.conforms:
+class _Build:
+    """One build over one cache: run() is the order of its steps, each a method below."""
+
+    def __init__(
+        self, data_dir: Path, work: Path, cache: Cache, skip_invalid: bool, jobs: int | None
+    ) -> None:
+        self.data_dir, self.work, self.cache = data_dir, work, cache
+        self.skip_invalid, self.jobs = skip_invalid, jobs
+        self.timer = Timer()
+
+    def run(self) -> BuildResult:
+        """scan, then reuse the last build when nothing changed; otherwise plan, open the
+        store, convert, check, load, derive (each timed under its name) and finish."""
+        self.scan()
+        self.timer.lap("scan")
+        if self.up_to_date():
+            return self.reused()
+        self.plan()
+        self.open_store()
+        try:
+            for step in (self.convert, self.check, self.load, self.derive):
+                step()
+                self.timer.lap(step.__name__)
+        finally:
+            self.close_store()
+        return self.finish()
+
+    def scan(self) -> None:
+        """What each record file is now, against what the last build made of it."""
+        self.commits = last_commits(self.data_dir)
+        self.prefix = display_path(self.data_dir, display_base(self.data_dir))
+        now = time.time_ns()  # before any file is read (see changes.file_digests)
+        files = scan_record_files(self.data_dir, f"{self.prefix}/")
+        self.before = self.cache.index()  # each file's last build, without its quads
+        self.digests, self.stats, self.stale = file_digests(
+            files, self.commits, self.before, now, max_record_bytes()
+        )
+        self.gone = [p for p in self.before if p not in self.digests]
+
+    def up_to_date(self) -> bool:
+        """Whether the last build stands as it is (no record changed or went)."""
+        cache, before = self.cache, self.before
+        reconvert = {name for _, name in self.stale}
+        cache.set_stats({n: v for n, v in self.stats.items() if n in before and n not in reconvert})
+        _settle(self.work, cache)
+        self.last = _last_result(cache, self.work / "store")
+        return self.last is not None and not self.stale and not self.gone
+
+    def reused(self) -> BuildResult:
+        last = self.last
+        self.cache.commit()  # the file sizes and times read
+        if not self.skip_invalid and not last.conforms:
             raise RecordsInvalid(last.problems)
-        timer.lap("finish")
-        last.timings = timer.laps
+        self.timer.lap("finish")
+        last.timings = self.timer.laps
         return last
-    cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
-    # the ontology comes with the kept closure; before any conversion and before workers fork
-    ontology = reasoner(work / "reasoner.pickle").ontology
 
-    # the records others link to before the runs: a first build derives each batch of runs
-    # as it loads, once those are in (pipeline.derive)
-    def is_run(name: str) -> bool:
-        return name[len(prefix) + 1 :].split("/", 1)[0] == "benchmarks"
+    def is_run(self, name: str) -> bool:
+        return name[len(self.prefix) + 1 :].split("/", 1)[0] == "benchmarks"
 
-    stale.sort(key=lambda item: is_run(item[1]))
-    args = [(path, str(data_dir), name, commits.get(name), digests[name]) for path, name in stale]
-    # what the last build saw of the records others link to, to tell a quiet edit (below)
-    was = cache.outward(
-        [
-            name
-            for _, name in stale
-            if name in before and before.rows[name][KIND] not in (None, "benchmarks")
+    def plan(self) -> None:
+        """What to convert, in which order, and what the last build saw of it."""
+        cache, before, stale = self.cache, self.before, self.stale
+        cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
+        # the ontology comes with the kept closure; before any conversion and before workers fork
+        self.ontology = reasoner(self.work / "reasoner.pickle").ontology
+        # the records others link to before the runs: a first build derives each batch of runs
+        # as it loads, once those are in (pipeline.derive)
+        stale.sort(key=lambda item: self.is_run(item[1]))
+        self.args = [
+            (path, str(self.data_dir), name, self.commits.get(name), self.digests[name])
+            for path, name in stale
         ]
-    )
-    store = _open_store(work / "store")
-    (work / UNSETTLED).touch()  # from here until the cache's account of the store is committed
-    derivation = Derivation(
-        cache,
-        stream=not before.rows and cache.loaded_count() == 0,
-        first=[name for _, name in stale if not is_run(name)],
-    )
-    loader = Loader(store, cache, (nquads(ontology, ONTOLOGY_IRI), ontology_closure()), derivation)
-    derivation.loader = loader
-    try:
-        cache.forget(gone)
+        # what the last build saw of the records others link to, to tell a quiet edit (below)
+        self.was = cache.outward(
+            [
+                name
+                for _, name in stale
+                if name in before and before.rows[name][KIND] not in (None, "benchmarks")
+            ]
+        )
+
+    def open_store(self) -> None:
+        cache = self.cache
+        self.store = _open_store(self.work / "store")
+        # from here until the cache's account of the store is committed
+        (self.work / UNSETTLED).touch()
+        self.derivation = Derivation(
+            cache,
+            stream=not self.before.rows and cache.loaded_count() == 0,
+            first=[name for _, name in self.stale if not self.is_run(name)],
+        )
+        self.loader = Loader(
+            self.store,
+            cache,
+            (nquads(self.ontology, ONTOLOGY_IRI), ontology_closure()),
+            self.derivation,
+        )
+        self.derivation.loader = self.loader
+
+    def convert(self) -> None:
+        """Convert the changed files in workers, loading the store as they come."""
+        cache, stats = self.cache, self.stats
+        cache.forget(self.gone)
         fresh: list[Entry] = []
 
         def saved() -> Iterator[list[Entry]]:
-            for batch in converted(args, jobs):
+            for batch in converted(self.args, self.jobs):
                 for e in batch:
                     e.stat = stats.get(e.path)
                 cache.put(batch)
                 fresh.extend(batch)
                 yield batch
 
-        loader.add(saved(), len(args))  # the store loads as the workers convert
-        entries = before.changed(fresh, gone)
+        self.loader.add(saved(), len(self.args))  # the store loads as the workers convert
+        self.fresh = fresh
+        self.entries = self.before.changed(fresh, self.gone)
         # records edited without changing what others read of them (a note, a source):
         # the records linking to them are neither checked nor derived again
-        quiet = {(e.kind, e.id) for e in fresh if was.get(e.path, "") == e.outward != ""}
-        timer.lap("convert")
+        self.quiet = {(e.kind, e.id) for e in fresh if self.was.get(e.path, "") == e.outward != ""}
+
+    def check(self) -> None:
+        """Every record's problems; refuse the build, or leave out the invalid records."""
+        cache, entries, fresh = self.cache, self.entries, self.fresh
         problems = entries.problems()
         problems += check_dataset(
             entries,
             cache,
             [e.path for e in fresh],
-            gone,
-            link_problems(entries, cache, fresh, before),
-            quiet,
+            self.gone,
+            link_problems(entries, cache, fresh, self.before),
+            self.quiet,
         )
-        left_out = _left_out(entries, problems, cache) if skip_invalid else {}
-        if not skip_invalid and any(p.severity == VIOLATION for p in problems):
-            loader.refused()
+        self.problems = problems
+        self.left_out = _left_out(entries, problems, cache) if self.skip_invalid else {}
+        if not self.skip_invalid and any(p.severity == VIOLATION for p in problems):
+            self.loader.refused()
             cache.commit()  # the store holds what the cache says it holds
-            (work / UNSETTLED).unlink()
+            (self.work / UNSETTLED).unlink()
             raise RecordsInvalid(problems)
+        self.included = entries.with_kind(excluding=self.left_out)
 
-        included = entries.with_kind(excluding=left_out)
-        timer.lap("check")
+    def load(self) -> None:
+        """Bring the store to hold the included records."""
+        before, fresh, last = self.before, self.fresh, self.last
         # what the store may hold differently from `included`: the changed records, old and
         # new, and those the last build left out (None: compare every record)
         touched = (
             None
-            if skip_invalid or last is None
+            if self.skip_invalid or last is None
             else (
                 fresh
-                + [before[p] for p in gone]
+                + [before[p] for p in self.gone]
                 + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before]
             )
         )
-        runs, judged = loader.finish(included, touched, quiet)
-        timer.lap("load")
-        derivation.included = included
-        derive(derivation, runs, judged)
-        timer.lap("derive")
-    finally:
-        store.flush()
-        # closes the store, also when a refusal's traceback is kept
-        derivation.loader = loader.deriver = None  # they point at each other
-        store = loader = derivation = None
+        self.runs, self.judged = self.loader.finish(self.included, touched, self.quiet)
 
-    key = hashlib.blake2b(
-        "".join(sorted(row[DIGEST] for row in included.rows.values())).encode()
-        + code_key().encode(),
-        digest_size=16,
-    ).hexdigest()
-    invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
-    result = BuildResult(
-        work / "store", key, sorted(problems), invalid, left_out, len(included), len(fresh)
-    )
-    cache.set_meta(
-        "result",
-        json.dumps(
-            {
-                "key": key,
-                "problems": [p.as_dict() for p in result.problems],
-                "invalid": invalid,
-                "left_out": left_out,
-                "records": result.records,
-            }
-        ),
-    )
-    cache.commit()
-    (work / UNSETTLED).unlink()
-    timer.lap("finish")
-    result.timings = timer.laps
-    return result
+    def derive(self) -> None:
+        """The cross-record rules, into the inferred graph (pipeline.derive)."""
+        self.derivation.included = self.included
+        derive(self.derivation, self.runs, self.judged)
+
+    def close_store(self) -> None:
+        self.store.flush()
+        # closes the store, also when a refusal's traceback is kept
+        self.derivation.loader = self.loader.deriver = None  # they point at each other
+        self.store = self.loader = self.derivation = None
+
+    def finish(self) -> BuildResult:
+        """The result, kept in the cache for the next build to reuse."""
+        included, problems, left_out = self.included, self.problems, self.left_out
+        key = hashlib.blake2b(
+            "".join(sorted(row[DIGEST] for row in included.rows.values())).encode()
+            + code_key().encode(),
+            digest_size=16,
+        ).hexdigest()
+        invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
+        result = BuildResult(
+            self.work / "store",
+            key,
+            sorted(problems),
+            invalid,
+            left_out,
+            len(included),
+            len(self.fresh),
+        )
+        self.cache.set_meta(
+            "result",
+            json.dumps(
+                {
+                    "key": key,
+                    "problems": [p.as_dict() for p in result.problems],
+                    "invalid": invalid,
+                    "left_out": left_out,
+                    "records": result.records,
+                }
+            ),
+        )
+        self.cache.commit()
+        (self.work / UNSETTLED).unlink()
+        self.timer.lap("finish")
+        result.timings = self.timer.laps
+        return result
 
 
 def _settle(work: Path, cache: Cache) -> None:

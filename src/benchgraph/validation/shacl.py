@@ -152,6 +152,10 @@ class Shape:
                 return False
         return all(p.conforms(data, node) for p in self.properties)
 
+    def result(self, focus: Node, value: Node | None, component: URIRef) -> Result:
+        """A result of this shape on focus, with the shape's own path and message."""
+        return Result(focus, self.path_iri, self.iri, value, self.severity, component, self.message)
+
     def evaluate(
         self, data: Index, focus: Node, out: list[Result], values: list[Node] | None = None
     ) -> None:
@@ -160,39 +164,17 @@ class Shape:
             values = self.values(data, focus)
         path = self.path_iri
         if not values and self.required:
-            out.append(
-                Result(
-                    focus,
-                    path,
-                    self.iri,
-                    None,
-                    self.severity,
-                    SH.MinCountConstraintComponent,
-                    self.message,
-                )
-            )
+            out.append(self.result(focus, None, SH.MinCountConstraintComponent))
         elif (
             self.max_count is not None
             and len(values) > self.max_count
             and len({_term_key(v) for v in values}) > self.max_count
         ):
-            out.append(
-                Result(
-                    focus,
-                    path,
-                    self.iri,
-                    None,
-                    self.severity,
-                    SH.MaxCountConstraintComponent,
-                    self.message,
-                )
-            )
+            out.append(self.result(focus, None, SH.MaxCountConstraintComponent))
         for test, component in self.value_tests:
             for v in values:
                 if not test(data, v):
-                    out.append(
-                        Result(focus, path, self.iri, v, self.severity, component, self.message)
-                    )
+                    out.append(self.result(focus, v, component))
         for check in self.node_checks:
             for value, component, bindings in check(data, focus, values):
                 message, where = self.message, path
@@ -271,6 +253,56 @@ def _datatype_test(datatype: URIRef) -> ValueTest:
         return str.__eq__(got, want) and v._ill_typed is not True and isinstance(v._value, expected)
 
     return test
+
+
+def _length_test(p: URIRef, n: int) -> tuple[ValueTest, URIRef]:
+    """sh:minLength or sh:maxLength n: a blank node has no length and fails either."""
+    if p == SH.minLength:
+        return (
+            lambda d, v: not isinstance(v, BNode) and len(str(v)) >= n,
+            SH.MinLengthConstraintComponent,
+        )
+    return (
+        lambda d, v: not isinstance(v, BNode) and len(str(v)) <= n,
+        SH.MaxLengthConstraintComponent,
+    )
+
+
+def _pattern_test(pattern: Node, flags: str) -> tuple[ValueTest, URIRef]:
+    """sh:pattern with its sh:flags (i, s, m, x)."""
+    rx = re.compile(
+        str(pattern),
+        sum(f for c, f in (("i", re.I), ("s", re.S), ("m", re.M), ("x", re.X)) if c in flags),
+    )
+    return (
+        lambda d, v: not isinstance(v, BNode) and bool(rx.search(str(v))),
+        SH.PatternConstraintComponent,
+    )
+
+
+def _pair_check(p: URIRef, o: Node) -> NodeCheck:
+    """sh:lessThan or sh:lessThanOrEquals against every value of the other property."""
+    other, strict = str(o), p == SH.lessThan
+    component = SH.LessThanConstraintComponent if strict else SH.LessThanOrEqualsConstraintComponent
+
+    def pair(d: Index, f: Node, vs: list) -> Iterator[tuple]:
+        for v in vs:
+            if any(not _less(v, w, strict) for w in d.objects(f, other)):
+                yield v, component, None
+
+    return pair
+
+
+def _logical_test(p: URIRef, members: list[Shape]) -> tuple[ValueTest, URIRef]:
+    """sh:or, sh:and or sh:xone over the member shapes."""
+    if p == SH["or"]:
+        return (lambda d, v: any(m.conforms(d, v) for m in members), SH.OrConstraintComponent)
+    if p == SH["and"]:
+        return (lambda d, v: all(m.conforms(d, v) for m in members), SH.AndConstraintComponent)
+    return (
+        lambda d, v: sum(m.conforms(d, v) for m in members) == 1,
+        SH.XoneConstraintComponent,
+    )
 
 
 def _range_test(bound: Literal, accept: Callable[[int], bool]) -> ValueTest:
@@ -412,17 +444,7 @@ class Shapes:
                     shape.evaluate(data, focus, out)
                 for shape in plan.required:
                     if shape.path not in by_p:
-                        out.append(
-                            Result(
-                                focus,
-                                shape.path_iri,
-                                shape.iri,
-                                None,
-                                shape.severity,
-                                SH.MinCountConstraintComponent,
-                                shape.message,
-                            )
-                        )
+                        out.append(shape.result(focus, None, SH.MinCountConstraintComponent))
         return out
 
     # --- compiling ------------------------------------------------------------------
@@ -494,50 +516,14 @@ class Shapes:
             accept, component = _RANGES[p]
             tests.append((_range_test(o, accept), component))
         elif p in (SH.minLength, SH.maxLength):
-            n = int(o)
-            if p == SH.minLength:
-                tests.append(
-                    (
-                        lambda d, v: not isinstance(v, BNode) and len(str(v)) >= n,
-                        SH.MinLengthConstraintComponent,
-                    )
-                )
-            else:
-                tests.append(
-                    (
-                        lambda d, v: not isinstance(v, BNode) and len(str(v)) <= n,
-                        SH.MaxLengthConstraintComponent,
-                    )
-                )
+            tests.append(_length_test(p, int(o)))
         elif p == SH.pattern:
-            flags = str(g.value(shape.iri, SH.flags) or "")
-            rx = re.compile(
-                str(o),
-                sum(
-                    f for c, f in (("i", re.I), ("s", re.S), ("m", re.M), ("x", re.X)) if c in flags
-                ),
-            )
-            tests.append(
-                (
-                    lambda d, v: not isinstance(v, BNode) and bool(rx.search(str(v))),
-                    SH.PatternConstraintComponent,
-                )
-            )
+            tests.append(_pattern_test(o, str(g.value(shape.iri, SH.flags) or "")))
         elif p == SH["in"]:
             allowed = {_term_key(m) for m in Collection(g, o)}
             tests.append((lambda d, v: _term_key(v) in allowed, SH.InConstraintComponent))
         elif p in (SH.lessThan, SH.lessThanOrEquals):
-            other, strict = str(o), p == SH.lessThan
-            component = (
-                SH.LessThanConstraintComponent if strict else SH.LessThanOrEqualsConstraintComponent
-            )
-
-            def pair(d: Index, f: Node, vs: list) -> Iterator[tuple]:
-                for v in vs:
-                    if any(not _less(v, w, strict) for w in d.objects(f, other)):
-                        yield v, component, None
-
-            checks.append(pair)
+            checks.append(_pair_check(p, o))
         elif p == SH["not"]:
             inner = self.shape(o)
             tests.append((lambda d, v: not inner.conforms(d, v), SH.NotConstraintComponent))
@@ -545,22 +531,7 @@ class Shapes:
             inner = self.shape(o)
             tests.append((lambda d, v: inner.conforms(d, v), SH.NodeConstraintComponent))
         elif p in (SH["or"], SH["and"], SH.xone):
-            members = [self.shape(m) for m in Collection(g, o)]
-            if p == SH["or"]:
-                tests.append(
-                    (lambda d, v: any(m.conforms(d, v) for m in members), SH.OrConstraintComponent)
-                )
-            elif p == SH["and"]:
-                tests.append(
-                    (lambda d, v: all(m.conforms(d, v) for m in members), SH.AndConstraintComponent)
-                )
-            else:
-                tests.append(
-                    (
-                        lambda d, v: sum(m.conforms(d, v) for m in members) == 1,
-                        SH.XoneConstraintComponent,
-                    )
-                )
+            tests.append(_logical_test(p, [self.shape(m) for m in Collection(g, o)]))
         elif p == SH.sparql:
             checks.append(self._sparql(o))
         else:
