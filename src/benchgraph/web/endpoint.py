@@ -145,7 +145,6 @@ def _body(environ: dict, max_body: int | None) -> bytes:
     gone, werkzeug's ClientDisconnected), and put back for whatever reads it next."""
     data = get_input_stream(environ, max_content_length=max_body).read()
     environ["wsgi.input"] = io.BytesIO(data)
-    environ["CONTENT_LENGTH"] = str(len(data))
     return data
 
 
