@@ -30,7 +30,7 @@ from ..errors import BenchgraphError
 from .hooks import EXPOSED, MIN_SIZE, _compressible, browser_headers
 from .negotiation import formats_for
 from .publicbase import url as public_url
-from .querypool import PoolError
+from .querypool import PoolError, QueryTimeout
 
 OPERATION = "benchgraph.operation"  # the environ key of what `operation` read (or raised)
 ANSWERED = "benchgraph.answered"  # the environ key of a fast path's answer that is not a 200
@@ -193,6 +193,14 @@ def run(
     except PoolError as exc:
         outcome = exc
     return outcome, time.perf_counter() - start
+
+
+def count(metrics: Any, outcome: tuple[dict, bytes] | PoolError, elapsed: float) -> None:
+    """Count a query's outcome on /metrics (metrics.py): its status, its form, a timeout."""
+    if isinstance(outcome, PoolError):
+        metrics.observe(outcome.status, elapsed, timed_out=isinstance(outcome, QueryTimeout))
+    else:
+        metrics.observe(outcome[0]["status"], elapsed, outcome[0].get("form", ""))
 
 
 def etag_key(environ: dict) -> str:

@@ -83,8 +83,8 @@ class FastSparql:
             if isinstance(outcome, Exception) or outcome[0]["status"] != 200:
                 environ[endpoint.ANSWERED] = (outcome, elapsed)
                 return None
+            endpoint.count(site.metrics, outcome, elapsed)
             header, body = outcome
-            site.metrics.observe(200, elapsed, header.get("form", ""))
             etag = None
             if method == "GET":
                 accept = environ.get("HTTP_ACCEPT", "")

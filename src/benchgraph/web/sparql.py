@@ -30,7 +30,7 @@ from .negotiation import (
     serialize_rdf,
 )
 from .publicbase import url as public_url
-from .querypool import PoolBusy, PoolError, QueryTimeout
+from .querypool import PoolBusy, PoolError
 from .site import Site
 
 bp = Blueprint("sparql", __name__)
@@ -112,14 +112,13 @@ def run_query(operation: Operation) -> Response:
         outcome, elapsed = answered
     else:
         outcome, elapsed = endpoint_module.run(s.pool, operation, environ, current_app.config)
+    endpoint_module.count(s.metrics, outcome, elapsed)
     if isinstance(outcome, PoolError):
         exc = outcome
-        s.metrics.observe(exc.status, elapsed, timed_out=isinstance(exc, QueryTimeout))
         current_app.logger.warning("%s: %s", exc.title, exc)
         return error_for(exc, {"Retry-After": "5"} if isinstance(exc, PoolBusy) else None)
     header, body = outcome
     status = header["status"]
-    s.metrics.observe(status, elapsed, header.get("form", ""))
     if status != 200:
         extra = {"position": header["position"]} if "position" in header else {}
         return error_response(
