@@ -7,8 +7,9 @@ reads Flask's request.args and request.form (the same parse_qsl call), once per 
 fast path reads it and, when it hands the request on, Flask's view finds the Operation (or
 the error of reading it) in the environ instead of parsing the body again. `run` builds the
 job and runs it in the pool, once; a fast path's answer that is not a 200 reaches the view in
-the environ (ANSWERED). `answer_headers` writes the headers of a 200, and `below_flask` adds
-what Flask's hooks (hooks.py) would add, for the fast path.
+the environ (ANSWERED), and `count` counts an outcome on /metrics. `answer_headers` writes the
+headers of a 200, and `below_flask` adds what Flask's hooks (hooks.py) would add, for the
+fast path. A refusal is answered by Flask's view alone (errors.py: its one shape, negotiated).
 """
 
 from __future__ import annotations
