@@ -18,6 +18,7 @@ POINT = "SELECT ?p ?o WHERE { ?s ?p ?o } LIMIT 40"
 JSON = "application/sparql-results+json"
 # Values that differ between two runs of one query: its timing, and the clock.
 VARYING = ("Server-Timing", "Date")
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 
 def both(app) -> tuple[Client, Client, FastSparql]:
@@ -93,6 +94,51 @@ REQUESTS = {
     ),
     "ask": ("GET", "/sparql?" + urlencode({"query": "ASK { ?s ?p ?o }"}), None, {}, {}),
 }
+
+
+# Requests the fast path reads and hands on (endpoint.OPERATION, endpoint.ANSWERED): Flask's
+# view answers them from what was read, as it answers them alone.
+HANDED_ON = {
+    "malformed": ("POST", "/sparql", urlencode({"query": "SELECT * { ?s"}), FORM, {}),
+    "two-queries": ("GET", "/sparql?" + urlencode([("query", POINT)] * 2), None, {}, {}),
+    "update": ("POST", "/sparql", urlencode({"update": "CLEAR ALL"}), FORM, {"Accept": JSON}),
+    "no-query": ("POST", "/sparql", urlencode({"format": "csv"}), FORM, {}),
+    "text-plain": ("POST", "/sparql", POINT, {"Content-Type": "text/plain"}, {}),
+    "direct-and-url": (
+        "POST",
+        "/sparql?" + urlencode({"query": POINT}),
+        POINT,
+        {"Content-Type": "application/sparql-query"},
+        {},
+    ),
+    "not-utf8": ("POST", "/sparql", b"\xff", {"Content-Type": "application/sparql-query"}, {}),
+    "download": ("GET", "/sparql?" + urlencode({"query": POINT, "download": "1"}), None, {}, {}),
+    "html-error": (
+        "GET",
+        "/sparql?" + urlencode({"query": "ASK {"}),
+        None,
+        {},
+        {"Accept": "text/html"},
+    ),
+    "unacceptable": (
+        "GET",
+        "/sparql?" + urlencode({"query": POINT}),
+        None,
+        {},
+        {"Accept": "image/png"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HANDED_ON))
+def test_a_request_handed_on_is_answered_as_flask_answers_it(app, name):
+    whole, flask_only, _fast = both(app)
+    method, url, body, content, headers = HANDED_ON[name]
+    answers = []
+    for client in (whole, flask_only):
+        response = client.open(url, method=method, data=body, headers=content | headers)
+        answers.append((response.status_code, fixed(response.headers), response.get_data()))
+    assert answers[0] == answers[1]
 
 
 @pytest.mark.parametrize("name", sorted(REQUESTS))

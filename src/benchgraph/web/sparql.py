@@ -4,25 +4,20 @@ Queries come by GET, form POST or direct POST; the protocol's default-graph-uri 
 named-graph-uri override the query's FROM clauses. The endpoint is read-only: an update is
 refused whatever way it comes. Each query runs in a worker process of the pool, under a hard
 time limit, and its answer is sent only once complete, so a client never gets a 200 with a
-cut body. Plain queries whose answer is a 200 are answered below Flask (fastpath.py), with
-the headers and body this view gives; everything else comes here.
+cut body. The request is read, its query run and its 200 written by endpoint.py, for this
+view and for the fast path (fastpath.py), which answers plain queries whose answer is a 200
+below Flask; everything else comes here.
 """
 
 from __future__ import annotations
 
-import socket
-import ssl
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import pyoxigraph as ox
 from flask import Blueprint, Response, current_app, render_template, request
-from werkzeug.datastructures import MultiDict
 
-from ..errors import BenchgraphError
 from ..namespaces import GRAPH as GRAPH_NS
 from ..serving.description import by_kind
+from . import endpoint as endpoint_module
+from .endpoint import ANSWERED, Operation, ProtocolError
 from .errors import error_for, error_response
 from .hooks import not_modified
 from .negotiation import (
@@ -32,16 +27,13 @@ from .negotiation import (
     TURTLE,
     NotAcceptable,
     choose,
-    formats_for,
     serialize_rdf,
 )
 from .publicbase import url as public_url
-from .querypool import PoolBusy, PoolError, QueryTimeout
+from .querypool import PoolBusy, PoolError
 from .site import Site
 
 bp = Blueprint("sparql", __name__)
-
-ANSWERED = "benchgraph.answered"  # see fastpath.py
 
 SD_NS = "http://www.w3.org/ns/sparql-service-description#"
 FORMATS = "http://www.w3.org/ns/formats/"
@@ -73,27 +65,6 @@ RESULT_FORMATS = {
     "jsonld": "JSON-LD",
     "rdfxml": "RDF_XML",
 }
-FORM_TYPE = "application/x-www-form-urlencoded"
-QUERY_TYPE = "application/sparql-query"
-UPDATE_TYPE = "application/sparql-update"
-
-
-class ProtocolError(BenchgraphError):
-    """A request the SPARQL protocol does not allow; carries the status to answer."""
-
-    def __init__(self, status: int, title: str, detail: str):
-        self.status, self.title = status, title
-        super().__init__(detail)
-
-
-@dataclass(frozen=True)
-class Operation:
-    """What a protocol request asks: a query (or an update) and its dataset."""
-
-    kind: str  # "query" or "update"
-    text: str
-    default_graphs: list[str]
-    named_graphs: list[str]
 
 
 def site() -> Site:
@@ -122,146 +93,50 @@ def endpoint() -> Response:
 
 
 def read_operation() -> Operation | None:
-    """The operation of the request, following the SPARQL 1.1 Protocol; None for none."""
-    args = request.args
-    if request.method in ("GET", "HEAD"):
-        params = args
-    else:
-        mimetype = request.mimetype
-        charset = request.mimetype_params.get("charset", "utf-8").lower()
-        if mimetype in (QUERY_TYPE, UPDATE_TYPE) and charset not in ("utf-8", "utf8"):
-            raise ProtocolError(
-                415, "unsupported media type", f"the body must be UTF-8, not {charset}"
-            )
-        if mimetype == FORM_TYPE:
-            params = MultiDict(args)
-            for key, value in request.form.items(multi=True):
-                params.add(key, value)
-        elif mimetype in (QUERY_TYPE, UPDATE_TYPE):
-            kind = "query" if mimetype == QUERY_TYPE else "update"
-            if "query" in args or "update" in args:
-                raise ProtocolError(
-                    400, "bad request", f"a direct POST carries the {kind} in its body only"
-                )
-            return Operation(
-                kind,
-                _utf8(request.get_data()),
-                args.getlist("default-graph-uri"),
-                args.getlist("named-graph-uri"),
-            )
-        else:
-            raise ProtocolError(
-                415,
-                "unsupported media type",
-                f"POST a query as {FORM_TYPE} (query=...) or as {QUERY_TYPE}; "
-                f"got {mimetype or 'no Content-Type'}",
-            )
-    queries, updates = params.getlist("query"), params.getlist("update")
-    if len(queries) + len(updates) > 1:
-        raise ProtocolError(
-            400, "bad request", "give exactly one query (or update) parameter per request"
-        )
-    if updates:
-        return Operation("update", updates[0], [], [])
-    if not queries:
-        if request.method == "POST":
-            raise ProtocolError(400, "bad request", "the request has no query parameter")
-        return None
-    return Operation(
-        "query", queries[0], params.getlist("default-graph-uri"), params.getlist("named-graph-uri")
-    )
+    """The operation of the request (endpoint.py reads it, once: the fast path may have)."""
+    return endpoint_module.operation(request.environ, current_app.config.get("MAX_CONTENT_LENGTH"))
 
 
 def run_query(operation: Operation) -> Response:
     """Run the query in a worker; answer its result, or the reason it has none."""
     s = site()
-    accept = request.headers.get("Accept", "")
-    override = request.values.getlist("format")
+    environ = request.environ
     etag = None
     if request.method in ("GET", "HEAD"):  # HEAD: GET's answer, Flask leaves out the body
-        etag = s.etag(request.full_path, accept)
+        etag = s.etag(endpoint_module.etag_key(environ), request.headers.get("Accept", ""))
         if request.if_none_match.contains_weak(etag):
             return not_modified(etag)
-    # A query fastpath.py ran already, whose answer is not a 200: answered here, not rerun.
-    answered = request.environ.get(ANSWERED)
+    # A query the fast path ran already, whose answer is not a 200: answered here, not rerun.
+    answered = environ.get(ANSWERED)
     if answered is not None:
         outcome, elapsed = answered
     else:
-        start = time.perf_counter()
-        job = {
-            "query": operation.text,
-            "base": endpoint_url().rstrip("/"),
-            "formats": formats_for(accept, tuple(override)),
-            "default_graphs": operation.default_graphs,
-            "named_graphs": operation.named_graphs,
-        }
-        try:
-            outcome = s.pool.run(
-                job, current_app.config["QUERY_TIMEOUT"], client_gone(request.environ)
-            )
-        except PoolError as exc:
-            outcome = exc
-        elapsed = time.perf_counter() - start
+        outcome, elapsed = endpoint_module.run(s.pool, operation, environ, current_app.config)
+    endpoint_module.count(s.metrics, outcome, elapsed)
     if isinstance(outcome, PoolError):
         exc = outcome
-        s.metrics.observe(exc.status, elapsed, timed_out=isinstance(exc, QueryTimeout))
         current_app.logger.warning("%s: %s", exc.title, exc)
         return error_for(exc, {"Retry-After": "5"} if isinstance(exc, PoolBusy) else None)
     header, body = outcome
     status = header["status"]
-    s.metrics.observe(status, elapsed, header.get("form", ""))
     if status != 200:
         extra = {"position": header["position"]} if "position" in header else {}
         return error_response(
             status, header["error"], header["detail"], code=header.get("code"), **extra
         )
-    response = Response(body, status=200, content_type=header["content_type"])
-    response.headers["Server-Timing"] = (
-        f"query;dur={elapsed * 1000:.1f}, "
-        f"wait;dur={header.get('wait_s', 0) * 1000:.1f}, "
-        f"slot;dur={header.get('slot_s', 0) * 1000:.1f}"
-    )
-    response.vary.add("Accept")
-    if etag:
-        response.set_etag(etag, weak=True)
-        response.headers["Cache-Control"] = "no-cache"
-    if request.args.get("download"):
-        extension = {f.name: f.extension for f in (*SOLUTIONS, *GRAPH)}[header["format"]]
-        response.headers["Content-Disposition"] = f'attachment; filename="result.{extension}"'
+    download = None
+    if operation.download:
+        download = {f.name: f.extension for f in (*SOLUTIONS, *GRAPH)}[header["format"]]
+    headers = endpoint_module.answer_headers(header, elapsed, etag, download)
+    response = Response(body, status=200, content_type=headers[0][1])
+    for name, value in headers[1:]:
+        response.headers[name] = value
     return response
 
 
 def endpoint_url() -> str:
     """The endpoint's IRI as asked (/sparql or /sparql/), on the public base."""
     return public_url(current_app.config, request.path)
-
-
-def client_gone(environ: dict) -> Callable[[], bool] | None:
-    """A check of whether the client closed its connection, for the pool to stop its query;
-    None where the socket cannot be seen (Flask's test client, TLS)."""
-    sock = environ.get("gunicorn.socket")
-    sock = getattr(sock, "raw", sock)  # the socket behind the worker's Outbox (outbox.py)
-    if not isinstance(sock, socket.socket) or isinstance(sock, ssl.SSLSocket):
-        return None
-
-    def gone() -> bool:
-        # The request is read whole by now: the client sends nothing more until the answer
-        # (at most a pipelined request), so end-of-stream means it closed the connection.
-        try:
-            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except (BlockingIOError, InterruptedError):
-            return False
-        except OSError:
-            return True
-
-    return gone
-
-
-def _utf8(data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ProtocolError(400, "bad request", f"the body is not UTF-8: {exc}") from None
 
 
 # --- Service Description -----------------------------------------------------------------
