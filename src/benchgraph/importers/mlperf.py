@@ -6,6 +6,10 @@ The checkout keeps MLCommons' layout: `<division>/<submitter>/systems/*.json`,
 Every name and string goes through the mapping tables; the importer writes only runs and
 systems, which point at curated accelerator, interconnect, engine, model and metric
 records.
+
+Split by job: this module reads the systems and composes the import; mlperf_summary.py
+reads the runs of summary_results.json, mlperf_logs.py those of the LoadGen logs, both on
+mlperf_context.py's shared lookups; mlperf_run.py writes the one run record either gives.
 """
 
 from __future__ import annotations

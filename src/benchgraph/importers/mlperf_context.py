@@ -12,12 +12,7 @@ from urllib.parse import quote
 
 from ..errors import CannotRun
 from . import mlperf_power as power
-from .common import (
-    ImportReport,
-    key,
-    load_mapping,
-    source_entry,
-)
+from .common import ImportReport, key, load_mapping, source_entry
 from .mlperf_run import Run, Software, System, Where, _value, run_record
 from .normalise import Normaliser
 

@@ -8,9 +8,7 @@ from typing import Any
 
 from . import efficiency
 from . import mlperf_power as power
-from .common import (
-    clean,
-)
+from .common import clean
 from .mlperf_context import LOG, Context, read_log
 from .mlperf_run import Run, System, _mixed_note, _run_accelerators
 

@@ -9,11 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .common import (
-    clean,
-    key,
-    slug,
-)
+from .common import clean, key, slug
 from .normalise import Part
 
 

@@ -8,10 +8,7 @@ from typing import Any
 
 from . import efficiency
 from . import mlperf_power as power
-from .common import (
-    clean,
-    parse_count,
-)
+from .common import clean, parse_count
 from .mlperf_context import LOG, SUMMARY, Context, _scaled, read_log
 from .mlperf_run import Run, System, Where, _mixed_note, _run_accelerators
 
