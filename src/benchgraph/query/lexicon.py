@@ -130,17 +130,8 @@ def census(text: str, parts_cap: int | None = None, tokens_cap: int | None = Non
             services.append(value)
             service_next = False
         if prefix_next:
-            if kind == "pname" and not declared:
-                declared = value
-                continue_declaring = True
-            elif kind == "iri" and declared:
-                prefixes.append((declared[:-1], value[1:-1]))
-                prefix_next, declared = False, ""
-                continue_declaring = True
-            else:
-                prefix_next, declared = False, ""
-                continue_declaring = False
-            if continue_declaring:
+            prefix_next, declared, taken = _declare(kind, value, declared, prefixes)
+            if taken:
                 prev_kind, prev_text = kind, value
                 continue
         if base_next:
@@ -172,28 +163,13 @@ def census(text: str, parts_cap: int | None = None, tokens_cap: int | None = Non
             if value in PART_PUNCTS and context not in ("data", "row"):
                 parts += 1
             elif value == "(":
-                if context == "collection":
-                    parts += 1  # a member
-                    stack.append("collection")
-                elif context in ("data", "row"):
-                    stack.append("row")
-                elif in_next:
-                    parts += 1  # the IN, and its first member below
-                    stack.append("in")
-                elif context in ("expr", "in", "top"):
-                    if prev_kind in ("iri", "pname"):
-                        parts += 1
-                        calls.append(_call(prev_kind, prev_text))
-                    stack.append("expr")
-                elif prev_kind == "word" and prev_text.upper() in EXPRESSION_WORDS:
-                    stack.append("expr")
-                elif before_kind == "word" and before_text.upper() == "FILTER":
-                    if prev_kind in ("iri", "pname"):  # FILTER ex:f(...)
-                        parts += 1
-                        calls.append(_call(prev_kind, prev_text))
-                    stack.append("expr")
-                else:  # in a group or a [ ]: an RDF collection
-                    stack.append("collection")
+                opened, counted, call = _open(
+                    context, in_next, prev_kind, prev_text, before_kind, before_text
+                )
+                stack.append(opened)
+                parts += counted
+                if call is not None:
+                    calls.append(call)
                 in_next = False
             elif value == "[":
                 if context == "collection":
@@ -221,6 +197,40 @@ def census(text: str, parts_cap: int | None = None, tokens_cap: int | None = Non
         tuple(prefixes),
         base,
     )
+
+
+def _declare(
+    kind: str, value: str, declared: str, prefixes: list[tuple[str, str]]
+) -> tuple[bool, str, bool]:
+    """One token after PREFIX: its name, then its IRI (added to `prefixes`). Answers whether
+    a PREFIX is still being read, the name read so far, and whether the token was taken."""
+    if kind == "pname" and not declared:
+        return True, value, True
+    if kind == "iri" and declared:
+        prefixes.append((declared[:-1], value[1:-1]))
+        return False, "", True
+    return False, "", False
+
+
+def _open(
+    context: str, in_next: bool, prev_kind: str, prev_text: str, before_kind: str, before_text: str
+) -> tuple[str, int, tuple[str, str | None, str] | None]:
+    """What a "(" opens, from where it stands and the two tokens before it: the context
+    pushed, the parts it counts, and the function call it makes (None: none)."""
+    called = prev_kind in ("iri", "pname")
+    if context == "collection":
+        return "collection", 1, None  # a member
+    if context in ("data", "row"):
+        return "row", 0, None
+    if in_next:
+        return "in", 1, None  # the IN, and its first member below
+    if context in ("expr", "in", "top"):
+        return "expr", int(called), _call(prev_kind, prev_text) if called else None
+    if prev_kind == "word" and prev_text.upper() in EXPRESSION_WORDS:
+        return "expr", 0, None
+    if before_kind == "word" and before_text.upper() == "FILTER":  # FILTER ex:f(...)
+        return "expr", int(called), _call(prev_kind, prev_text) if called else None
+    return "collection", 0, None  # in a group or a [ ]: an RDF collection
 
 
 def _call(kind: str, written: str) -> tuple[str, str | None, str]:
