@@ -11,7 +11,7 @@ the page's rows (results.py's query with the filter's patterns, ORDER BY, LIMIT)
 rows with each facet's counts (one GROUP BY query a facet), which is what the page would cost
 if it asked a store on each request. Writes benchmarks/reports/explore.md.
 
-    flock /work/coord/bench.lock python benchmarks/explore_bench.py [--runs 100000] [--repeat 20]
+    python benchmarks/explore_bench.py [--runs 100000] [--repeat 20]
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def main() -> None:
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}; {dt.date.today().isoformat()}.",
         "",
-        "Command: `flock /work/coord/bench.lock python benchmarks/explore_bench.py "
+        "Command: `python benchmarks/explore_bench.py "
         f"--runs {options.runs} --repeat {options.repeat} --peer-repeat {options.peer_repeat}`",
         "",
         f"Records: the shipped data/, its runs copied to {options.runs:,} (`synth.replicate`): "
