@@ -312,6 +312,27 @@ SELECT ?accelerator ?memory ?status ?elsewhere WHERE {
     no_violations(browser)
 
 
+def test_a_figure_in_the_table_is_rounded_with_its_whole_value_on_hover(live_server, browser):
+    """4 significant digits on the page (36.564174064309924 reads 36.56, 10400.9988793425
+    reads 10,400), the whole value in the cell's title and in every download; a count stays
+    whole (13016 is not 13,020)."""
+    from selenium.webdriver.common.by import By
+
+    query = """SELECT ?v WHERE {
+  VALUES ?v { 36.564174064309924 "10400.9988793425"^^<http://www.w3.org/2001/XMLSchema#double>
+              13016 }
+}"""
+    browser.get(link(live_server, query, "table"))
+    wait_for(browser, "return document.querySelectorAll('.yasr table tbody tr').length === 3")
+    cells = browser.find_elements(By.CSS_SELECTOR, ".yasr td span.number")
+    shown = {c.text: c.get_attribute("title") for c in cells}
+    assert set(shown) == {"36.56", "10,400", "13016"}, shown
+    assert shown["36.56"].endswith("36.564174064309924")
+    assert shown["10,400"].endswith("10400.9988793425")
+    assert shown["13016"] == "xsd:integer"
+    no_violations(browser)
+
+
 def test_an_error_is_wrapped_text_with_nothing_to_download(live_server, browser, shots):
     from selenium.webdriver.common.by import By
 

@@ -61,7 +61,7 @@
     if (view.xKind === "date" && typeof x === "number") {
       return new Date(x).toISOString().slice(0, 10);
     }
-    return typeof x === "number" ? x.toLocaleString("en") : x;
+    return typeof x === "number" ? x.toLocaleString("en", { maximumSignificantDigits: 4 }) : x;
   }
 
   // Values as numbers are read: 1,500 and 0.25; on a log scale only 1, 2 and 5 of each decade.
@@ -102,7 +102,7 @@
             },
             label: function (item) {
               var y = typeof item.raw === "object" && item.raw ? item.raw.y : item.raw;
-              return item.dataset.label + ": " + Number(y).toLocaleString("en") + unit;
+              return item.dataset.label + ": " + Number(y).toLocaleString("en", { maximumSignificantDigits: 4 }) + unit;
             }
           } }
         },
@@ -166,7 +166,7 @@
       config.options.plugins.tooltip.callbacks.label = function (item) {
         var y = typeof item.raw === "object" && item.raw ? item.raw.y : item.raw;
         return item.dataset.bgSeries + " (" + item.dataset.label + "): " +
-          Number(y).toLocaleString("en") + unit;
+          Number(y).toLocaleString("en", { maximumSignificantDigits: 4 }) + unit;
       };
       return config;
     }

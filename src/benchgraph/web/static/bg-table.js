@@ -102,9 +102,17 @@
         var dt = binding.datatype || "";
         if (window.benchgraph.chartdata.isNumber(binding) ||
             PLAIN.indexOf(dt.slice(XSD.length)) >= 0 && dt.indexOf(XSD) === 0) {
-          var cls = window.benchgraph.chartdata.isNumber(binding) ? "number" : "typed";
-          return html("span", { "class": cls, title: "xsd:" + dt.slice(XSD.length) },
-            binding.value);
+          var isNumber = window.benchgraph.chartdata.isNumber(binding);
+          var cls = isNumber ? "number" : "typed";
+          var title = "xsd:" + dt.slice(XSD.length);
+          var shown = binding.value;
+          // a figure for people: 4 significant digits (as web/figures.py), the whole value
+          // on hover and in every download; a whole number (a count) as it is
+          if (isNumber && !/^[+-]?\d+$/.test(shown) && isFinite(Number(shown))) {
+            shown = Number(shown).toLocaleString("en", { maximumSignificantDigits: 4 });
+            if (shown !== binding.value) { title += " " + binding.value; }
+          }
+          return html("span", { "class": cls, title: title }, shown);
         }
         var text = escapeText(binding.value);
         if (this.persistentConfig.compact) { return text; }
