@@ -60,6 +60,9 @@ ERROR_DRAWN = "return !!document.querySelector('.bg-error');"
 SUMMARY = "return !!document.querySelector('#summary');"
 LISTED = "return !!document.querySelector('table.listing tbody tr');"
 FOUND = "return !!document.querySelector('ol.results li');"
+EXPLORED = ("var c = document.querySelector('#chart-canvas');"
+            "return !!document.querySelector('#results tbody tr') &&"
+            " (!c || !!(window.Chart && Chart.getChart(c)));")
 # name: (window width, how to open it, what shows it is ready, the element shot); the window
 # is 1100 px high, and an element's shot ends where the window does.
 SHOTS = {
@@ -85,6 +88,19 @@ SHOTS = {
     "accelerator-page-h100-sxm": (1400, "page:/id/accelerators/nvidia-h100-sxm", SUMMARY, None),
     "browse-accelerators": (1400, "page:/id/accelerators/", LISTED, None),
     "search-h200": (1400, "page:/search?q=H200", FOUND, None),
+    # the five questions an analyst asks first (README, Exploring results), without SPARQL
+    "q1-headline-on-open": (1400, "page:/", ROWS_DRAWN, None),
+    "q2-every-run-on-mi300x": (1400, "page:/explore?accelerator=amd-instinct-mi300x", EXPLORED,
+                               None),
+    "q3-most-efficient-llama2-70b-offline": (
+        1400, "page:/explore?model=llama2-70b&scenario=Offline&sort=efficiency", EXPLORED, None),
+    "q4-h100-sxm-against-l40s-4-to-8": (
+        1400, "page:/explore?model=llama3.1-70b&accelerator=nvidia-h100-sxm&accelerator=nvidia-"
+              "l40s&count=4&count=8&sort=perAccelerator&chart=scatter&y=perAccelerator",
+        EXPLORED, None),
+    "q5-a-round-model-and-part": (
+        1400, "page:/explore?source=MLCommons+v5.1&division=closed&model=llama2-70b&accelerator="
+              "nvidia-b200-sxm", EXPLORED, None),
 }
 
 
