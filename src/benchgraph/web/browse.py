@@ -118,48 +118,59 @@ def listing(kind: str) -> Response:
         abort(400, f"order: {shorten(order)!r} is neither asc nor desc")
     matching = _sorted(matching, sort, order == "desc", columns)
     if fmt == "json":
-        body = {
-            "kind": kind,
-            "total": len(matching),
-            "filters": chosen,
-            "sort": sort,
-            "order": order,
-            "rows": [_json_row(r, columns) for r in matching],
-            "facets": {
-                c.key: [
-                    {"key": v.key, "label": v.label, "count": n} for v, n in _facet(rows, chosen, c)
-                ]
-                for c in facets
-            },
-        }
-        return _finish(
-            Response(json.dumps(body, indent=1, ensure_ascii=False), mimetype="application/json"),
-            etag,
-        )
+        return _finish(_listing_json(kind, rows, matching, chosen, sort, order, columns), etag)
     if fmt == "csv":
-        header = ["id", "iri", "label", *(c.key for c in columns)]
-        table = [
-            [
-                r.id,
-                r.iri,
-                r.label,
-                # a number whole (its literal), not as the page rounds it
-                *(
-                    " | ".join(v.key if c.numeric else v.label for v in r.values.get(c.key, []))
-                    for c in columns
-                ),
+        return _finish(_listing_csv(kind, matching, columns), etag)
+    return _finish(_listing_html(kind, rows, matching, chosen, sort, order, columns), etag)
+
+
+def _listing_json(kind, rows, matching, chosen, sort, order, columns) -> Response:
+    """The listing as JSON: every matching row, values whole, and the facets' counts."""
+    body = {
+        "kind": kind,
+        "total": len(matching),
+        "filters": chosen,
+        "sort": sort,
+        "order": order,
+        "rows": [_json_row(r, columns) for r in matching],
+        "facets": {
+            c.key: [
+                {"key": v.key, "label": v.label, "count": n} for v, n in _facet(rows, chosen, c)
             ]
-            for r in matching
+            for c in columns
+            if c.facet
+        },
+    }
+    return Response(json.dumps(body, indent=1, ensure_ascii=False), mimetype="application/json")
+
+
+def _listing_csv(kind, matching, columns) -> Response:
+    """The listing as CSV: every matching row, a number whole (its literal), not rounded."""
+    header = ["id", "iri", "label", *(c.key for c in columns)]
+    table = [
+        [
+            r.id,
+            r.iri,
+            r.label,
+            *(
+                " | ".join(v.key if c.numeric else v.label for v in r.values.get(c.key, []))
+                for c in columns
+            ),
         ]
-        return _finish(_csv(header, table, kind), etag)
-    per = _int_arg("per", PAGE, 1, MAX_PAGE)
-    pages = max(1, -(-len(matching) // per))
-    page = _int_arg("page", 1, 1, pages)
-    shown = [c for c in columns if c.key in SHOWN.get(kind, [c.key for c in columns])]
-    facet_views = []
-    for c in facets:
+        for r in matching
+    ]
+    return _csv(header, table, kind)
+
+
+def _facet_views(kind, rows, chosen, sort, order, columns) -> list[dict]:
+    """Each facet as the page shows it: its values counted among what the other filters
+    keep, each a link that chooses or clears it."""
+    views = []
+    for c in columns:
+        if not c.facet:
+            continue
         counts = _facet(rows, chosen, c)
-        facet_views.append(
+        views.append(
             {
                 "key": c.key,
                 "label": c.label,
@@ -179,43 +190,46 @@ def listing(kind: str) -> Response:
                 else None,
             }
         )
-    return _finish(
-        Response(
-            render_template(
-                "listing.html",
-                kind=spec,
-                rows=matching[(page - 1) * per : page * per],
-                total=len(matching),
-                all=len(rows),
-                page=page,
-                pages=pages,
-                per=per,
-                first=(page - 1) * per + 1,
-                columns=shown,
-                facets=facet_views,
-                facet_shown=FACET_SHOWN,
-                sort=sort,
-                order=order,
-                sort_href=lambda key: _href(
-                    kind,
-                    chosen,
-                    key,
-                    "desc"
-                    if key == sort and order == "asc"
-                    else "asc"
-                    if key == sort
-                    else ("desc" if _is_numeric(columns, key) else "asc"),
-                ),
-                page_href=lambda n: _href(kind, chosen, sort, order, page=n, per=per),
-                format_href=lambda f: _href(kind, chosen, sort, order, format=f),
-                clear_all=_href(kind, {}, sort, order) if chosen else None,
-                value_href=_value_href,
-                record_href=_record_href,
-                pasteable=pasteable,
-            ),
-            mimetype="text/html",
+    return views
+
+
+def _listing_html(kind, rows, matching, chosen, sort, order, columns) -> Response:
+    """The listing's page: one page of the matching rows, the facets, sort and page links."""
+    per = _int_arg("per", PAGE, 1, MAX_PAGE)
+    pages = max(1, -(-len(matching) // per))
+    page = _int_arg("page", 1, 1, pages)
+    shown = [c for c in columns if c.key in SHOWN.get(kind, [c.key for c in columns])]
+
+    def sort_href(key: str) -> str:
+        if key == sort:
+            return _href(kind, chosen, key, "desc" if order == "asc" else "asc")
+        return _href(kind, chosen, key, "desc" if _is_numeric(columns, key) else "asc")
+
+    return Response(
+        render_template(
+            "listing.html",
+            kind=KINDS[kind],
+            rows=matching[(page - 1) * per : page * per],
+            total=len(matching),
+            all=len(rows),
+            page=page,
+            pages=pages,
+            per=per,
+            first=(page - 1) * per + 1,
+            columns=shown,
+            facets=_facet_views(kind, rows, chosen, sort, order, columns),
+            facet_shown=FACET_SHOWN,
+            sort=sort,
+            order=order,
+            sort_href=sort_href,
+            page_href=lambda n: _href(kind, chosen, sort, order, page=n, per=per),
+            format_href=lambda f: _href(kind, chosen, sort, order, format=f),
+            clear_all=_href(kind, {}, sort, order) if chosen else None,
+            value_href=_value_href,
+            record_href=_record_href,
+            pasteable=pasteable,
         ),
-        etag,
+        mimetype="text/html",
     )
 
 
