@@ -6,11 +6,15 @@ It reads only what framing needs (Content-Length, Transfer-Encoding, Expect) and
 other judgement to gunicorn's parser, which sees the same bytes: a head gunicorn refuses (two
 lengths, a length and chunks, a coding other than chunked last, a bare LF...) is framed here
 as having no body, so that it reaches the parser at once and is refused there, from memory.
+`whole` says whether bytes hold a whole request; `parser_status` is the status of a request
+gunicorn's parser refused (answered in the one error shape).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from gunicorn.http import errors as http_errors
 
 CHUNK_LINE_MAX = 4096  # bytes of a chunk-size line (with extensions) or of a trailer line
 HEX = frozenset(b"0123456789abcdefABCDEF")
@@ -114,3 +118,46 @@ class Chunks:
             self.size += size
             self.left = size
         return self.end
+
+
+def whole(data: bytes) -> bool:
+    """Whether `data` starts with a whole request, its body too."""
+    end = head_end(data)
+    if end is None:
+        return False
+    body = Body.of(data[:end])
+    if body.chunked:
+        try:
+            return Chunks(end).advance(data) is not None
+        except BadFraming:
+            return True  # gunicorn's parser refuses it from these bytes
+    return len(data) >= end + body.length
+
+
+def parser_status(exc: BaseException) -> int | None:
+    """The status of a request gunicorn's parser refuses; None for another error."""
+    e = http_errors
+    if isinstance(exc, (e.InvalidResponseHeader, e.InvalidResponseHeaderName)):
+        return None  # the app's header: gunicorn's 500
+    if isinstance(exc, e.LimitRequestLine):
+        return 414
+    if isinstance(exc, e.LimitRequestHeaders):
+        return 431
+    if isinstance(exc, e.UnsupportedTransferCoding):
+        return 501
+    if isinstance(exc, e.ExpectationFailed):
+        return 417
+    refused = (
+        e.InvalidRequestLine,
+        e.InvalidRequestMethod,
+        e.InvalidHTTPVersion,
+        e.InvalidHeader,
+        e.InvalidHeaderName,
+        e.InvalidProxyLine,
+        e.InvalidSchemeHeaders,
+        e.ObsoleteFolding,
+        e.InvalidChunkSize,
+        e.ChunkMissingTerminator,
+        e.InvalidChunkExtension,
+    )
+    return 400 if isinstance(exc, refused) else None

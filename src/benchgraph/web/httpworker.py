@@ -63,11 +63,10 @@ from functools import partial
 from http import HTTPStatus
 from typing import Any
 
-from gunicorn.http import errors as http_errors
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
 from ..settings import SETTINGS
-from .framing import BadFraming, Body, Chunks, head_end
+from .framing import BadFraming, Body, Chunks, head_end, parser_status, whole
 from .outbox import CONTINUE, Backlog, Outbox
 
 LINGER = 0.002  # seconds: a client sending its next query at once does so well within this
@@ -531,7 +530,7 @@ class LingeringWorker(ThreadWorker):
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         """A request gunicorn's parser refuses, answered in the one error shape (gunicorn
         writes an HTML page); anything else as gunicorn does."""
-        status = _client_error(exc)
+        status = parser_status(exc)
         if status is None:
             super().handle_error(req, client, addr, exc)
             return
@@ -616,50 +615,7 @@ class LingeringWorker(ThreadWorker):
         data = pending + peeked
         if not peeked and not pending:
             return True  # the end of the connection: gunicorn's read sees it at once
-        return _whole(data)
-
-
-def _whole(data: bytes) -> bool:
-    """Whether `data` starts with a whole request, its body too."""
-    end = head_end(data)
-    if end is None:
-        return False
-    body = Body.of(data[:end])
-    if body.chunked:
-        try:
-            return Chunks(end).advance(data) is not None
-        except BadFraming:
-            return True  # gunicorn's parser refuses it from these bytes
-    return len(data) >= end + body.length
-
-
-def _client_error(exc: BaseException) -> int | None:
-    """The status of a request gunicorn's parser refuses; None for another error."""
-    e = http_errors
-    if isinstance(exc, (e.InvalidResponseHeader, e.InvalidResponseHeaderName)):
-        return None  # the app's header: gunicorn's 500
-    if isinstance(exc, e.LimitRequestLine):
-        return 414
-    if isinstance(exc, e.LimitRequestHeaders):
-        return 431
-    if isinstance(exc, e.UnsupportedTransferCoding):
-        return 501
-    if isinstance(exc, e.ExpectationFailed):
-        return 417
-    refused = (
-        e.InvalidRequestLine,
-        e.InvalidRequestMethod,
-        e.InvalidHTTPVersion,
-        e.InvalidHeader,
-        e.InvalidHeaderName,
-        e.InvalidProxyLine,
-        e.InvalidSchemeHeaders,
-        e.ObsoleteFolding,
-        e.InvalidChunkSize,
-        e.ChunkMissingTerminator,
-        e.InvalidChunkExtension,
-    )
-    return 400 if isinstance(exc, refused) else None
+        return whole(data)
 
 
 def _buffered(conn: Any) -> bytes | None:
