@@ -128,6 +128,7 @@ class Summary:
     spec: list[Line] = field(default_factory=list)
     sources: list[Source] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (what, text): the long text
+    performance: object | None = None  # a part's or model's best runs (performance.py)
 
 
 class Facts:
