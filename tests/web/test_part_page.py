@@ -12,7 +12,10 @@ from urllib.parse import parse_qs, urlsplit
 import pyoxigraph as ox
 
 from benchgraph.namespaces import BG, ID, PREFIXES
+from benchgraph.vocab import SOURCE_KINDS
 from benchgraph.web.performance import HIGHER, LOWER, Run, _best, performance
+from benchgraph.web.summary import Source, source_strength
+from benchgraph.web.terms import Term
 
 PART = "accelerators/p"
 DCT = PREFIXES["dct"]
@@ -158,3 +161,40 @@ def test_a_figure_is_rounded_and_its_full_value_kept_in_the_tooltip():
     assert b.shown == "36.56 ms"
     assert "36.564174064309924" in b.full
     assert isinstance(ox.NamedNode(b.run.iri), ox.NamedNode)
+
+
+# --- the source strength of each spec row ----------------------------------------------------
+def spec_rows(html: str) -> dict[str, str]:
+    table = html[html.index('class="summary spec"') :]
+    table = table[: table.index("</table>")]
+    rows = re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", table, re.S)
+    return {text_of(th): td for th, td in rows}
+
+
+def test_each_spec_row_shows_how_strong_its_source_is(client):
+    rows = spec_rows(page(client, RTX))
+    # memory is stated by the record's one source, which does not say what it is; the vendor's
+    # name and the interconnect by no source
+    assert 'class="source-strength weak"' in rows["memory (GB)"]
+    assert "kind not given" in text_of(rows["memory (GB)"])
+    for name in ("vendor", "interconnect"):
+        assert 'class="source-strength none"' in rows[name]
+        assert "no source" in text_of(rows[name])
+
+
+def source(n: int, kind: str | None) -> Source:
+    term = Term(kind or "", iri=str(SOURCE_KINDS[kind])) if kind else None
+    return Source(n, "", None, None, None, False, term, None, [], [], [])
+
+
+def test_the_strongest_kind_of_source_names_the_row_and_a_weak_one_looks_weaker():
+    assert source_strength([source(1, "blog"), source(2, "vendor")], False)[:2] == (
+        "vendor",
+        "strong",
+    )
+    assert source_strength([source(1, "oem")], True)[:2] == ("OEM", "strong")
+    for weak in ("reseller", "blog", "press"):
+        assert source_strength([source(1, weak)], False)[:2] == (weak, "weak")
+    assert source_strength([source(1, "paper"), source(2, "reseller")], False)[0] == "paper"
+    assert source_strength([], True)[:2] == ("derived", "derived")
+    assert source_strength([], False)[:2] == ("no source", "none")
