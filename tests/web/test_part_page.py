@@ -198,3 +198,34 @@ def test_the_strongest_kind_of_source_names_the_row_and_a_weak_one_looks_weaker(
     assert source_strength([source(1, "paper"), source(2, "reseller")], False)[0] == "paper"
     assert source_strength([], True)[:2] == ("derived", "derived")
     assert source_strength([], False)[:2] == ("no source", "none")
+
+
+# --- a model's page ----------------------------------------------------------------------------
+def test_a_model_page_shows_the_best_part_for_it_with_the_run(client):
+    best = part(page(client, MODEL), "performance")
+    header = text_of(best[best.index("<thead>") : best.index("</thead>")])
+    assert "accelerator" in header
+    row = best[best.index("</thead>") :]
+    # which part, its best figure with unit, and the run it comes from
+    assert f"/id/{RTX}" in links(row)
+    assert "NVIDIA RTX PRO 6000" in text_of(row)
+    assert "93.9 tok/s" in text_of(row)
+    assert f"/id/{RUN}" in links(row)
+
+
+def test_a_model_page_ranks_each_part_apart():
+    store = store_of_runs()
+    g = ox.NamedNode(f"{ID}graph")
+    other = ox.NamedNode(f"{ID}accelerators/q")
+    run = ox.NamedNode(f"{ID}benchmarks/r0")  # the lowest run on p also ran on q
+    store.add(ox.Quad(run, ox.NamedNode(str(BG.accelerator)), other, g))
+    got = performance(store, "models", f"{ID}models/m", str, "/explore")
+    by_part = {b.accelerator.iri: (b.shown, b.runs) for b in got.best}
+    assert by_part == {f"{ID}{PART}": ("150 tok/s", 3), other.value: ("100 tok/s", 1)}
+    query = parse_qs(urlsplit(got.sources[0].href).query)
+    assert query == {"model": ["m"], "source": ["MLCommons v5.0"]}
+
+
+def test_the_explorer_takes_the_model_as_the_page_names_it(client):
+    response = client.get("/explore?model=deepseek-v4.1-flash&format=json")
+    assert [r["id"] for r in response.get_json()["rows"]] == [RUN.partition("/")[2]]
