@@ -229,3 +229,9 @@ def test_a_model_page_ranks_each_part_apart():
 def test_the_explorer_takes_the_model_as_the_page_names_it(client):
     response = client.get("/explore?model=deepseek-v4.1-flash&format=json")
     assert [r["id"] for r in response.get_json()["rows"]] == [RUN.partition("/")[2]]
+
+
+def test_a_whole_number_result_is_rounded_as_the_explorer_rounds_it():
+    # an integer literal (72876 samples/s) shows to 4 significant digits, as other figures
+    (b,), _ = _best([run("r", 72876.0, HIGHER)], "models", "http://x/m", str)
+    assert b.shown == "72,880 ms"

@@ -199,7 +199,7 @@ def _best(runs, kind: str, iri: str, href: Callable[[str], str | None]) -> tuple
                 scenario=key[3],
                 target=key[4],
                 accelerator=Term(acc_label, href(acc) if acc else None, iri=acc or None),
-                shown=figure(run.text, run.unit),
+                shown=figure(run.value, run.unit),
                 full=f"{run.text} {run.unit}".strip(),
                 run=Term(run.label, href(run.iri), iri=run.iri),
                 count=run.count,
