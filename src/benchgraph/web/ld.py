@@ -47,6 +47,7 @@ from .errors import error_response, shorten
 from .hooks import not_modified
 from .negotiation import GRAPH as GRAPH_FORMATS
 from .negotiation import HTML, TURTLE, Format, NotAcceptable, choose, serialize_rdf
+from .performance import performance
 from .publicbase import url as public_url
 from .site import Site
 from .summary import Line, build_summary
@@ -315,6 +316,9 @@ class RecordPage:
         main = nodes.pop(self.iri, Node(self.iri, ""))
         incoming = self.incoming()
         summary = build_summary(self, kind, own + derived)
+        summary.performance = performance(
+            self.store, kind, self.iri, _local_href, url_for("explore.explore")
+        )
         for group in incoming:  # the runs on a part, a system, a model, an engine
             if group.predicate.iri not in USED_BY:
                 continue

@@ -18,6 +18,7 @@ import pyoxigraph as ox
 
 from ..namespaces import BG, PREFIXES
 from ..rdf.convert import FIELD_PROPERTIES
+from ..vocab import SOURCE_KINDS
 from .figures import figure
 from .terms import Term
 
@@ -60,6 +61,13 @@ SPEC = [
 ]
 SPEC.insert(1, str(BG.vendor))  # a vendor named by no record: its name
 SPEC += [str(BG.interconnect), f"{SKOS}broader"]
+# A spec row's source strength: the strongest kind of source that states it, ranked as
+# vocab.SOURCE_KINDS (the vendor's own first, as the build ranks a fabric's basis); the
+# kinds a reader should weigh with care are shown weaker.
+KIND_RANK = {str(iri): rank for rank, iri in enumerate(SOURCE_KINDS.values())}
+KIND_WORD = {str(iri): code.replace("-", " ") for code, iri in SOURCE_KINDS.items()}
+KIND_WORD[str(BG.OemSource)] = "OEM"
+WEAK_KINDS = {str(BG.ResellerSource), str(BG.BlogSource), str(BG.PressSource)}
 NUMBERED = re.compile(r"-(\d+)(?:-|$)")
 
 
@@ -72,6 +80,7 @@ class Line:
     notes: list[int] = field(default_factory=list)  # the sources that state it (footnotes)
     derived_from: list[int] = field(default_factory=list)  # the sources it is derived from
     hint: str | None = None  # a tooltip: what the line means
+    strength: tuple[str, str, str] | None = None  # a spec row's: (word, class, tooltip)
 
 
 @dataclass
@@ -128,6 +137,7 @@ class Summary:
     spec: list[Line] = field(default_factory=list)
     sources: list[Source] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (what, text): the long text
+    performance: object | None = None  # a part's or model's best runs (performance.py)
 
 
 class Facts:
@@ -435,9 +445,39 @@ def _part(page: RecordPage, facts: Facts) -> Summary:
         line.derived_from = derived.get(p, [])
         if not line.notes and not line.derived_from and p != f"{SKOS}broader":
             line.hint = "no source of this record states it"
+        if p != f"{SKOS}broader":  # the family is the record's own grouping, not a fact
+            line.strength = source_strength(
+                [s.sources[n - 1] for n in line.notes], bool(line.derived_from)
+            )
         s.spec.append(line)
     s.notes = _long_texts(facts, iri, [(f"{SKOS}note", "Note")])
     return s
+
+
+def source_strength(stating: list[Source], derived: bool) -> tuple[str, str, str]:
+    """How strong the sources of a spec row are, as (word, CSS class, tooltip): the
+    strongest kind among those that state it; "derived" where sources only derive it; "no
+    source" where none does."""
+    kinds = [src.kind.iri for src in stating if src.kind is not None and src.kind.iri]
+    ranked = sorted((k for k in kinds if k in KIND_RANK), key=KIND_RANK.__getitem__)
+    if ranked:
+        kind = ranked[0]
+        return (
+            KIND_WORD[kind],
+            "weak" if kind in WEAK_KINDS else "strong",
+            f"the strongest source that states it is a {KIND_WORD[kind]} source"
+            + ("; weigh it with care" if kind in WEAK_KINDS else ""),
+        )
+    if stating:
+        return ("kind not given", "weak", "stated by a source that does not say what it is")
+    if derived:
+        return (
+            "derived",
+            "derived",
+            "no source states it of this part; it follows from what sources state "
+            "of its family or architecture",
+        )
+    return ("no source", "none", "no source of this record states it")
 
 
 def _sources(page: RecordPage, facts: Facts) -> list[Source]:
