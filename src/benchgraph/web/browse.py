@@ -19,7 +19,7 @@ from ..namespaces import pasteable
 from ..query.cells import spreadsheet_safe
 from .catalogue import KINDS, RUNS_COLUMN, Catalogue, Column, Kind, Row, Value
 from .errors import shorten
-from .hooks import not_modified
+from .hooks import finish, int_arg, not_modified, page_format
 from .site import Site
 
 bp = Blueprint("browse", __name__)
@@ -27,7 +27,6 @@ bp = Blueprint("browse", __name__)
 PAGE = 50  # rows per page
 MAX_PAGE = 1000  # the most a page may be asked to hold (?per=)
 FACET_SHOWN = 12  # values of a facet listed before "all N values"
-FORMATS = {"html": "text/html", "json": "application/json", "csv": "text/csv"}
 # The columns of each kind's table on the page (the JSON and CSV give every column).
 SHOWN = {
     "benchmarks": ("value", "accelerator", "fabric", "status", "round", "model", "engine"),
@@ -59,7 +58,7 @@ def site() -> Site:
 @bp.route("/id/")
 def kinds() -> Response:
     """The kinds of record, each with how many the dataset holds."""
-    fmt = _format()
+    fmt = page_format()
     etag = site().etag("kinds", fmt)
     if request.if_none_match.contains_weak(etag):
         return not_modified(etag)
@@ -74,16 +73,14 @@ def kinds() -> Response:
         for k in KINDS.values()
     ]
     if fmt == "json":
-        return _finish(
+        return finish(
             Response(json.dumps({"kinds": listed}, indent=1), mimetype="application/json"), etag
         )
     if fmt == "csv":
-        return _finish(
+        return finish(
             _csv(["kind", "count"], [[k["kind"], k["count"]] for k in listed], "kinds"), etag
         )
-    return _finish(
-        Response(render_template("kinds.html", kinds=listed), mimetype="text/html"), etag
-    )
+    return finish(Response(render_template("kinds.html", kinds=listed), mimetype="text/html"), etag)
 
 
 @bp.route("/id/<kind>/")
@@ -96,7 +93,7 @@ def listing(kind: str) -> Response:
             + ", ".join(sorted(KINDS)),
         )
     spec = KINDS[kind]
-    fmt = _format()
+    fmt = page_format()
     etag = site().etag("list", kind, fmt, request.query_string.decode("latin-1"))
     if request.if_none_match.contains_weak(etag):
         return not_modified(etag)
@@ -118,10 +115,10 @@ def listing(kind: str) -> Response:
         abort(400, f"order: {shorten(order)!r} is neither asc nor desc")
     matching = _sorted(matching, sort, order == "desc", columns)
     if fmt == "json":
-        return _finish(_listing_json(kind, rows, matching, chosen, sort, order, columns), etag)
+        return finish(_listing_json(kind, rows, matching, chosen, sort, order, columns), etag)
     if fmt == "csv":
-        return _finish(_listing_csv(kind, matching, columns), etag)
-    return _finish(_listing_html(kind, rows, matching, chosen, sort, order, columns), etag)
+        return finish(_listing_csv(kind, matching, columns), etag)
+    return finish(_listing_html(kind, rows, matching, chosen, sort, order, columns), etag)
 
 
 def _listing_json(kind, rows, matching, chosen, sort, order, columns) -> Response:
@@ -195,9 +192,9 @@ def _facet_views(kind, rows, chosen, sort, order, columns) -> list[dict]:
 
 def _listing_html(kind, rows, matching, chosen, sort, order, columns) -> Response:
     """The listing's page: one page of the matching rows, the facets, sort and page links."""
-    per = _int_arg("per", PAGE, 1, MAX_PAGE)
+    per = int_arg("per", PAGE, 1, MAX_PAGE)
     pages = max(1, -(-len(matching) // per))
-    page = _int_arg("page", 1, 1, pages)
+    page = int_arg("page", 1, 1, pages)
     shown = [c for c in columns if c.key in SHOWN.get(kind, [c.key for c in columns])]
 
     def sort_href(key: str) -> str:
@@ -236,13 +233,13 @@ def _listing_html(kind, rows, matching, chosen, sort, order, columns) -> Respons
 @bp.route("/search")
 def search() -> Response:
     """Records whose label, id or aliases hold every word of `q`, best first."""
-    fmt = _format()
+    fmt = page_format()
     q = request.args.get("q", "")
     etag = site().etag("search", fmt, request.query_string.decode("latin-1"))
     if request.if_none_match.contains_weak(etag):
         return not_modified(etag)
     cat = site().catalogue()
-    limit = _int_arg("limit", PAGE, 1, MAX_PAGE)
+    limit = int_arg("limit", PAGE, 1, MAX_PAGE)
     found = cat.index.search(q, limit=None) if q.strip() else []
     hits = [
         {
@@ -259,7 +256,7 @@ def search() -> Response:
         for score, row, why in found[:limit]
     ]
     if fmt == "json":
-        return _finish(
+        return finish(
             Response(
                 json.dumps(
                     {"q": q, "total": len(found), "results": hits}, indent=1, ensure_ascii=False
@@ -269,7 +266,7 @@ def search() -> Response:
             etag,
         )
     if fmt == "csv":
-        return _finish(
+        return finish(
             _csv(
                 ["kind", "id", "iri", "label", "matched"],
                 [[h["kind"], h["id"], h["iri"], h["label"], h["matched"]] for h in hits],
@@ -277,7 +274,7 @@ def search() -> Response:
             ),
             etag,
         )
-    return _finish(
+    return finish(
         Response(
             render_template(
                 "search.html",
@@ -431,33 +428,4 @@ def _csv(header: list[str], rows: list[list], name: str) -> Response:
     writer.writerows([spreadsheet_safe(c) if isinstance(c, str) else c for c in r] for r in rows)
     response = Response(buffer.getvalue(), mimetype="text/csv")
     response.headers["Content-Disposition"] = f'inline; filename="{name}.csv"'
-    return response
-
-
-def _format() -> str:
-    """html, json or csv: from ?format=, else the Accept header (HTML when it is no matter)."""
-    given = request.args.get("format")
-    if given is not None:
-        if given not in FORMATS:
-            abort(400, f"format: {shorten(given)!r} is not one of " + ", ".join(FORMATS))
-        return given
-    best = request.accept_mimetypes.best_match(list(FORMATS.values()), default="text/html")
-    return next(k for k, v in FORMATS.items() if v == best)
-
-
-def _int_arg(name: str, default: int, low: int, high: int) -> int:
-    given = request.args.get(name)
-    if given is None:
-        return default
-    try:
-        value = int(given)
-    except ValueError:
-        abort(400, f"{name}: {shorten(given)!r} is not a whole number")
-    return max(low, min(high, value))
-
-
-def _finish(response: Response, etag: str) -> Response:
-    response.set_etag(etag, weak=True)
-    response.headers["Cache-Control"] = "no-cache"
-    response.vary.add("Accept")
     return response

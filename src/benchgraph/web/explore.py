@@ -22,7 +22,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 from ..query.cells import spreadsheet_safe
 from .errors import shorten
 from .figures import figure
-from .hooks import not_modified
+from .hooks import finish, int_arg, not_modified, page_format
 from .results import FACETS, Figure, Result, Results, build_results
 from .site import Site, Snapshot
 
@@ -33,7 +33,6 @@ bp = Blueprint("explore", __name__)
 PAGE, MAX_PAGE = 100, 1000  # rows a page shows; the most ?per= may ask
 CHART_POINTS = 400  # the most bars or points a chart draws (it says when it draws fewer)
 FACET_SHOWN = 10
-FORMATS = {"html": "text/html", "json": "application/json", "csv": "text/csv"}
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ def make_ahead(snapshot: Snapshot) -> None:
 @bp.route("/explore")
 def explore() -> Response:
     """The explorer: filtered, sorted, charted; as HTML, JSON or CSV (?format=)."""
-    fmt = _format()
+    fmt = page_format()
     s: Site = current_app.extensions["benchgraph"]
     etag = s.etag("explore", fmt, request.query_string.decode("latin-1"))
     if request.if_none_match.contains_weak(etag):
@@ -98,9 +97,9 @@ def explore() -> Response:
     sort = BY_KEY[state["sort"]]
     kept = _sorted(table.select(table.keep(state["filters"])), sort, state["order"], table)
     if fmt == "json":
-        return _finish(_json([table.rows[i] for i in kept], shown_cols, state), etag)
+        return finish(_json([table.rows[i] for i in kept], shown_cols, state), etag)
     if fmt == "csv":
-        return _finish(_csv([table.rows[i] for i in kept], shown_cols), etag)
+        return finish(_csv([table.rows[i] for i in kept], shown_cols), etag)
     per, page = state["per"], state["page"]
     pages = max(1, -(-len(kept) // per))
     page = min(page, pages)
@@ -128,7 +127,7 @@ def explore() -> Response:
         record_href=_record_href,
         figure=figure,
     )
-    return _finish(Response(body, mimetype="text/html"), etag)
+    return finish(Response(body, mimetype="text/html"), etag)
 
 
 # --- the state in the URL -----------------------------------------------------------------
@@ -163,8 +162,8 @@ def _state(table: Results) -> dict:
         "chart": chart,
         "y": y,
         "group": args.get("group") or None,
-        "per": _int_arg("per", PAGE, 1, MAX_PAGE),
-        "page": _int_arg("page", 1, 1, 10**9),
+        "per": int_arg("per", PAGE, 1, MAX_PAGE),
+        "page": int_arg("page", 1, 1, 10**9),
     }
 
 
@@ -391,32 +390,4 @@ def _csv(rows: list[Result], columns: list[Column]) -> Response:
         writer.writerow([spreadsheet_safe(x) for x in line])
     response = Response(buffer.getvalue(), mimetype="text/csv")
     response.headers["Content-Disposition"] = 'inline; filename="explore.csv"'
-    return response
-
-
-def _format() -> str:
-    given = request.args.get("format")
-    if given is not None:
-        if given not in FORMATS:
-            abort(400, f"format: {shorten(given)!r} is not one of " + ", ".join(FORMATS))
-        return given
-    best = request.accept_mimetypes.best_match(list(FORMATS.values()), default="text/html")
-    return next(k for k, v in FORMATS.items() if v == best)
-
-
-def _int_arg(name: str, default: int, low: int, high: int) -> int:
-    given = request.args.get(name)
-    if given is None:
-        return default
-    try:
-        value = int(given)
-    except ValueError:
-        abort(400, f"{name}: {shorten(given)!r} is not a whole number")
-    return max(low, min(high, value))
-
-
-def _finish(response: Response, etag: str) -> Response:
-    response.set_etag(etag, weak=True)
-    response.headers["Cache-Control"] = "no-cache"
-    response.vary.add("Accept")
     return response

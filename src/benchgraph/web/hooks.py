@@ -6,9 +6,10 @@ from __future__ import annotations
 import gzip
 import threading
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, abort, current_app, request
 
 from . import limits
+from .errors import shorten
 
 COMPRESSIBLE = (
     "text/",
@@ -131,3 +132,37 @@ def compress(response: Response) -> Response:
 
 def _compressible(mimetype: str) -> bool:
     return mimetype.startswith(COMPRESSIBLE) or mimetype.endswith(COMPRESSIBLE_SUFFIXES)
+
+
+# --- what the listing pages (browse.py, explore.py) share ---------------------------------
+FORMATS = {"html": "text/html", "json": "application/json", "csv": "text/csv"}
+
+
+def page_format() -> str:
+    """html, json or csv: from ?format=, else the Accept header (HTML when it is no matter)."""
+    given = request.args.get("format")
+    if given is not None:
+        if given not in FORMATS:
+            abort(400, f"format: {shorten(given)!r} is not one of " + ", ".join(FORMATS))
+        return given
+    best = request.accept_mimetypes.best_match(list(FORMATS.values()), default="text/html")
+    return next(k for k, v in FORMATS.items() if v == best)
+
+
+def int_arg(name: str, default: int, low: int, high: int) -> int:
+    given = request.args.get(name)
+    if given is None:
+        return default
+    try:
+        value = int(given)
+    except ValueError:
+        abort(400, f"{name}: {shorten(given)!r} is not a whole number")
+    return max(low, min(high, value))
+
+
+def finish(response: Response, etag: str) -> Response:
+    """A page's answer, revalidated by its weak ETag on every use (the listings, the explorer)."""
+    response.set_etag(etag, weak=True)
+    response.headers["Cache-Control"] = "no-cache"
+    response.vary.add("Accept")
+    return response
