@@ -62,9 +62,16 @@ def test_busy_pool_says_so(pool):
 
 
 def test_a_worker_killed_from_outside_is_reported_and_replaced(pool):
-    runaway = InThread(pool.run, {"query": RUNAWAY}, 10.0)
-    wait_until(lambda: pool.stats()["idle"] == 0, what="the runaway taking the one worker")
-    psutil.Process(pool.pids()[0]).kill()
+    """Killed while it runs the query, not before: a worker found dead as its query is sent
+    is replaced and the query retried, which is another behaviour. An idle worker blocks on
+    its pipe and spends no CPU; CPU spent after the query is sent is the sign it runs it."""
+    worker = psutil.Process(pool.pids()[0])
+    idle_cpu = sum(worker.cpu_times()[:2])
+    runaway = InThread(pool.run, {"query": RUNAWAY}, 60.0)
+    wait_until(
+        lambda: sum(worker.cpu_times()[:2]) > idle_cpu + 0.1, what="the worker running the query"
+    )
+    worker.kill()
     runaway.raised(WorkerDied)
     wait_for_workers(pool, 1)
     assert pool.run(ASK)[0]["status"] == 200
