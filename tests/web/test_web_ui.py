@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -135,6 +136,25 @@ def test_writing_a_dump_sweeps_other_snapshots_and_dead_writers(app, client):
         assert busy.exists() and (folder / "benchgraph.trig").exists()
     finally:
         busy.unlink(missing_ok=True)
+
+
+def test_a_sweep_leaves_another_snapshot_a_running_writer_prepares(app, client):
+    """A rebuild writing the next snapshot's description while this server, still on the
+    last one, writes a dump and sweeps: the next snapshot's folder stays (taken from under
+    the rebuild, its rename failed and the rebuild with it)."""
+    s = app.extensions["benchgraph"]
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    preparing, abandoned = s.dump_dir / ("1" * len(s.key)), s.dump_dir / ("2" * len(s.key))
+    for folder, pid in ((preparing, os.getpid()), (abandoned, ended.pid)):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"description.nq.{pid}.part").write_bytes(b"<a> <b> <c> .")
+    (s.dump_dir / s.key / "benchgraph.nt").unlink(missing_ok=True)  # so this request writes it
+    try:
+        assert client.get("/dumps/benchgraph.nt").status_code == 200
+        assert preparing.exists() and not abandoned.exists()
+    finally:
+        shutil.rmtree(preparing, ignore_errors=True)
 
 
 def test_unknown_dump_is_404(client):
