@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from benchgraph.web.figures import figure
 from paths import ROOT
 from web.test_web_query_page import no_violations, wait_for
 
@@ -212,6 +213,9 @@ HEADERS = (
 )
 
 
+FIGURES = ("value", "perAccelerator", "power", "efficiency")  # the explorer's figure columns
+
+
 def number(cell: str) -> float:
     return float(cell.split()[0].replace(",", ""))
 
@@ -274,11 +278,24 @@ def test_explore_filter_columns_sort_chart_download_and_share(shipped, browser):
     assert [t["id"] for t in table] == [r["id"] for r in rows]
     assert [h for h in table[0] if not h.endswith(" unit")] == ["id", "label", *headers]
     assert long_figures_in(text)
+    assert any(r["engine"].count(" ") for r in rows)  # an engine with its version (TensorRT 10.2)
     data = browser.execute_script(
         "return fetch(arguments[0]).then(r => r.json())",
         browser.find_element(By.ID, "download-json").get_attribute("href"),
     )
     assert [r["id"] for r in data["rows"]] == [r["id"] for r in rows]
+    # each cell the same in both: a label as shown, a figure whole that the page rounds
+    for shown, in_csv, in_json in zip(rows, table, data["rows"], strict=True):
+        for col in headers:
+            if col in FIGURES:
+                got = in_json[col]
+                assert (in_csv[col], in_csv[f"{col} unit"]) == (
+                    (got["literal"], got["unit"]) if got else ("", "")
+                )
+                rounded = figure(float(got["literal"]), got["unit"]) if got else ""
+                assert rounded == shown[col], (col, in_csv[col], shown[col])
+            else:
+                assert in_csv[col] == in_json[col] == shown[col], (col, shown["id"])
     # share the URL, reopen it: the same view
     shared = browser.find_element(By.ID, "share").get_attribute("href")
     browser.get("about:blank")

@@ -334,14 +334,20 @@ def _short(r: Result) -> str:
 
 
 # --- cells and downloads ----------------------------------------------------------------------
-def _cell(row: Result, column: Column) -> str:
-    if column.figure:
-        f = _figure(row, column)
-        return figure(f.value, f.unit) if f else ""
+def _text(row: Result, column: Column) -> str:
+    """A facet column's cell as the page, the CSV and the JSON all give it: its values' labels,
+    the engine with its version as the source names it (TensorRT-LLM 0.17)."""
     text = row.labels(column.facet)
     if column.key == "engine" and row.version and text:
         text = f"{text} {row.version}"
     return text
+
+
+def _cell(row: Result, column: Column) -> str:
+    if column.figure:
+        f = _figure(row, column)
+        return figure(f.value, f.unit) if f else ""
+    return _text(row, column)
 
 
 def _record_href(row: Result) -> str:
@@ -351,11 +357,13 @@ def _record_href(row: Result) -> str:
 
 
 def _json(rows: list[Result], columns: list[Column], state: dict) -> Response:
+    """The rows as the page shows them, every figure whole (its literal and its unit)."""
+
     def value(r: Result, c: Column):
         if c.figure:
             f = _figure(r, c)
             return {"value": f.value, "unit": f.unit, "literal": f.text} if f else None
-        return [label for _k, label in r.facets.get(c.facet, [])]
+        return _text(r, c)
 
     body = {
         "total": len(rows),
@@ -373,6 +381,7 @@ def _json(rows: list[Result], columns: list[Column], state: dict) -> Response:
 
 
 def _csv(rows: list[Result], columns: list[Column]) -> Response:
+    """The rows as the page shows them, a figure whole (its literal) with its unit beside it."""
     header = ["id", "label"]
     for c in columns:
         header += [c.key, f"{c.key} unit"] if c.figure else [c.key]
@@ -386,7 +395,7 @@ def _csv(rows: list[Result], columns: list[Column]) -> Response:
                 f = _figure(r, c)
                 line += [f.text, f.unit] if f else ["", ""]
             else:
-                line.append(" | ".join(label for _k, label in r.facets.get(c.facet, [])))
+                line.append(_text(r, c))
         writer.writerow([spreadsheet_safe(x) for x in line])
     response = Response(buffer.getvalue(), mimetype="text/csv")
     response.headers["Content-Disposition"] = 'inline; filename="explore.csv"'
