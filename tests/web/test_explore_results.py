@@ -4,6 +4,7 @@ within its metric and unit, facet counts among the rows the other filters keep."
 from __future__ import annotations
 
 import pyoxigraph as ox
+import pytest
 
 from benchgraph.web.results import build_results
 
@@ -69,3 +70,46 @@ def test_facet_counts_are_among_the_rows_the_other_filters_keep():
     parts = {key: n for key, _label, n in table.counts(chosen, "accelerator")}
     assert parts == {"h100": 2, "l40s": 2}
     assert table.keep({"accelerator": ["nothing-of-the-kind"]}) == 0
+
+
+class _Pool:
+    def close(self) -> None:
+        pass
+
+
+def _snapshot(path) -> object:
+    from benchgraph.web.site import Snapshot
+
+    return Snapshot(path, "key", _Pool(), path, id="s1")
+
+
+@pytest.mark.parametrize("when", ["before", "while"])
+def test_rows_made_ahead_stop_quietly_once_their_snapshot_is_closed(tmp_path, caplog, when):
+    """A snapshot swapped out (or an app shut) while its rows are made ahead: its folder may go
+    under them, and nobody will ask for them; nothing is logged as an error."""
+    from benchgraph.web.explore import make_ahead
+
+    snapshot = _snapshot(tmp_path / "gone")  # its store's folder removed, as at a teardown
+    if when == "before":
+        snapshot.close()
+    else:
+
+        def closed_as_read():
+            snapshot.close()  # the app shuts as the rows are being made
+            raise FileNotFoundError(tmp_path / "gone" / "CURRENT")
+
+        snapshot.store = closed_as_read
+    with caplog.at_level("DEBUG", logger="benchgraph.web"):
+        make_ahead(snapshot)
+    assert [r for r in caplog.records if r.levelname == "ERROR"] == []
+
+
+def test_rows_that_fail_on_an_open_snapshot_are_logged(tmp_path, caplog):
+    from benchgraph.web.explore import make_ahead
+
+    snapshot = _snapshot(tmp_path / "gone")  # served, yet its store cannot be read: a fault
+    with caplog.at_level("ERROR", logger="benchgraph.web"):
+        make_ahead(snapshot)
+    (error,) = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert "explorer rows not made ahead" in error.getMessage()
+    assert error.exc_info and issubclass(error.exc_info[0], OSError)

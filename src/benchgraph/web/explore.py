@@ -77,9 +77,14 @@ def results() -> Results:
 def make_ahead(snapshot: Snapshot) -> None:
     """Make a snapshot's explorer rows as it is opened (a Site's on_open hook): at 100k runs
     they take tens of seconds, which no first visitor should wait for."""
+    if snapshot.closed:
+        return
     try:
         snapshot.made("results", lambda: build_results(snapshot.store()))
     except Exception:  # a store that is down: made on first use instead
+        if snapshot.closed:  # served no more (swapped out, shut): its folder may be gone
+            log.debug("snapshot %s closed before its explorer rows were made", snapshot.id)
+            return
         log.exception("snapshot %s: explorer rows not made ahead", snapshot.id)
 
 
