@@ -72,6 +72,33 @@ def test_facet_counts_are_among_the_rows_the_other_filters_keep():
     assert table.keep({"accelerator": ["nothing-of-the-kind"]}) == 0
 
 
+def test_workload_precision_and_status_narrow_to_one_comparable_group():
+    """The conditions that make two rows of one table comparable (NVIDIA's tables give each
+    part at many input/output lengths, and the A100 at FP16 beside FP8 parts) are filters."""
+    store = store_of(RUNS)
+    a, c = ox.NamedNode(f"{ID}benchmarks/a"), ox.NamedNode(f"{ID}benchmarks/c")
+    g = ox.NamedNode("urn:g:a")
+    setting = ox.BlankNode()
+    for s, p, o in (
+        (a, "inputTokens", ox.Literal("128", datatype=INT)),
+        (a, "outputTokens", ox.Literal("2048", datatype=INT)),
+        (c, "batchSize", ox.Literal("64", datatype=INT)),
+        (a, "setting", setting),
+        (setting, "settingName", ox.Literal("precision")),
+        (setting, "settingValue", ox.Literal("FP8")),
+        (a, "status", ox.NamedNode(BG + "Verified")),
+    ):
+        store.add(ox.Quad(s, ox.NamedNode(BG + p), o, g))
+    table = build_results(store)
+    rows = {r.id: r for r in table.rows}
+    assert rows["a"].labels("workload") == "128 in / 2048 out"
+    assert rows["c"].labels("workload") == "batch 64"
+    assert rows["a"].labels("precision") == "FP8" and rows["c"].labels("precision") == ""
+    assert [key for key, _label in rows["a"].facets["status"]] == ["Verified"]
+    kept = table.keep({"workload": ["128 in / 2048 out"], "precision": ["FP8"]})
+    assert [table.rows[i].id for i in table.select(kept)] == ["a"]
+
+
 class _Pool:
     def close(self) -> None:
         pass

@@ -1,9 +1,9 @@
 """The results explorer at /explore: every run in one table, narrowed by facets (source and
-round, division, model, benchmark, scenario, accuracy target, metric, accelerator, vendor,
-count, fabric status, engine), with the columns a user picks, sorted by a figure only within
-one metric and unit, charted one comparable group at a time, and downloaded as CSV or JSON
-exactly as shown. Every state is the page's URL. The rows are results.py's, made once per
-served snapshot; a request only filters them.
+round, division, model, benchmark, scenario, accuracy target, workload, precision, metric,
+accelerator, vendor, count, fabric status, engine, record status), with the columns a user
+picks, sorted by a figure only within one metric and unit, charted one comparable group at a
+time, and downloaded as CSV or JSON exactly as shown. Every state is the page's URL. The rows
+are results.py's, made once per served snapshot; a request only filters them.
 """
 
 from __future__ import annotations
@@ -59,7 +59,10 @@ COLUMNS = (
     Column("benchmark", "benchmark", facet="benchmark"),
     Column("scenario", "scenario", facet="scenario"),
     Column("target", "accuracy target", facet="target"),
+    Column("workload", "workload", facet="workload"),
+    Column("precision", "precision", facet="precision"),
     Column("engine", "engine", facet="engine"),
+    Column("status", "record status", facet="status"),
 )
 BY_KEY = {c.key: c for c in COLUMNS}
 DEFAULT_COLUMNS = ("value", "perAccelerator", "power", "efficiency", "accelerator", "count")
