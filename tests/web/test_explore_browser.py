@@ -187,7 +187,11 @@ def test_listing_and_record_pages_show_figures_rounded_and_csv_keeps_them_whole(
 
     from selenium.webdriver.common.by import By
 
-    browser.get(shipped.url + "/id/benchmarks/?sort=value&order=desc&per=500")
+    # the run listing is the explorer, with the listing's sort and page size
+    browser.get(shipped.url + "/id/benchmarks/?sort=value&order=desc&per=500&model=llama2-70b")
+    wait_for(browser, "return location.pathname === '/explore'")
+    assert "model=llama2-70b" in browser.current_url and "per=500" in browser.current_url
+    assert len(browser.execute_script(TABLE)) == 160  # every llama2-70b run, on one page
     assert DECIMAL.search(page_text(browser)) and long_figures(browser) == []
     with urllib.request.urlopen(shipped.url + "/id/benchmarks/?format=csv") as r:
         csv_text = r.read().decode()

@@ -3,7 +3,8 @@ round, division, model, benchmark, scenario, accuracy target, workload, precisio
 accelerator, vendor, count, fabric status, engine, record status), with the columns a user
 picks, sorted by a figure only within one metric and unit, charted one comparable group at a
 time, and downloaded as CSV or JSON exactly as shown. Every state is the page's URL. The rows
-are results.py's, made once per served snapshot; a request only filters them.
+are results.py's, made once per served snapshot; a request only filters them. The run listing
+(/id/benchmarks/) leads here with its filters (listing_href).
 """
 
 from __future__ import annotations
@@ -138,6 +139,54 @@ def explore() -> Response:
     return finish(Response(body, mimetype="text/html"), etag)
 
 
+# --- the run listing, in the explorer's shape -------------------------------------------------
+# The run listing's (/id/benchmarks/, browse.py) filters and sorts that the explorer names
+# alike; its `round` and `unit` become the explorer's source and metric values that hold them.
+SAME_FACETS = ("accelerator", "vendor", "fabric", "model", "engine", "division", "scenario")
+SAME_FACETS += ("status",)
+
+
+def listing_href(args) -> str:
+    """The explorer's URL for a run listing's query string `args`: its filters, sort, order
+    and page, as the explorer spells them."""
+    table = results()
+    filters: dict[str, list[str]] = {}
+    for facet in SAME_FACETS:
+        if args.getlist(facet):
+            names = table.names.get(facet, {})
+            filters[facet] = [_listed_key(v, names) for v in args.getlist(facet)]
+    rounds = args.getlist("round")
+    if rounds:
+        sources = table.names.get("source", {})
+        kept = [k for k in sources if any(k == r or k.endswith(" " + r) for r in rounds)]
+        filters["source"] = kept or rounds  # none holds it: no rows, as the listing had
+    metrics, units = args.getlist("metric"), args.getlist("unit")
+    if metrics or units:
+        kept = [
+            key
+            for key in table.names.get("metric", {})
+            if (not metrics or key.partition("|")[0] in metrics)
+            and (not units or key.partition("|")[2] in units)
+        ]
+        filters["metric"] = kept or [f"{m}|{u}" for m in metrics or [""] for u in units or [""]]
+    state = {"filters": filters, "chosen_cols": False}
+    sort = {"round": "source"}.get(args.get("sort", ""), args.get("sort", ""))
+    if sort in BY_KEY:
+        state["sort"] = sort
+        if args.get("order") in ("asc", "desc"):
+            state["order"] = args["order"]
+    for key in ("per", "page"):
+        if (args.get(key) or "").isdigit():
+            state[key] = int(args[key])
+    return _href(state)
+
+
+def _listed_key(value: str, names: dict[str, str]) -> str:
+    """A listing's value as the explorer keys it: the same where it knows it, else a vendor
+    named by text (`vendor=Acme Corp`) as the explorer keys a name: acme-corp."""
+    return value if value in names else value.casefold().replace(" ", "-")
+
+
 # --- the state in the URL -----------------------------------------------------------------
 def _state(table: Results) -> dict:
     """What the URL asks: filters, columns, sort, page, chart. A bad value is a 400 saying
@@ -177,7 +226,7 @@ def _state(table: Results) -> dict:
 
 def _href(state: dict, **change) -> str:
     """This page's URL with `change` made to its state (None takes a parameter away)."""
-    s = {**state, **change}
+    s = {"sort": "value", **state, **change}
     args = [(k, v) for k, values in s["filters"].items() for v in values]
     if s.get("chosen_cols") or "cols" in change:
         args += [("col", ",".join(s["cols"]))]
