@@ -483,3 +483,48 @@ def test_scaling_charts_one_model_and_source_at_a_time(tables, browser):
     assert chart["lines"] and not [line for line in chart["lines"] if "A100" in line]
     assert {"H100", "L40S"} <= {w for line in chart["lines"] for w in line.split()}
     no_violations(browser)
+
+
+# --- a part's page: how it performs ----------------------------------------------------------
+BEST = (
+    "return Array.from(document.querySelectorAll('#performance table.best tbody tr, "
+    "#performance table.best tr:not(:first-child)')).filter(tr => tr.querySelector('td'))"
+    ".map(tr => { var c = tr.querySelectorAll('td'), a = tr.querySelector('td.num a');"
+    " return {model: c[0].textContent, metric: c[1].textContent, scenario: c[2].textContent,"
+    " target: c[3].textContent, shown: a.textContent, full: a.title,"
+    " run: a.getAttribute('href')}; });"
+)
+
+
+def significant(number: str) -> int:
+    return len(re.sub(r"[.,]", "", number).strip("0"))
+
+
+def test_a_part_page_shows_its_best_results_rounded_with_units(shipped, browser):
+    import json
+    import urllib.parse
+    import urllib.request
+
+    browser.get(shipped.url + "/id/accelerators/nvidia-h100-sxm")
+    best = wait_for(browser, BEST)
+    # one best per model, metric, scenario and accuracy target: Offline and Server, 99 and 99.9
+    groups = [(b["model"], b["metric"], b["scenario"], b["target"]) for b in best]
+    assert len(groups) == len(set(groups)) >= 4
+    assert {b["scenario"] for b in best} >= {"Offline", "Server"}
+    for b in best:
+        number, _, unit = b["shown"].partition(" ")
+        assert unit == "tok/s" and significant(number) <= 4, b  # rounded, with its unit
+        assert abs(float(number.replace(",", "")) / float(b["full"].split()[0]) - 1) < 5e-4, b
+    assert any(significant(b["full"].split()[0]) > 4 for b in best)  # the whole on hover
+    # the best is the highest of its group, as the explorer ranks the same runs
+    offline = next(b for b in best if (b["scenario"], b["target"]) == ("Offline", "99"))
+    query = urllib.parse.urlencode(
+        {"accelerator": "nvidia-h100-sxm", "scenario": "Offline", "target": "99", "format": "json"}
+    )
+    with urllib.request.urlopen(f"{shipped.url}/explore?{query}") as r:
+        rows = [row for row in json.load(r)["rows"] if row["value"]]
+    top = max(rows, key=lambda row: row["value"]["value"])
+    assert offline["run"].endswith("/" + top["id"])
+    assert figure(top["value"]["value"], top["value"]["unit"]) == offline["shown"]
+    assert long_figures(browser) == []
+    no_violations(browser)
