@@ -355,6 +355,12 @@ def test_the_chart_shows_one_group_when_the_rows_mix_them(shipped, browser):
     caption = browser.find_element(By.CSS_SELECTOR, "#chart figcaption").text
     # the larger group charted (160 MLPerf runs), the other offered as a link, never both
     assert chart == 160 and "Other groups: Decode throughput per user (tok/s) (1)" in caption
+    # runs held to MLPerf's two accuracy targets: each point's label says which
+    labels = browser.execute_script(
+        "return JSON.parse(document.getElementById('chart-data').textContent)"
+        ".points.map(p => p.label)"
+    )
+    assert all(label.endswith((" (99)", " (99.9)")) for label in labels), labels[:3]
     browser.find_element(By.CSS_SELECTOR, "#chart figcaption a").click()
     wait_for(browser, "return location.search.indexOf('group=') >= 0")
     assert (
