@@ -302,6 +302,10 @@ def test_explore_filter_columns_sort_chart_download_and_share(shipped, browser):
         " datasets: c.data.datasets.map(d => d.label)};",
     )
     assert chart["labels"] == len(rows)
+    ticks = browser.execute_script(
+        "return benchgraph.exploreChart.scales.x.ticks.map(t => t.label)"
+    )  # each bar's label, cut to fit, keeps its accuracy target
+    assert ticks and all(t.endswith((" (99)", " (99.9)")) for t in ticks), ticks
     assert (
         "Throughput, tokens per second"
         in browser.find_element(By.CSS_SELECTOR, "#chart figcaption").text
