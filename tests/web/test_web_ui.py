@@ -219,6 +219,23 @@ def test_a_saved_querys_view_reaches_the_page(client):
     assert views["accelerators"] == {}
 
 
+def test_the_shipped_questions_name_their_comparable_groups_by_their_columns():
+    """per-watt and scaling-by-fabric chart one comparable group at a time: their `# group:`
+    lines reach the page's view, each a column of the query's result."""
+    from benchgraph.query.saved import saved_queries
+    from benchgraph.web.ui import chart_view
+
+    shipped = saved_queries()
+    groups = {name: chart_view(q).get("group") for name, q in shipped.items()}
+    assert groups["per-watt"][:2] == ["powerKind", "model"] and "unit" in groups["per-watt"]
+    assert set(groups["scaling-by-fabric"]) == {"modelLabel", "source"}
+    for name, columns in groups.items():
+        if columns:
+            select = re.search(r"SELECT(.*?)WHERE", shipped[name].text, re.S).group(1)
+            assert all(f"?{c}" in select.split() for c in columns), (name, columns)
+            assert chart_view(shipped[name])["type"] != "table"  # a chart to group
+
+
 def test_result_links_lead_to_this_servers_pages(client):
     links = _config(client.get("/").get_data(as_text=True))["links"]
     assert links["recordRoot"] == "/"
