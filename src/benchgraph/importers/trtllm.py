@@ -5,12 +5,14 @@ The overview (`docs/source/performance/perf-overview.md` of NVIDIA/TensorRT-LLM,
 precision, parallel split and input/output length. Its layouts are read by
 `trtllm_tables.py`; this module finds the versions, maps names and writes the records.
 
-An empty cell is not a run. What cannot be read (a cell that is not a number, a ragged row,
-a table whose header, model heading or GPU cannot be read) is left out and listed in the
-report with its file and line, and the rest is imported: one bad table never drops the
-others. A GPU or model name the mapping does not know is an error: it is reported with file,
-line and cell, and then nothing is written (the mapping is the project's to complete). Names
-go through `mappings/trtllm.yaml`.
+An empty cell is not a run. A cell or row that cannot be read (a cell that is not a number,
+a ragged row) is left out and listed in the report with its file and line, and the rest is
+imported. A results table whose header the importer does not know, and a GPU, model or unit
+name the mapping does not know, is an error: it is reported with file, line and cell, every
+file is still read (so that every problem is listed at once), and then nothing is written
+(the mapping and the reader are the project's to complete). Names go through
+`mappings/trtllm.yaml`. A file larger than MAX_BYTES, or one whose tables hold more than
+MAX_CELLS cells, is an error before its tables are read: the import's memory stays bounded.
 
 The figure's metric is what the table says: a total output throughput where the file gives
 no unit line (the v0.17 and v1.0 tables, "Total Output Throughput (tokens/sec)"), or the
@@ -51,7 +53,7 @@ from .trtllm_tables import (
     HARDWARE_INTRO,
     SEQUENCE_HEAD,
     Cell,
-    Unreadable,
+    UnknownHeader,
     Version,
     hardware_lines,
     keep_rows,
@@ -66,6 +68,11 @@ __all__ = ["import_trtllm", "split_cells", "tables"]
 RUNS = "benchmarks/trtllm-perf"
 SYSTEMS = "systems/trtllm-perf"
 COMMIT_FILE = re.compile(r"^[0-9a-f]{40}\.md$")
+# Bounds on one version of the file, checked before it is read: the largest published version
+# is 35 KB with 1,790 table cells. Past them the file is refused (an error naming it),
+# so a 200 MB line or a table of a million rows is never held in memory.
+MAX_BYTES = 1 << 20
+MAX_CELLS = 20_000
 
 
 def import_trtllm(
@@ -81,7 +88,7 @@ def import_trtllm(
     report = ImportReport("TensorRT-LLM performance overview")
     with Timer() as timer:
         rules = load_mapping("trtllm", mapping_dir)
-        versions = _versions(root, rules, commit)
+        versions = _versions(root, rules, commit, report)
         report.round = f"{len(versions)} version(s)"
         gpus = keyed(rules.get("gpus") or {}, "trtllm.yaml gpus")
         models = keyed(rules.get("models") or {}, "trtllm.yaml models")
@@ -132,11 +139,31 @@ def _path_of_copy(rules: dict[str, Any], commit: str) -> str:
     return (rules.get("copies") or {}).get(commit, rules["path"])
 
 
-def _versions(root: Path, rules: dict[str, Any], commit: str | None) -> list[Version]:
+def _too_large(size: int, where: str, report: ImportReport) -> bool:
+    """Whether a version is over MAX_BYTES (then an error naming it: it is not read)."""
+    if size <= MAX_BYTES:
+        return False
+    report.fail(
+        where,
+        f"{size:,} bytes, over the {MAX_BYTES:,} a version of the performance overview is read "
+        "to (the largest published is 35 KB): not read",
+    )
+    return True
+
+
+def _copy(path: Path, name: str, rules: dict[str, Any], report: ImportReport) -> list[Version]:
+    """A `<commit>.md` copy as a version, or none where it is too large to read."""
+    if _too_large(path.stat().st_size, path.as_posix(), report):
+        return []
+    text = path.read_text(encoding="utf-8")
+    return [Version(name, text, path.as_posix(), _path_of_copy(rules, name))]
+
+
+def _versions(
+    root: Path, rules: dict[str, Any], commit: str | None, report: ImportReport
+) -> list[Version]:
     if root.is_file():
-        name = commit or root.stem
-        text = root.read_text(encoding="utf-8")
-        return [Version(name, text, root.as_posix(), _path_of_copy(rules, name))]
+        return _copy(root, commit or root.stem, rules, report)
     if not root.is_dir():
         raise CannotRun(
             f"{root}: no such folder (expected a folder of <commit>.md copies of "
@@ -144,14 +171,9 @@ def _versions(root: Path, rules: dict[str, Any], commit: str | None) -> list[Ver
         )
     copies = sorted(p for p in root.iterdir() if COMMIT_FILE.match(p.name))
     if copies:
-        return [
-            Version(
-                p.stem, p.read_text(encoding="utf-8"), p.as_posix(), _path_of_copy(rules, p.stem)
-            )
-            for p in copies
-        ]
+        return [v for p in copies for v in _copy(p, p.stem, rules, report)]
     if (root / ".git").exists():
-        return _history(root, _paths(rules))
+        return _history(root, _paths(rules), report)
     raise CannotRun(f"{root}: holds no <commit>.md file and is no git checkout")
 
 
@@ -166,7 +188,7 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout
 
 
-def _history(root: Path, paths: list[str]) -> list[Version]:
+def _history(root: Path, paths: list[str], report: ImportReport) -> list[Version]:
     """Each distinct version of the file in the checkout's history (at any of its paths),
     oldest first, from the first commit that has it (a version restored later is the same
     table)."""
@@ -183,8 +205,10 @@ def _history(root: Path, paths: list[str]) -> list[Version]:
                 continue
             if blob not in seen:
                 seen.add(blob)
-                text = _git(root, "show", f"{sha}:{rel}")
-                versions.append(Version(sha, text, f"{rel}@{sha[:12]}", rel))
+                size = int(_git(root, "cat-file", "-s", blob))
+                if not _too_large(size, f"{rel}@{sha[:12]}", report):
+                    text = _git(root, "show", f"{sha}:{rel}")
+                    versions.append(Version(sha, text, f"{rel}@{sha[:12]}", rel))
             break
     return versions
 
@@ -196,7 +220,10 @@ def _read_version(
     skip = {key(k): v for k, v in (rules.get("skip_sections") or {}).items()}
     cells: list[Cell] = []
     listed = {key(x) for x in hardware_lines(version.text)}
-    for table in tables(version.text):
+    found = tables(version.text)
+    if _too_many_cells(found, version, report):
+        return []
+    for table in found:
         where = f"{version.shown}:{table.line}"
         if not table.rows:
             continue
@@ -214,9 +241,10 @@ def _read_version(
                 cells += read_sections(version, table, gpus, report)
             else:
                 report.leave_out(where, "not a results table (no GPU or sequence-length header)")
-        except Unreadable as exc:
-            report.leave_out(
-                f"{version.shown}:{exc.line}", f"table left out, cannot be read: {exc.why}"
+        except UnknownHeader as exc:
+            report.fail(
+                f"{version.shown}:{exc.line}",
+                f"a results table whose header the importer does not know: {exc.why}",
             )
     cells = dep_counts(cells, version, report)
     for cell in cells:
@@ -230,6 +258,22 @@ def _read_version(
             )
             break
     return cells
+
+
+def _too_many_cells(found: list, version: Version, report: ImportReport) -> bool:
+    """Whether the version's tables hold more than MAX_CELLS cells (then an error at the
+    line of the table where they pass it, and the version is not read further)."""
+    total = 0
+    for table in found:
+        total += sum(len(cells) for _, cells in table.rows)
+        if total > MAX_CELLS:
+            report.fail(
+                f"{version.shown}:{table.line}",
+                f"the tables hold more than {MAX_CELLS:,} cells by this one (the published "
+                "versions hold under 2,000): not read",
+            )
+            return True
+    return False
 
 
 def dep_counts(cells: list[Cell], version: Version, report: ImportReport) -> list[Cell]:
@@ -463,40 +507,36 @@ def _omitted(c: Cell) -> list[str]:
         omitted.append("pipeline parallel size")
     if c.engine_version is None:
         omitted.append("engine version")
-    omitted += ["expert parallel size", "batch size", "dataset"]
-    return omitted
+    return [*omitted, "expert parallel size", "batch size", "dataset"]
 
 
 def _headline(
     c: Cell, rules: dict[str, Any], unit: dict[str, Any] | None
 ) -> tuple[str, Any, str, list[dict[str, Any]]]:
-    """The headline (metric, value, unit) as published, and the other figure derived from it."""
+    """The headline (metric, value, unit) as published, and the other figure derived from it:
+    the figure per accelerator from a total, or the total from a figure per GPU."""
     if unit is None:  # a total: the figure per accelerator is derived
-        metric, value, unit_text = rules["metric"], c.value, rules["unit"]
-        measurements = [
-            {
-                "metric": rules["per_accelerator"],
-                "value": float(f"{c.value / c.count:.8g}"),  # type: ignore[operator]
-                "unit": rules["unit"],
-                "derived": True,
-                "note": f"derived: the headline value divided by accelerator_count ({c.count}), "
-                "rounded to 8 significant digits; not published by the source",
-            }
-        ]
+        metric, unit_text, other = rules["metric"], rules["unit"], rules["per_accelerator"]
+        figure = c.value / c.count  # type: ignore[operator]
+        how = (
+            f"the headline value divided by accelerator_count ({c.count}), rounded to 8 "
+            "significant digits; not published by the source"
+        )
     else:  # as published, per GPU: the headline; the total is derived from it
-        metric, value, unit_text = unit["metric"], c.value, unit["unit"]
-        measurements = [
-            {
-                "metric": rules["metric"],
-                "value": float(f"{c.value * c.count:.8g}"),  # type: ignore[operator]
-                "unit": rules["unit"],
-                "derived": True,
-                "note": f"derived: the headline figure per GPU times accelerator_count "
-                f"({c.count}), rounded to 8 significant digits; the source publishes the "
-                "figure per GPU only",
-            }
-        ]
-    return metric, value, unit_text, measurements
+        metric, unit_text, other = unit["metric"], unit["unit"], rules["metric"]
+        figure = c.value * c.count  # type: ignore[operator]
+        how = (
+            f"the headline figure per GPU times accelerator_count ({c.count}), rounded to 8 "
+            "significant digits; the source publishes the figure per GPU only"
+        )
+    derived = {
+        "metric": other,
+        "value": float(f"{figure:.8g}"),
+        "unit": rules["unit"],
+        "derived": True,
+        "note": f"derived: {how}",
+    }
+    return metric, c.value, unit_text, [derived]
 
 
 def _systems(
