@@ -142,10 +142,15 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     )
     assert dep["model"] == "deepseek-r1-0528" and dep["accelerators"] == ["nvidia-b200-sxm"]
     assert dep["accelerator_count"] == 4 and dep["system"] == "trtllm-perf-nvidia-dgx-b200"
-    # DEP is not spelled out by the file: no tensor or expert size, the split kept as written
-    assert "parallelism" not in dep
+    # DEP4, which the file does not spell out: attention data and expert parallel 4, derived
+    # (the run cites what the reading rests on), no tensor size, the split kept as written
+    assert dep["parallelism"] == {"attention_data": 4, "expert": 4}
+    [reading] = [s for s in dep["source"] if s.get("derives") == ["parallelism"]]
+    assert reading["path"] == "docs/source/features/parallel-strategy.md"
+    assert "enable_attention_dp: true" in reading["note"]
     assert dep["settings"] == {"precision": "FP4", "parallel_split": "DEP4"}
-    assert {"tensor parallel size", "expert parallel size"} <= set(dep["omitted_by_source"])
+    assert "tensor parallel size" in dep["omitted_by_source"]
+    assert "expert parallel size" not in dep["omitted_by_source"]
     assert dep["workload"] == {"input_tokens": 1000, "output_tokens": 1000}
     for words in (
         "unit: `output tokens per second per GPU`",
@@ -153,6 +158,7 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
         "enable_attention_dp: true",
         "Expert parallel mapping degree",
         "'**4 GPUs** DEP2,PP2 (FP4)' (line 222)",
+        "attention data parallel 4 and expert parallel 4, read from 'DEP4' (derived",
     ):
         assert words in dep["notes"], words
     main = dep["source"][0]
@@ -165,7 +171,8 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     # '**4 GPUs**<br/>DEP2,PP2 (FP4)' of the RTX table under its '# Qwen3 235B A22B - RTX ...'
     rtx_dep = runs[f"trtllm-{GUIDE[:12]}-qwen3-235b-a22b-{rtx}-dep2-pp2-fp4-1000-1000"]
     assert (rtx_dep["value"], rtx_dep["accelerator_count"]) == (1731.0, 4)
-    assert rtx_dep["parallelism"] == {"pipeline": 2}
+    assert rtx_dep["parallelism"] == {"attention_data": 2, "expert": 2, "pipeline": 2}
+    assert "pipeline parallel 2 as the column states it" in rtx_dep["notes"]
     # '**1 GPUs**<br/>TP1,PP1 (FP4)': the GPU named by the heading, the model before ' - '
     tp = runs[f"trtllm-{GUIDE[:12]}-qwen3-30b-a3b-{rtx}-tp1-pp1-fp4-1000-1000"]
     assert (tp["value"], tp["accelerator_count"], tp["model"]) == (9938.0, 1, "qwen3-30b-a3b")
@@ -175,6 +182,7 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     h200 = runs[f"trtllm-{GUIDE[:12]}-llama3.3-70b-nvidia-h200-sxm-tp2-fp8-1000-1000"]
     assert (h200["value"], h200["accelerator_count"]) == (2587.0, 2)
     assert h200["parallelism"] == {"tensor": 2}
+    assert len(h200["source"]) == 1  # a TP split is stated: nothing derived
     # the example: 1,627 tok/s per GPU on DEP8 is a run on 8 GPUs, 13,016 tok/s in all
     h200_dep = runs[f"trtllm-{GUIDE[:12]}-deepseek-r1-0528-nvidia-h200-sxm-dep8-fp8-1000-1000"]
     assert (h200_dep["value"], h200_dep["accelerator_count"]) == (1627.0, 8)

@@ -14,6 +14,11 @@ file is still read (so that every problem is listed at once), and then nothing i
 `mappings/trtllm.yaml`. A file larger than MAX_BYTES, or one whose tables hold more than
 MAX_CELLS cells, is an error before its tables are read: the import's memory stays bounded.
 
+A DEP split ('DEP4', 'DEP2,PP2') is recorded as attention data parallelism and expert
+parallelism of its size (`parallelism.attention_data`, `parallelism.expert`), marked derived:
+the file writes the split and never spells it out, and the runs cite what the reading rests on
+(the mapping's `dep_split`).
+
 The figure's metric is what the table says: a total output throughput where the file gives
 no unit line (the v0.17 and v1.0 tables, "Total Output Throughput (tokens/sec)"), or the
 metric the mapping's `units` gives for the unit line under the table (the developer guide's
@@ -334,9 +339,10 @@ def _quoted(pattern: str, text: str) -> str:
     return clean(m.group(0)) if m else ""
 
 
-def _dep_note(c: Cell) -> str:
-    """What the file says of a DEP split, in its own words: it writes 'DEP4' and never spells
-    it out, so the run takes no tensor or expert size from it."""
+def _dep_note(c: Cell, rules: dict[str, Any]) -> str:
+    """What the file says of a DEP split, in its own words (it writes 'DEP4' and never spells
+    it out), and what the run reads from it: attention data and expert parallel sizes,
+    derived as the mapping's `dep_split` says."""
     text = c.version.text
     said = [
         f'the command "{q}"' if (q := _quoted(r"^trtllm-bench .*--ep \$ep_size.*$", text)) else "",
@@ -348,11 +354,14 @@ def _dep_note(c: Cell) -> str:
         else "",
     ]
     words = "; ".join(w for w in said if w) or "nothing"
+    stated = f", pipeline parallel {c.pipeline} as the column states it" if c.pipeline else ""
     note = (
         f"The column writes the split {c.split!r}, which the file does not spell out; what it "
-        f"says of the parallelism of its MoE models: {words}. The run gives no tensor- or "
-        "expert-parallel size (the file states none as a number) and keeps the split as "
-        "written (settings.parallel_split)."
+        f"says of the parallelism of its MoE models: {words}. The run records attention data "
+        f"parallel {c.dep} and expert parallel {c.dep}, read from {c.split.split(',')[0]!r} "
+        f"(derived: {clean(rules['dep_split']['note'])}){stated}; it gives no tensor-parallel "
+        "size (the file states none for these splits) and keeps the split as written "
+        "(settings.parallel_split)."
     )
     ev = c.count_from
     if ev is not None and not c.count_stated:
@@ -418,9 +427,13 @@ def _run(
     ]
     if spec.get("derived"):
         sources += [source_entry(**s) for s in spec["derived"]["sources"]]
-    notes = _notes(c, spec, unit)
+    if c.split:
+        sources += [source_entry(**s) for s in rules["dep_split"]["sources"]]
+    notes = _notes(c, spec, unit, rules)
     omitted = _omitted(c)
     parallelism = {"tensor": c.tensor} if c.tensor is not None else {}
+    if c.dep is not None:  # as the split gives them: DEPn, attention data and expert n
+        parallelism.update(attention_data=c.dep, expert=c.dep)
     if c.pipeline is not None:
         parallelism["pipeline"] = c.pipeline
     split = (f"dep{c.dep}" if c.split else f"tp{c.tensor}") + (
@@ -468,7 +481,9 @@ def _run(
     return {k: v for k, v in record.items() if v is not None}
 
 
-def _notes(c: Cell, spec: dict[str, Any], unit: dict[str, Any] | None) -> list[str]:
+def _notes(
+    c: Cell, spec: dict[str, Any], unit: dict[str, Any] | None, rules: dict[str, Any]
+) -> list[str]:
     """A run's notes: the file's caveat, then what the GPU's table row, the unit and the
     parallel split add."""
     notes = [caveat(c.version.text)]
@@ -485,7 +500,7 @@ def _notes(c: Cell, spec: dict[str, Any], unit: dict[str, Any] | None) -> list[s
     if unit is not None:
         notes.append(_unit_note(c, c.unit[1]))  # type: ignore[index]
     if c.split:
-        notes.append(_dep_note(c))
+        notes.append(_dep_note(c, rules))
     if not c.count_stated and not c.split:
         notes.append(
             f"The table gives the tensor-parallel size ({c.tensor}) and no GPU count; "
@@ -507,7 +522,9 @@ def _omitted(c: Cell) -> list[str]:
         omitted.append("pipeline parallel size")
     if c.engine_version is None:
         omitted.append("engine version")
-    return [*omitted, "expert parallel size", "batch size", "dataset"]
+    if not c.split:
+        omitted.append("expert parallel size")
+    return [*omitted, "batch size", "dataset"]
 
 
 def _headline(
