@@ -33,7 +33,7 @@ VALUES_FROM = (
 @pytest.fixture(autouse=True)
 def no_parse(monkeypatch):
     """rdflib's parse fails the test: a refusal must not need it."""
-    lexicon.census.cache_clear()
+    lexicon.clear_cache()
     inspect._inspect.cache_clear()
 
     def parsed(*_args, **_kwargs):
@@ -136,5 +136,5 @@ def test_an_unknown_function_is_a_400_naming_it_on_the_embedded_store(text, name
     ],
 )
 def test_texts_under_the_budgets_pass_the_tokens(text):
-    lexicon.census.cache_clear()
+    lexicon.clear_cache()
     needs_parse(text)  # no refusal (the parse, if needed, is the tree's as before)
