@@ -251,12 +251,12 @@ def read(param: Parameter, value: str) -> Term:
     if kind in KIND_OF_TYPE:
         return _iri_term(_record(param, value, KIND_OF_TYPE[kind]))
     if kind == "date":
-        text = value.split("^^")[0].strip('"')
+        text = _lexical(value)
         if not DATE.fullmatch(text):
             raise ParameterError(param.name, value, "is not a date (YYYY-MM-DD)")
         return Term(f'"{text}"^^xsd:date')
     if kind == "number":
-        text = value.split("^^")[0].strip('"')
+        text = _lexical(value)
         if not NUMBER.fullmatch(text):
             raise ParameterError(param.name, value, "is not a number")
         why = _out_of_range(text)
@@ -329,6 +329,20 @@ def _out_of_range(text: str) -> str:
             "and answer no rows; write it as a double (1.5e20) if it is that large"
         )
     return ""
+
+
+# A value pasted as a typed literal: "2026-06-01"^^xsd:date (its quotes may be left out).
+TYPED = re.compile(r'"?([^"^]*)"?\^\^(?:xsd:\w+|<[^<>"{}|^`\\\x00-\x20]*>)')
+
+
+def _lexical(value: str) -> str:
+    """What a date or number is written as: the value, without the quotes and datatype of a
+    typed literal pasted whole; anything after its datatype stays, for the pattern to refuse
+    (`2026-06-01"^^xsd:date } ...` is no date)."""
+    found = TYPED.fullmatch(value)
+    if found:
+        return found[1]
+    return value[1:-1] if len(value) > 1 and value[0] == value[-1] == '"' else value
 
 
 def _iri_term(iri: str) -> Term:
