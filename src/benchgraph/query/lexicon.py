@@ -20,7 +20,12 @@ it may hold an RDF collection (whose members are parts that no operator pays for
 
 Escapes that pass decode to letters, digits or characters past U+009F that break no line, so
 the two readings split the text alike: one walk of the decoded text serves both, and each
-place is said in the text as written.
+place is said in the text as written. Two refusals come before the walk, as they always came
+first, each a search for a character most texts lack: a bare carriage return anywhere, and an
+escape refused. Where readings could still part (a local name's `\\#`, `\\'` or `\\"`,
+which a scan of characters took for a comment or a string; a quote that opens no string), the
+stricter is kept: such code is not sure (rdflib parses it), and a line break of one grammar
+past such an escape is refused wherever it stands.
 
 The tokens are SPARQL 1.1's (section 19.8): IRIs, prefixed names (PN_LOCAL's `\\-` and `%41`
 escapes read), strings in the four quote forms, comments, numbers, variables, blank node
