@@ -175,12 +175,13 @@ def gzip_wanted(headers: HeaderMap, status: int, environ: dict) -> bool:
     """Whether a response may be gzipped for this client: a text-like 200 not encoded yet,
     to a client that takes gzip. Its Vary says it depends on Accept-Encoding, either way."""
     add_vary(headers, "Accept-Encoding")
-    mimetype = headers.get("Content-Type", "").split(";")[0].strip().lower()
+    encodings = environ.get("HTTP_ACCEPT_ENCODING")  # most API clients send none
     return (
         status == 200
+        and bool(encodings)
         and "Content-Encoding" not in headers
-        and _compressible(mimetype)
-        and parse_accept_header(environ.get("HTTP_ACCEPT_ENCODING"))["gzip"] > 0
+        and _compressible(headers.get("Content-Type", "").split(";")[0].strip().lower())
+        and parse_accept_header(encodings)["gzip"] > 0
     )
 
 
