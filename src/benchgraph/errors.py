@@ -50,13 +50,31 @@ class BenchgraphError(Exception):
 
     One the web app answers carries its HTTP `status`, a `title` and a `code` (the label
     /metrics counts it under; None: counted by status or title), and its `detail` for a
-    person (its message unless set); web/errors.py maps it to the one error shape.
-    `status` None: it has no answer of its own (where it reaches the web app, a 500)."""
+    person (its message unless set); `answer` maps it, in one place, to what the web app
+    writes in the one error shape (web/errors.py). `status` None: it has no answer of its
+    own (where it reaches the web app, a 500)."""
 
     status: int | None = None
     title = "error"
     code: str | None = None
     position: dict[str, int] | None = None  # where in a query's text (1-based line, column)
+    retry_after: int | None = None  # seconds a client should wait before asking again
+
+    def answer(self) -> dict:
+        """The error as the web app answers it: status, title and detail, and where set its
+        code, the body's other fields (where in the query) and headers (Retry-After). Plain
+        data: a query worker sends it to the server as it is (`Answered`)."""
+        out: dict = {"status": self.status or 500, "title": self.title, "detail": self.detail}
+        if self.code:
+            out["code"] = self.code
+        out.update(self.fields())
+        if self.retry_after:
+            out["headers"] = {"Retry-After": str(self.retry_after)}
+        return out
+
+    def fields(self) -> dict:
+        """The fields the error's body carries beyond status, title and detail."""
+        return {"position": self.position} if self.position else {}
 
     @property
     def detail(self) -> str:
@@ -78,7 +96,7 @@ class QueryRefused(BenchgraphError):
 
     def __init__(
         self,
-        code: str,
+        code: str | None,
         status: int,
         title: str,
         detail: str,
@@ -87,6 +105,20 @@ class QueryRefused(BenchgraphError):
         self.code, self.status, self.title, self.detail = code, status, title, detail
         self.position = position
         super().__init__(detail)
+
+
+class Answered(BenchgraphError):
+    """An error another process answered (a query worker: its `answer()`, as sent), to be
+    answered here as it was there."""
+
+    def __init__(self, answer: dict):
+        self._answer = answer
+        self.status, self.title, self.code = answer["status"], answer["title"], answer.get("code")
+        self.position = answer.get("position")
+        super().__init__(answer["detail"])
+
+    def answer(self) -> dict:
+        return self._answer
 
 
 class RecordsInvalid(BenchgraphError):

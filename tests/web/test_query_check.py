@@ -598,7 +598,7 @@ def test_a_long_flat_chain_is_answered_not_a_dead_worker():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     header = json.loads(done.stdout.splitlines()[0])
-    assert header["status"] == 400 and header["error"] == "query too large", header
+    assert header["status"] == 400 and header["refusal"]["title"] == "query too large", header
 
 
 def test_past_the_operator_limit_is_a_400_naming_the_limit(client):

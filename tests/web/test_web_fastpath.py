@@ -96,10 +96,19 @@ REQUESTS = {
 }
 
 
-# Requests the fast path reads and hands on (endpoint.OPERATION, endpoint.ANSWERED): Flask's
-# view answers them from what was read, as it answers them alone.
+# Refusals: those the fast path writes itself (a query refused by its worker, or not
+# acceptable), and requests it reads and hands on (endpoint.OPERATION), which Flask's view
+# answers from what was read. Each as Flask's view answers it alone.
 HANDED_ON = {
     "malformed": ("POST", "/sparql", urlencode({"query": "SELECT * { ?s"}), FORM, {}),
+    "malformed-json": ("POST", "/sparql", urlencode({"query": "ASK {"}), FORM, {"Accept": JSON}),
+    "service-refused": (
+        "GET",
+        "/sparql?" + urlencode({"query": "ASK { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }"}),
+        None,
+        {},
+        {"Accept-Encoding": "gzip"},
+    ),
     "two-queries": ("GET", "/sparql?" + urlencode([("query", POINT)] * 2), None, {}, {}),
     "update": ("POST", "/sparql", urlencode({"update": "CLEAR ALL"}), FORM, {"Accept": JSON}),
     "no-query": ("POST", "/sparql", urlencode({"format": "csv"}), FORM, {}),
@@ -158,8 +167,8 @@ def test_a_plain_query_is_answered_below_flask_as_flask_answers_it(app, name):
 
 def test_the_fast_path_answers_plain_queries_and_hands_on_everything_else(app):
     """Counted at the pool: a plain query runs once, below Flask; a refused one runs once and
-    gets Flask's error (its shape and headers); a request Flask must see never runs in the
-    fast path."""
+    gets its error below Flask too (the one shape, with the headers Flask's hooks add); a
+    request Flask must see never runs in the fast path."""
     whole, _flask_only, fast = both(app)
     calls, runs = [], []
     inner = fast.app
@@ -181,12 +190,15 @@ def test_the_fast_path_answers_plain_queries_and_hands_on_everything_else(app):
         malformed = whole.post(
             "/sparql", data={"query": "SELECT * WHERE { ?s"}, headers={"Accept": JSON}
         )
-        assert malformed.status_code == 400 and calls == ["/sparql"]
-        assert runs == [POINT, "SELECT * WHERE { ?s"]  # not run again by Flask
+        assert malformed.status_code == 400 and calls == []
+        assert runs == [POINT, "SELECT * WHERE { ?s"]
         assert json.loads(malformed.data)["title"] == "malformed query"
         assert malformed.headers["X-Content-Type-Options"] == "nosniff"
         assert malformed.headers["Access-Control-Allow-Origin"] == "*"
         for request in (
+            lambda: whole.get(  # its refusal would be a page of the site
+                "/sparql", query_string={"query": POINT}, headers={"Accept": "text/html"}
+            ),
             lambda: whole.get("/sparql"),  # the service description
             lambda: whole.open("/sparql", method="HEAD", query_string={"query": POINT}),
             lambda: whole.get("/sparql", query_string={"query": POINT, "download": "1"}),

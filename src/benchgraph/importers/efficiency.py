@@ -51,17 +51,13 @@ def of_system(metric: str, value: Any, unit: str, power: dict[str, Any]) -> list
     ratio = _ratio(value, power.get("value"))
     if target is None or unit not in RATE_UNITS or ratio is None:
         return []
-    return [
-        {
-            "metric": target[0],
-            "value": ratio,
-            "unit": target[1],
-            "derived": True,
-            "note": f"derived: {metric} {value!r} {unit} / system-power {power['value']!r} W "
-            "(both measured in this run, the whole system at the wall), rounded to 8 "
-            "significant digits; not published by the source",
-        }
-    ]
+    return _derived(
+        target,
+        ratio,
+        f"derived: {metric} {value!r} {unit} / system-power {power['value']!r} W "
+        "(both measured in this run, the whole system at the wall), rounded to 8 "
+        "significant digits; not published by the source",
+    )
 
 
 def of_board(metric: str, value: Any, unit: str, count: Any, power: dict[str, Any]) -> list[dict]:
@@ -74,14 +70,15 @@ def of_board(metric: str, value: Any, unit: str, count: Any, power: dict[str, An
     ratio = _ratio(value, power.get("value"))
     if target is None or unit != "tok/s" or ratio is None:
         return []
-    return [
-        {
-            "metric": target[0],
-            "value": ratio,
-            "unit": target[1],
-            "derived": True,
-            "note": f"derived: {metric} {value!r} {unit} / power-draw {power['value']!r} W (one "
-            "accelerator's board power, measured in this run), rounded to 8 significant "
-            "digits; not published by the source; a board's energy, not the system's",
-        }
-    ]
+    return _derived(
+        target,
+        ratio,
+        f"derived: {metric} {value!r} {unit} / power-draw {power['value']!r} W (one "
+        "accelerator's board power, measured in this run), rounded to 8 significant "
+        "digits; not published by the source; a board's energy, not the system's",
+    )
+
+
+def _derived(target: tuple[str, str], ratio: float, note: str) -> list[dict]:
+    """The derived measurement: the target's metric and unit, the ratio, and how it was made."""
+    return [{"metric": target[0], "value": ratio, "unit": target[1], "derived": True, "note": note}]

@@ -231,43 +231,25 @@ class Reconciler:
         values = " ".join(
             f"{_literal(v)}@{lang}" for v in sorted(spellings) for lang in ("en", "mul")
         )
-        classes = CLASSES[kind]
-        typed = (
-            (
-                f"VALUES ?class {{ {' '.join(f'<{c}>' for c in classes)} }} "
-                f"?item <{WDT}P31>/<{WDT}P279>* ?class ."
-            )
-            if classes
-            else ""
-        )
         return self._labels(f"""
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
 SELECT DISTINCT ?item ?label WHERE {{
   VALUES ?name {{ {values} }}
   ?item rdfs:label|skos:altLabel ?name .
-  {typed}
+  {_typed(kind)}
   ?item rdfs:label|skos:altLabel ?label .
 }}""")
 
     def _made_by(self, maker: str, kind: str) -> dict[str, list[str]]:
         key = (maker, kind)
         if key not in self.by_maker:
-            classes = CLASSES[kind]
-            typed = (
-                (
-                    f"VALUES ?class {{ {' '.join(f'<{c}>' for c in classes)} }} "
-                    f"?item <{WDT}P31>/<{WDT}P279>* ?class ."
-                )
-                if classes
-                else ""
-            )
             self.by_maker[key] = self._labels(f"""
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
 SELECT DISTINCT ?item ?label WHERE {{
   ?item <{WDT}P176> <{maker}> .
-  {typed}
+  {_typed(kind)}
   ?item rdfs:label|skos:altLabel ?label .
 }}""")
         return self.by_maker[key]
@@ -304,6 +286,18 @@ SELECT DISTINCT ?item ?label WHERE {{
 
 def _literal(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _typed(kind: str) -> str:
+    """The clause keeping a query to entities of a kind's Wikidata classes (P31, through
+    P279); none for a kind without classes."""
+    classes = CLASSES[kind]
+    if not classes:
+        return ""
+    return (
+        f"VALUES ?class {{ {' '.join(f'<{c}>' for c in classes)} }} "
+        f"?item <{WDT}P31>/<{WDT}P279>* ?class ."
+    )
 
 
 def proposal_set(

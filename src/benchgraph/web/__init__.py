@@ -8,12 +8,16 @@ prepares one); without either the app builds DATA_DIR itself, as `benchgraph ser
 
     server.py       the server process: gunicorn, with the app this module makes
     httpworker.py   gunicorn's worker: request heads read without a thread
+    framing.py      where an HTTP/1 request ends (head, body), from the bytes read so far
+    outbox.py       a response's writes that never wait on a client that does not read
     requestline.py  gunicorn's request line read up to the limit, in linear time
     limits.py       what a request may be (path, query string, body), before Flask routes it
-    fastpath.py     the SPARQL endpoint's common requests, answered below Flask
+    endpoint.py     the SPARQL endpoint's one request reader, query run and response writer
+    fastpath.py     routes the SPARQL endpoint's common requests below Flask (to endpoint.py)
     sparql.py       the SPARQL 1.1 Protocol endpoint at /sparql, its Service Description
     negotiation.py  which serialization answers a request (query form, Accept)
     querypool.py    the query workers, with a time and memory limit per query, in two lanes
+    poolerrors.py   what a query the pool gave no answer is answered (timeout, busy, ...)
     queryworker.py  one query worker process: the store read-only, one query at a time
     memory.py       the memory the machine grants and a worker holds
     site.py         a server process's state: the snapshot it serves, swapped on reload
@@ -22,8 +26,13 @@ prepares one); without either the app builds DATA_DIR itself, as `benchgraph ser
     publicbase.py   the name the server gives itself, and the Host headers it answers
     ui.py           the query page at /
     browse.py       /id/ lists and /search, without SPARQL (catalogue.py: what they read)
+    explore.py      the results explorer at /explore (results.py: its rows, made once per
+                    snapshot, filtered, faceted and sorted)
     ld.py           Linked Data: record and ontology IRIs resolve here (summary.py: the
-                    words a record page leads with; terms.py: RDF terms as a page shows them)
+                    words a record page leads with, runsummary.py a run's, pagefacts.py
+                    what they are made of; performance.py: a part's or model's best runs;
+                    terms.py: RDF terms as a page shows them)
+    figures.py      numbers for people: 4 significant digits with their unit
     dumps.py        the whole dataset, one file per format, written once per snapshot
     ops.py          /healthz and /metrics (metrics.py: the counts)
 

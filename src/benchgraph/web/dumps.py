@@ -111,7 +111,7 @@ def _written(s: Site | Snapshot, ext: str) -> Path:
                 {"op": "dump", "format": ext, "path": str(path)}, timeout=DUMP_TIMEOUT
             )
             if header["status"] != 200:
-                abort(500, f"the {ext} dump could not be written: {header.get('detail')}")
+                abort(500, f"the {ext} dump could not be written: {header['refusal']['detail']}")
             sweep(s.dump_dir, s.key)
     return path
 

@@ -6,16 +6,17 @@ text, its dataset, the `format` asked, whether it is to be downloaded. It reads 
 reads Flask's request.args and request.form (the same parse_qsl call), once per request: the
 fast path reads it and, when it hands the request on, Flask's view finds the Operation (or
 the error of reading it) in the environ instead of parsing the body again. `run` builds the
-job and runs it in the pool, once; a fast path's answer that is not a 200 reaches the view in
-the environ (ANSWERED), and `count` counts an outcome on /metrics. `answer_headers` writes the
-headers of a 200, and `below_flask` adds what Flask's hooks (hooks.py) would add, for the
-fast path. A refusal is answered by Flask's view alone (errors.py: its one shape, negotiated).
+job and runs it in the pool, once: its outcome is the worker's 200 or an error of the family
+(the worker's refusal rebuilt from its answer, or the pool's), and `count` counts it on
+/metrics. `respond` writes every outcome, a 200 (`answer_headers`) or a refusal (the one
+error shape, errors.written), as (status, headers, body): Flask's view makes it a Response,
+and the fast path adds to it what Flask's hooks add (hooks.below_flask, the same code).
 """
 
 from __future__ import annotations
 
-import gzip
 import io
+import logging
 import socket
 import ssl
 import time
@@ -24,17 +25,17 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-from werkzeug.http import http_date, parse_accept_header, parse_options_header, quote_etag
+from werkzeug.http import parse_options_header, quote_etag
 from werkzeug.wsgi import get_input_stream
 
-from ..errors import BenchgraphError
-from .hooks import EXPOSED, MIN_SIZE, _compressible, browser_headers
-from .negotiation import formats_for
+from ..errors import Answered, BenchgraphError
+from . import errors
+from .negotiation import GRAPH, SOLUTIONS, formats_for
+from .poolerrors import PoolError, QueryTimeout
 from .publicbase import url as public_url
-from .querypool import PoolError, QueryTimeout
 
+log = logging.getLogger(__name__)
 OPERATION = "benchgraph.operation"  # the environ key of what `operation` read (or raised)
-ANSWERED = "benchgraph.answered"  # the environ key of a fast path's answer that is not a 200
 FORM_TYPE = "application/x-www-form-urlencoded"
 QUERY_TYPE = "application/sparql-query"
 UPDATE_TYPE = "application/sparql-update"
@@ -46,6 +47,18 @@ class ProtocolError(BenchgraphError):
     def __init__(self, status: int, title: str, detail: str):
         self.status, self.title = status, title
         super().__init__(detail)
+
+
+class ReadOnly(BenchgraphError):
+    """An update: the endpoint is read-only, whatever way the update comes."""
+
+    status, title, code = 403, "read-only endpoint", "update"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this endpoint does not accept SPARQL Update: the dataset is built from the "
+            "record files, so change those instead"
+        )
 
 
 @dataclass(frozen=True)
@@ -177,10 +190,12 @@ def _utf8(data: bytes) -> str:
 
 
 # --- the run ------------------------------------------------------------------------------
-def run(
-    pool: Any, op: Operation, environ: dict, config: Any
-) -> tuple[tuple[dict, bytes] | PoolError, float]:
-    """(the worker's (header, body), or the PoolError that stopped it; seconds taken)."""
+Outcome = tuple[dict, bytes] | BenchgraphError  # a 200's (header, body), or why there is none
+
+
+def run(pool: Any, op: Operation, environ: dict, config: Any) -> tuple[Outcome, float]:
+    """(the worker's 200 (header, body), or the error that stopped the query: the worker's
+    refusal or the pool's; seconds taken)."""
     start = time.perf_counter()
     job = {
         "query": op.text,
@@ -189,19 +204,25 @@ def run(
         "default_graphs": op.default_graphs,
         "named_graphs": op.named_graphs,
     }
+    outcome: Outcome
     try:
         outcome = pool.run(job, config["QUERY_TIMEOUT"], client_gone(environ))
+        if outcome[0]["status"] != 200:
+            outcome = Answered(outcome[0]["refusal"])
     except PoolError as exc:
+        log.warning("%s: %s", exc.title, exc)
         outcome = exc
     return outcome, time.perf_counter() - start
 
 
-def count(metrics: Any, outcome: tuple[dict, bytes] | PoolError, elapsed: float) -> None:
+def count(metrics: Any, outcome: Outcome, elapsed: float) -> None:
     """Count a query's outcome on /metrics (metrics.py): its status, its form, a timeout."""
-    if isinstance(outcome, PoolError):
-        metrics.observe(outcome.status, elapsed, timed_out=isinstance(outcome, QueryTimeout))
+    if isinstance(outcome, BenchgraphError):
+        metrics.observe(
+            outcome.answer()["status"], elapsed, timed_out=isinstance(outcome, QueryTimeout)
+        )
     else:
-        metrics.observe(outcome[0]["status"], elapsed, outcome[0].get("form", ""))
+        metrics.observe(200, elapsed, outcome[0].get("form", ""))
 
 
 def etag_key(environ: dict) -> str:
@@ -232,6 +253,28 @@ def client_gone(environ: dict) -> Callable[[], bool] | None:
 
 
 # --- the answer ---------------------------------------------------------------------------
+EXTENSIONS = {f.name: f.extension for f in (*SOLUTIONS, *GRAPH)}  # a download's file name
+
+
+def respond(
+    outcome: Outcome,
+    environ: dict,
+    metrics: Any,
+    *,
+    elapsed: float = 0.0,
+    etag: str | None = None,
+    download: bool = False,
+) -> tuple[int, list[tuple[str, str]], bytes]:
+    """The endpoint's one response to every outcome, (status, headers, body): a query's 200
+    (answer_headers), or a refusal (the request's, the query's, the pool's) in the one error
+    shape, counted on /metrics by its reason."""
+    if isinstance(outcome, BenchgraphError):
+        return errors.refusal(outcome, environ.get("HTTP_ACCEPT"), metrics)
+    header, body = outcome
+    extension = EXTENSIONS[header["format"]] if download else None
+    return 200, answer_headers(header, elapsed, etag, extension), body
+
+
 def answer_headers(
     header: dict, elapsed: float, etag: str | None, download: str | None = None
 ) -> list[tuple[str, str]]:
@@ -252,35 +295,3 @@ def answer_headers(
     if download:
         headers.append(("Content-Disposition", f'attachment; filename="result.{download}"'))
     return headers
-
-
-def below_flask(
-    headers: list[tuple[str, str]], body: bytes, environ: dict, config: Any
-) -> tuple[str, list[tuple[str, str]], bytes]:
-    """(status, headers, body) of a 200 answered below Flask: `headers` and what Flask's
-    hooks add to them (hooks.py: the date of a conditional answer, gzip, CORS, the browser
-    headers), in the order the fast path has always sent them."""
-    out = []
-    for name, value in headers:
-        if name == "Vary":
-            value = "Accept, Accept-Encoding"
-        out.append((name, value))
-        if name == "Cache-Control":  # werkzeug's make_conditional dates an answer with an ETag
-            out.append(("Date", http_date()))
-    mimetype = headers[0][1].split(";")[0].strip().lower()
-    encodings = environ.get("HTTP_ACCEPT_ENCODING")
-    if (
-        len(body) >= MIN_SIZE
-        and encodings
-        and _compressible(mimetype)
-        and parse_accept_header(encodings)["gzip"] > 0
-    ):
-        body = gzip.compress(body, compresslevel=6, mtime=0)
-        out.append(("Content-Encoding", "gzip"))
-    out += [
-        ("Content-Length", str(len(body))),
-        ("Access-Control-Allow-Origin", "*"),
-        ("Access-Control-Expose-Headers", EXPOSED),
-        *browser_headers(config),
-    ]
-    return "200 OK", out, body

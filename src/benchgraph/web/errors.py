@@ -1,16 +1,22 @@
-"""Every error the web app answers has one shape, built by `error_body`, and is counted on
-/metrics by its reason.
+"""Every error the web app answers has one shape, written by `written` (its body by
+`error_body`), and is counted on /metrics by its reason.
 
 JSON for programs: {"ok": false, "status": 400, "title": "malformed query", "error": "...",
-plus details such as "position"}; the same fields on an HTML page when a browser asks.
+plus details such as "position"}; the same fields on an HTML page when a browser asks. An
+error of benchgraph's family is mapped to status, title, code and fields in one place
+(BenchgraphError.answer) and written here (`refusal`); Flask's views answer with
+`error_response` and `error_for`, the SPARQL endpoint with endpoint.respond, gunicorn's worker
+(httpworker.py) with `written` itself.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from functools import lru_cache
 from typing import Any
 
-from flask import Flask, Response, current_app, jsonify, render_template, request
+from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException, SecurityError
 
 from ..errors import BenchgraphError
@@ -36,6 +42,59 @@ def error_body(status: int, title: str, detail: str, **extra: object) -> dict:
     return {"ok": False, "status": status, "title": title, "error": detail, **extra}
 
 
+@lru_cache(maxsize=256)
+def wants_html(accept: str | None) -> bool:
+    """Whether a client prefers an HTML page to JSON (a browser): its error is then a page,
+    which only Flask renders (the fast path hands such a request to Flask)."""
+    try:
+        return choose((JSON_ERROR, HTML), accept) is HTML
+    except NotAcceptable:
+        return False
+
+
+def written(
+    status: int,
+    title: str,
+    detail: str,
+    headers: dict[str, str] | None = None,
+    *,
+    code: str | None = None,
+    accept: str | None = None,
+    metrics: Any = None,
+    **extra: object,
+) -> tuple[int, list[tuple[str, str]], bytes]:
+    """An error as every layer answers it, (status, headers, body): JSON as Flask's jsonify
+    writes it, or an HTML page for a client that prefers one (in Flask's request context);
+    counted on `metrics` under its reason."""
+    body = error_body(status, title, detail, **extra)
+    if wants_html(accept):
+        data = render_template("error.html", error=body).encode()
+        content_type = "text/html; charset=utf-8"
+    else:
+        data = (json.dumps(body, sort_keys=True, separators=(",", ":")) + "\n").encode()
+        content_type = "application/json"
+    if metrics is not None:
+        metrics.refused(reason(status, title, code), status)
+    return (
+        status,
+        [("Content-Type", content_type), ("Vary", "Accept"), *(headers or {}).items()],
+        data,
+    )
+
+
+def refusal(
+    exc: BenchgraphError, accept: str | None, metrics: Any
+) -> tuple[int, list[tuple[str, str]], bytes]:
+    """An error of benchgraph's family, written: its answer (status, title, code, detail,
+    where in the query, Retry-After) in the one shape."""
+    return written(**exc.answer(), accept=accept, metrics=metrics)
+
+
+def response(status: int, headers: list[tuple[str, str]], body: bytes) -> Response:
+    """What `written` (or endpoint.respond) wrote, as Flask's Response."""
+    return Response(body, status=status, headers=headers)
+
+
 def error_response(
     status: int,
     title: str,
@@ -46,29 +105,23 @@ def error_response(
     **extra: object,
 ) -> Response:
     """An error as JSON, or as an HTML page for a client that prefers HTML."""
-    body = error_body(status, title, detail, **extra)
-    try:
-        wants_html = choose((JSON_ERROR, HTML), request.headers.get("Accept")) is HTML
-    except NotAcceptable:
-        wants_html = False
-    if wants_html:
-        response = Response(
-            render_template("error.html", error=body), status=status, mimetype="text/html"
+    return response(
+        *written(
+            status,
+            title,
+            detail,
+            headers,
+            code=code,
+            accept=request.headers.get("Accept"),
+            metrics=_metrics(),
+            **extra,
         )
-    else:
-        response = jsonify(body)
-        response.status_code = status
-    response.headers.update(headers or {})
-    response.vary.add("Accept")
-    _count(status, title, code)
-    return response
+    )
 
 
-def error_for(exc: BenchgraphError, headers: dict[str, str] | None = None) -> Response:
-    """The answer of an error of benchgraph's family: its status, title, code and detail
-    (and where in the query, when known)."""
-    extra = {"position": exc.position} if exc.position else {}
-    return error_response(exc.status or 500, exc.title, exc.detail, headers, code=exc.code, **extra)
+def error_for(exc: BenchgraphError) -> Response:
+    """The answer of an error of benchgraph's family, in Flask's view."""
+    return response(*refusal(exc, request.headers.get("Accept"), _metrics()))
 
 
 def reason(status: int, title: str, code: str | None = None) -> str:
@@ -80,10 +133,9 @@ def reason(status: int, title: str, code: str | None = None) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or str(status)
 
 
-def _count(status: int, title: str, code: str | None) -> None:
+def _metrics() -> Any:
     site = current_app.extensions.get("benchgraph")
-    if site is not None:  # None only while the app is being made
-        site.metrics.refused(reason(status, title, code), status)
+    return None if site is None else site.metrics  # None only while the app is being made
 
 
 def register(app: Flask) -> None:

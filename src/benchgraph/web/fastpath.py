@@ -5,16 +5,16 @@ and its Response object took 0.4 ms of the server's time, twice what the query i
 (the hop to a query worker and back included), and as much again as the whole answer of the
 Oxigraph server. `FastSparql` wraps Flask's WSGI app (inside limits.RequestLimits, so every
 size limit still applies first) and answers the requests clients send most, a query by GET,
-by form POST or by direct POST whose answer is a 200. It only routes: the request is read,
-run and answered by endpoint.py, as Flask's view (sparql.py) reads, runs and answers it.
+by form POST or by direct POST, whatever its outcome. It only routes: the request is read,
+run and answered by endpoint.py, as Flask's view (sparql.py) reads, runs and answers it, and
+what Flask's hooks add to the answer is added by the same functions (hooks.below_flask).
 
 Every other request goes to Flask untouched: other paths, HEAD (Flask answers it as GET, with
 no body) and OPTIONS, conditional and range requests, `download`, updates, a request the
-protocol refuses, and a Host Flask would refuse (publicbase.host_allowed, the check Flask
-makes: a 400 there). What was read goes with it (endpoint.OPERATION), and so does a query's
-answer that is not a 200 (refused, malformed, timed out, too large...: endpoint.ANSWERED), so
-that every error keeps its one shape, its negotiation and its counting (errors.py), and no
-request is read twice nor any query run twice.
+protocol refuses, a client that prefers an HTML page (an error for it is rendered from the
+site's templates), and a Host Flask would refuse (publicbase.host_allowed, the check Flask
+makes: a 400 there). What was read goes with it (endpoint.OPERATION), so that no request is
+read twice.
 """
 
 from __future__ import annotations
@@ -22,7 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from ..errors import BenchgraphError
 from . import endpoint
+from .errors import wants_html
+from .hooks import below_flask
 from .publicbase import host_allowed
 
 if TYPE_CHECKING:
@@ -67,6 +70,8 @@ class FastSparql:
             return None  # Flask routes by SERVER_NAME, and refuses a Host not allowed
         if method == "GET" and any(key in environ for key in CONDITIONAL):
             return None
+        if wants_html(environ.get("HTTP_ACCEPT")):
+            return None  # a refusal would be a page of the site: Flask renders it
         try:
             op = endpoint.operation(environ, config.get("MAX_CONTENT_LENGTH"))
         except Exception:  # noqa: BLE001 - kept in the environ: Flask's view answers it
@@ -80,19 +85,13 @@ class FastSparql:
                 outcome, elapsed = endpoint.run(snapshot.pool, op, environ, config)
             except Exception:  # a fault of the pool itself: Flask's view meets it and says so
                 return None
-            if isinstance(outcome, Exception) or outcome[0]["status"] != 200:
-                environ[endpoint.ANSWERED] = (outcome, elapsed)
-                return None
             endpoint.count(site.metrics, outcome, elapsed)
-            header, body = outcome
             etag = None
-            if method == "GET":
-                accept = environ.get("HTTP_ACCEPT", "")
-                etag = snapshot.etag(endpoint.etag_key(environ), accept)
+            if method == "GET" and not isinstance(outcome, BenchgraphError):
+                etag = snapshot.etag(endpoint.etag_key(environ), environ.get("HTTP_ACCEPT", ""))
+            written = endpoint.respond(outcome, environ, site.metrics, elapsed=elapsed, etag=etag)
         finally:
             snapshot.leave()
-        status, headers, body = endpoint.below_flask(
-            endpoint.answer_headers(header, elapsed, etag), body, environ, config
-        )
+        status, headers, body = below_flask(*written, environ, config)
         start_response(status, headers)
         return [body]

@@ -53,7 +53,6 @@ read from the app's config (rows of benchgraph/settings.py, set by `BENCHGRAPH_<
 from __future__ import annotations
 
 import errno
-import json
 import selectors
 import socket
 import time
@@ -557,21 +556,20 @@ class LingeringWorker(ThreadWorker):
     ) -> None:
         """An error answered without the app (no request to give it), in its one shape and
         counted as the app counts its errors; best effort, never waiting on the client."""
-        body, headers = b"{}", []
+        body, headers = b"{}", [("Content-Type", "application/json")]
         try:
-            from .errors import error_body, reason
+            from .errors import written
             from .hooks import browser_headers
 
-            body = json.dumps(error_body(status, title, detail)).encode()
             site = getattr(self.wsgi, "extensions", {}).get("benchgraph")
-            if site is not None:
-                site.metrics.refused(reason(status, title, code), status)
-            headers = browser_headers(self.wsgi.config)
+            _status, headers, body = written(
+                status, title, detail, code=code, metrics=site and site.metrics
+            )
+            headers += browser_headers(self.wsgi.config)
         except Exception:  # a plain WSGI app without benchgraph's config: the bare answer
             pass
         head = [
             f"HTTP/1.1 {status} {HTTPStatus(status).phrase}",
-            "Content-Type: application/json",
             f"Content-Length: {len(body)}",
             "Connection: close",
             "Access-Control-Allow-Origin: *",

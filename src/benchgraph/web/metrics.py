@@ -41,7 +41,7 @@ class Metrics:
                     self.latency_buckets[i] += 1
 
     def refused(self, reason: str, status: int) -> None:
-        """Count one error answered (errors.error_response calls this for every error)."""
+        """Count one error answered (errors.written calls this for every error)."""
         with self._lock:
             self.refusals[reason, status] += 1
 

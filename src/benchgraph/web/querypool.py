@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ..errors import BenchgraphError
 from .memory import MB, default_query_memory_mb, memory_detail, private_rss
+from .poolerrors import ClientGone, PoolBusy, QueryOutOfMemory, QueryTimeout, WorkerDied
 
 log = logging.getLogger(__name__)
 
@@ -58,61 +58,6 @@ IDLE_RETIRE = 60.0
 RECYCLE_MB = 64
 # How often a waiting request looks at its worker's memory and its client.
 TICK = 0.05
-
-
-class PoolError(BenchgraphError):
-    """The pool gave a query no answer: it timed out, every worker was busy, or its worker
-    died."""
-
-    status = 500
-    title = "query failed"
-    code = "query-failed"  # the label /metrics counts it under
-
-
-class QueryTimeout(PoolError):
-    """The query ran past its time limit and was stopped."""
-
-    status = 503
-    title = "query timed out"
-    code = "timeout"
-
-
-class QueryOutOfMemory(PoolError):
-    """The query's worker passed the memory limit and was stopped.
-
-    507 Insufficient Storage: the server could not hold what the query needs. Not 503, which
-    says "try again later" (clients and proxies retry it, re-running the same query), nor a
-    4xx: the query is valid and would run on a server granting more memory."""
-
-    status = 507
-    title = "query used too much memory"
-    code = "memory"
-
-
-class ClientGone(PoolError):
-    """The client closed its connection before the answer; the query was stopped.
-
-    499 is the status nginx logs for this; no client ever reads it."""
-
-    status = 499
-    title = "client gone"
-    code = "client-gone"
-
-
-class PoolBusy(PoolError):
-    """Every worker stayed busy until the request's deadline."""
-
-    status = 503
-    title = "server busy"
-    code = "busy"
-
-
-class WorkerDied(PoolError):
-    """The worker process ended while answering (killed from outside)."""
-
-    status = 500
-    title = "query worker died"
-    code = "worker-died"
 
 
 @dataclass

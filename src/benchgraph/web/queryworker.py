@@ -50,6 +50,7 @@ from ..store import open as open_store
 from ..store.http import StoreError, StoreTooLarge
 from .memory import MB, memory_detail
 from .negotiation import BY_FORM, BY_NAME, GRAPH, Format, NotAcceptable, choose
+from .poolerrors import PoolError, QueryOutOfMemory
 
 UNION = {"use_default_graph_as_union": True}
 
@@ -285,19 +286,10 @@ def _serialize(result: object, fmt: Format, settings: Settings) -> bytearray:
 
 
 def _refusal(exc: BenchgraphError) -> dict:
-    """The header of an error of the family, for the server to answer in the one shape."""
-    return _error(exc.status or 500, exc.title, exc.detail, exc.position, exc.code)
-
-
-def _error(
-    status: int, title: str, detail: str, position: dict | None = None, code: str | None = None
-) -> dict:
-    header = {"status": status, "error": title, "detail": detail}
-    if position:
-        header["position"] = position
-    if code:
-        header["code"] = code  # what /metrics counts it under (errors.reason)
-    return header
+    """The header of an error of the family: its status, and its answer (BenchgraphError.
+    answer) for the server to write in the one shape (errors.Answered)."""
+    answer = exc.answer()
+    return {"status": answer["status"], "refusal": answer}
 
 
 def _die_with_parent() -> None:
@@ -364,22 +356,11 @@ def serve(store: object, settings: Settings, requests: Connection, reply: Connec
         try:
             header, body = answer(store, request, settings)
         except MemoryError:  # Python's allocator failed under the limit; Rust's aborts
-            header, body = (
-                _error(
-                    507,
-                    "query used too much memory",
-                    memory_detail(settings.memory_mb),
-                    code="memory",
-                ),
-                b"",
-            )
+            header, body = _refusal(QueryOutOfMemory(memory_detail(settings.memory_mb))), b""
             header["retire"] = True  # the pool replaces this worker
         except Exception as exc:  # keep the worker alive; the pool reports a server error
             traceback.print_exc()
-            header, body = (
-                _error(500, "query failed", f"{type(exc).__name__}: {exc}", code="query-failed"),
-                b"",
-            )
+            header, body = _refusal(PoolError(f"{type(exc).__name__}: {exc}")), b""
         reply.send_bytes(json.dumps(header).encode())
         reply.send_bytes(body)
 

@@ -119,7 +119,7 @@ class Snapshot:
     def _select(self, query: str) -> list[dict]:
         header, body = self.pool.run({"query": query, "formats": formats_for("application/json")})
         if header["status"] != 200:
-            raise RuntimeError(f"{query}: {header.get('detail')}")
+            raise RuntimeError(f"{query}: {header['refusal']['detail']}")
         return json.loads(body)["results"]["bindings"]
 
     def enter(self) -> None:

@@ -4,8 +4,8 @@ Queries come by GET, form POST or direct POST; the protocol's default-graph-uri 
 named-graph-uri override the query's FROM clauses. The endpoint is read-only: an update is
 refused whatever way it comes. Each query runs in a worker process of the pool, under a hard
 time limit, and its answer is sent only once complete, so a client never gets a 200 with a
-cut body. The request is read, its query run and its 200 written by endpoint.py, for this
-view and for the fast path (fastpath.py), which answers plain queries whose answer is a 200
+cut body. The request is read, its query run and its answer or refusal written by
+endpoint.py, for this view and for the fast path (fastpath.py), which answers plain queries
 below Flask; everything else comes here.
 """
 
@@ -14,23 +14,16 @@ from __future__ import annotations
 import pyoxigraph as ox
 from flask import Blueprint, Response, current_app, render_template, request
 
+from ..errors import BenchgraphError
 from ..namespaces import GRAPH as GRAPH_NS
 from ..serving.description import by_kind
 from . import endpoint as endpoint_module
-from .endpoint import ANSWERED, Operation, ProtocolError
-from .errors import error_for, error_response
+from .endpoint import Operation, Outcome, ProtocolError, ReadOnly
+from .errors import response
 from .hooks import not_modified
-from .negotiation import (
-    GRAPH,
-    HTML,
-    SOLUTIONS,
-    TURTLE,
-    NotAcceptable,
-    choose,
-    serialize_rdf,
-)
+from .negotiation import GRAPH, HTML, TURTLE, NotAcceptable, choose, serialize_rdf
+from .poolerrors import PoolError
 from .publicbase import url as public_url
-from .querypool import PoolBusy, PoolError
 from .site import Site
 
 bp = Blueprint("sparql", __name__)
@@ -67,6 +60,12 @@ RESULT_FORMATS = {
 }
 
 
+class DescriptionUnavailable(BenchgraphError):
+    """The Service Description could not be made: the queries counting its graphs failed."""
+
+    status, title = 503, "service description unavailable"
+
+
 def site() -> Site:
     return current_app.extensions["benchgraph"]
 
@@ -78,17 +77,11 @@ def endpoint() -> Response:
     try:
         operation = read_operation()
     except ProtocolError as exc:
-        return error_for(exc)
+        return respond(exc)
     if operation is None:
         return service_description()
     if operation.kind == "update":
-        return error_response(
-            403,
-            "read-only endpoint",
-            "this endpoint does not accept SPARQL Update: the dataset is "
-            "built from the record files, so change those instead",
-            code="update",
-        )
+        return respond(ReadOnly())
     return run_query(operation)
 
 
@@ -100,38 +93,19 @@ def read_operation() -> Operation | None:
 def run_query(operation: Operation) -> Response:
     """Run the query in a worker; answer its result, or the reason it has none."""
     s = site()
-    environ = request.environ
     etag = None
     if request.method in ("GET", "HEAD"):  # HEAD: GET's answer, Flask leaves out the body
-        etag = s.etag(endpoint_module.etag_key(environ), request.headers.get("Accept", ""))
+        etag = s.etag(endpoint_module.etag_key(request.environ), request.headers.get("Accept", ""))
         if request.if_none_match.contains_weak(etag):
             return not_modified(etag)
-    # A query the fast path ran already, whose answer is not a 200: answered here, not rerun.
-    answered = environ.get(ANSWERED)
-    if answered is not None:
-        outcome, elapsed = answered
-    else:
-        outcome, elapsed = endpoint_module.run(s.pool, operation, environ, current_app.config)
+    outcome, elapsed = endpoint_module.run(s.pool, operation, request.environ, current_app.config)
     endpoint_module.count(s.metrics, outcome, elapsed)
-    if isinstance(outcome, PoolError):
-        exc = outcome
-        current_app.logger.warning("%s: %s", exc.title, exc)
-        return error_for(exc, {"Retry-After": "5"} if isinstance(exc, PoolBusy) else None)
-    header, body = outcome
-    status = header["status"]
-    if status != 200:
-        extra = {"position": header["position"]} if "position" in header else {}
-        return error_response(
-            status, header["error"], header["detail"], code=header.get("code"), **extra
-        )
-    download = None
-    if operation.download:
-        download = {f.name: f.extension for f in (*SOLUTIONS, *GRAPH)}[header["format"]]
-    headers = endpoint_module.answer_headers(header, elapsed, etag, download)
-    response = Response(body, status=200, content_type=headers[0][1])
-    for name, value in headers[1:]:
-        response.headers[name] = value
-    return response
+    return respond(outcome, elapsed=elapsed, etag=etag, download=operation.download)
+
+
+def respond(outcome: Outcome, **how: object) -> Response:
+    """The endpoint's response (endpoint.respond, as the fast path writes it) as Flask's."""
+    return response(*endpoint_module.respond(outcome, request.environ, site().metrics, **how))
 
 
 def endpoint_url() -> str:
@@ -147,7 +121,7 @@ def service_description() -> Response:
     try:
         fmt = choose((*GRAPH, HTML), request.headers.get("Accept"), request.args.getlist("format"))
     except NotAcceptable as exc:
-        return error_for(exc)
+        return respond(exc)
     etag = s.etag("sd", endpoint_iri, fmt.name)
     if request.if_none_match.contains_weak(etag):
         return not_modified(etag)
@@ -162,7 +136,7 @@ def service_description() -> Response:
     try:
         body = s.remember(("sd", endpoint_iri, fmt.name), make)
     except (PoolError, RuntimeError) as exc:
-        return error_response(503, "service description unavailable", str(exc))
+        return respond(DescriptionUnavailable(str(exc)))
     response = Response(
         body, content_type="text/html; charset=utf-8" if fmt is HTML else fmt.content_type
     )

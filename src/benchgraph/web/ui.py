@@ -8,6 +8,7 @@ import re
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 
+from ..errors import BenchgraphError
 from ..namespaces import BASE, BG, GRAPH, ID, ONTOLOGY_IRI, PREFIXES, UNIT, pasteable
 from ..query.params import (
     Parameter,
@@ -17,7 +18,7 @@ from ..query.params import (
 )
 from ..query.saved import SavedQuery
 from .dumps import dump_formats
-from .errors import error_response
+from .errors import error_for
 from .figures import figure
 from .hooks import not_modified
 from .negotiation import BY_FORM
@@ -40,6 +41,19 @@ LIMIT 25
 HEADLINE = "no-gpu-fabric"
 RUN_ARG = "run"  # /?example=NAME&run=no: the example opened, not run
 ONE_LINE = 110  # characters of a description the examples list shows before its <details>
+
+
+class BadParameter(BenchgraphError):
+    """A value a saved query's parameter cannot take (query.params), given on the query page."""
+
+    status, title = 400, "bad parameter"
+
+    def __init__(self, exc: ParameterError):
+        self.name = exc.name
+        super().__init__(str(exc))
+
+    def fields(self) -> dict:
+        return {"parameter": self.name}
 
 
 @bp.route("/")
@@ -65,7 +79,7 @@ def index() -> Response:
         try:
             opened = _opened(s, request.args)
         except ParameterError as exc:
-            return error_response(400, "bad parameter", str(exc), parameter=exc.name)
+            return error_for(BadParameter(exc))
         for e in examples:  # the form shows what was given
             if e["name"] == opened["name"]:
                 for p in e["params"]:
