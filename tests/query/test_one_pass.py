@@ -80,7 +80,7 @@ def test_the_embedded_store_reads_a_text_once(passes, text):
 def test_a_refusal_reads_the_text_once(passes, text, code):
     header, _body = _answer(ox.Store(), text)
     assert header["status"] in (400, 403), header
-    assert header["code"] == (code or "too-many-parts")
+    assert header["refusal"]["code"] == (code or "too-many-parts")
     assert passes == [text]
 
 
