@@ -74,7 +74,7 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
         facts=triple_facts(record.kind, kept, own),
         # nothing links to a run: what others read of it is never asked
         outward=outward(stated, own) if record.kind != "benchmarks" else "",
-        rules=rule_facts(kept, inferred),
+        rules=rule_facts(kept, inferred, own),
     )
     return entry.pack(loading=True)
 

@@ -161,11 +161,31 @@ def ruleset() -> RuleSet:
     return RuleSet(made.chains, made.supers, made.edges, ontology)
 
 
-def rule_facts(stated: Iterable[tuple], inferred: Iterable[tuple]) -> str:
+# A record's rule facts name the record itself (and the nodes below it) as OWN: runs alike
+# but for their IRI (same links, statements, sources, comparisons) have the same text, and a
+# build derives one of them for all (pipeline.derive). A space ends every IRI, so no other
+# IRI reads as it; World.add names the record again.
+OWN = "~ "
+
+
+def rule_facts(stated: Iterable[tuple], inferred: Iterable[tuple], own: str) -> str:
     """What the cross-record rules read of one record, from its triples (rdflib terms) as
     its graph holds them (`stated`) and as its local reasoning adds them to the inferred
-    graph (`inferred`), as JSON."""
-    return _facts(ruleset(), stated, inferred)
+    graph (`inferred`), as JSON, the record's IRI `own` written as OWN."""
+    short = _short(own)
+    return (
+        _facts(ruleset(), stated, inferred)
+        .replace(f'"{short}"', f'"{OWN}"')
+        .replace(f'"{short}#', f'"{OWN}#')
+    )
+
+
+def renamed(lines: list[str], was: str, now: str) -> list[str]:
+    """Derived N-Quads lines of the record `was` as those of `now`, a record alike but for
+    its IRI (see OWN): its IRI at the start of an IRI, followed by '>' or '#'."""
+    return sorted(
+        line.replace(f"<{was}>", f"<{now}>").replace(f"<{was}#", f"<{now}#") for line in lines
+    )
 
 
 @lru_cache(maxsize=4)
@@ -267,9 +287,9 @@ class World:
         self.closed: set[str] = set()  # subjects whose chains are closed
         self.add("", rs.ontology)
 
-    def add(self, own: str, facts: str | dict) -> None:
-        """The facts of the record whose IRI is `own` ("" for the ontology)."""
-        got = json.loads(facts) if isinstance(facts, str) else facts
+    def add(self, own: str, facts: str) -> None:
+        """The facts (rule_facts) of the record whose IRI is `own` ("" for the ontology)."""
+        got = json.loads(facts.replace(f'"{OWN}', f'"{_short(own)}') if own else facts)
         edges, mine = self.rules.edges, self.subjects[own]
         for s, code, o, flag in got.get("e", ()):
             s, o, p = _long(s), _long(o), edges[code]

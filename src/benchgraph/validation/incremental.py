@@ -18,7 +18,7 @@ from .fabric import copied_fabric, fabric_texts
 from .facts import Dataset, RecordFacts, facts_from_nquads
 
 if TYPE_CHECKING:
-    from ..store.cache import Cache, Entries
+    from ..store.cache import Cache, Entries, Entry
 
 
 def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
@@ -192,57 +192,80 @@ class _Across:
                 if p in self.entries
             }
             affected |= first | second
-        facts = self._facts(affected)
+        texts, kept = self._facts(affected)
         read = [
             self.entries[p] for p, row in rows.items() if row[KIND] != "benchmarks" or p in affected
         ]
         self.cache.read_refs(read)
-        # nothing links to a run: the other runs are not needed to check these records; only
-        # the line maps of checked records with a problem are read (in one query: an edited
-        # accelerator has thousands of runs checked again, one query each took 0.3 s in 1k)
-        records = [
-            RecordFacts(e.path, e.kind, e.id, e.refs, {}, facts.get(e.path, [])) for e in read
-        ]
+        # nothing links to a run: the other runs are not needed to check these records, and
+        # runs with the same links and facts (all but their IRI and file) have the same
+        # results on their own nodes: one of each kind is checked. Only the line maps of
+        # checked records with a problem are read (in one query: an edited accelerator has
+        # thousands of runs checked again, one query each took 0.3 s in 1k)
+        kinds: dict[tuple, list[Entry]] = {}
+        records = []
+        for e in read:
+            if e.kind == "benchmarks":
+                refs = e.ref_data if isinstance(e.ref_data, str) else json.dumps(e.refs)
+                kinds.setdefault((refs, texts[e.path]), []).append(e)
+            else:
+                records.append(self._record(e, texts))
+        others = {}
+        for members in kinds.values():
+            records.append(self._record(members[0], texts))
+            others[members[0].path] = members[1:]
         mine = [r for r in records if r.path in affected]
+
+        made: dict[str, list[RecordFacts]] = {}
+
+        def alike(path: str) -> list[RecordFacts]:
+            if path not in made:  # made for the runs whose kind has results only
+                made[path] = [self._record(e, texts, facts=[]) for e in others.get(path, ())]
+            return made[path]
 
         def lines(found: list[RecordFacts]) -> None:
             self.cache.read_lines([self.entries[r.path] for r in found])
             for r in found:
                 r.lines = self.entries[r.path].lines
 
-        found = across_problems(records, mine, lines)
+        found = across_problems(records, mine, lines, alike)
+        written = []
+        for path in sorted(affected):
+            e = self.entries[path]
+            problems = json.dumps([p.as_dict() for p in found[path]]) if path in found else ""
+            if kept.get(path) != (e.digest, problems):
+                written.append((path, e.digest, e.kind, texts[path], problems))
+        # only the rows that changed: an edited part's runs mostly keep their problems
         self.db.executemany(
-            "INSERT OR REPLACE INTO validate_across VALUES (?, ?, ?, ?, ?)",
-            [
-                (
-                    r.path,
-                    self.entries[r.path].digest,
-                    r.kind,
-                    "\n".join("\t".join(f) for f in r.facts),
-                    json.dumps([p.as_dict() for p in found[r.path]]) if r.path in found else "",
-                )
-                for r in mine
-            ],
+            "INSERT OR REPLACE INTO validate_across VALUES (?, ?, ?, ?, ?)", written
         )
         self.db.executemany("DELETE FROM validate_across WHERE path = ?", [(p,) for p in gone])
 
-    def _facts(self, affected: set[str]) -> dict[str, list[tuple[str, str, str]]]:
+    def _record(self, e: Entry, texts: dict[str, str], facts: list | None = None) -> RecordFacts:
+        """The record as the checks read it; `facts` in place of its own (a run alike)."""
+        if facts is None:
+            text = texts.get(e.path, "")
+            facts = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
+        return RecordFacts(e.path, e.kind, e.id, e.refs, {}, facts)
+
+    def _facts(self, affected: set[str]) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
         """Facts of the affected records (from their N-Quads when they changed) and of every
-        record that is not a run (what runs link to; few)."""
-        out: dict[str, list] = {}
-        digests = {}
+        record that is not a run (what runs link to; few), as the table keeps them (text);
+        and the (digest, problems) the table keeps of them."""
+        texts: dict[str, str] = {}
+        kept = {}
         rows = self.db.execute(
-            "SELECT path, digest, facts FROM validate_across WHERE kind != 'benchmarks' "
-            "OR path IN (SELECT value FROM json_each(?))",
+            "SELECT path, digest, facts, problems FROM validate_across WHERE kind != "
+            "'benchmarks' OR path IN (SELECT value FROM json_each(?))",
             (json.dumps(sorted(affected)),),
         )
-        for path, digest, text in rows:
-            digests[path] = digest
-            out[path] = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
+        for path, digest, text, problems in rows:
+            kept[path] = (digest, problems)
+            texts[path] = text
         wanted = [
             p
             for p, row in self.entries.rows.items()
-            if (p in affected or row[KIND] != "benchmarks") and digests.get(p) != row[DIGEST]
+            if (p in affected or row[KIND] != "benchmarks") and kept.get(p, ("",))[0] != row[DIGEST]
         ]
         missing = [
             p for p in wanted if self.entries[p].facts is None and not self.entries[p].stated
@@ -250,9 +273,10 @@ class _Across:
         quads = self.cache.get(missing, quads=True) if missing else {}
         for path in wanted:
             e = quads.get(path) or self.entries[path]
-            out[path] = (
+            facts = (
                 e.facts
                 if e.facts is not None
                 else facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id)))
             )
-        return out
+            texts[path] = "\n".join("\t".join(f) for f in facts)
+        return texts, kept
