@@ -10,13 +10,13 @@ what the store holds of them (store.load.Loader.derived)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
-from ..namespaces import ID, graph_of, record_iri
-from ..reasoning.rules import SYSTEM, World, renamed
+from ..namespaces import ID, RUN, graph_of, record_iri, renamed
+from ..reasoning.rules import SYSTEM, World
 from ..store.cache import ID as ROW_ID
 from ..store.cache import KIND, Cache, Entries, Entry
-from ..store.load import Loader, graph_name
+from ..store.load import Derived, Loader, graph_name
 
 RUNS = "benchmarks"
 IDS = str(ID)
@@ -40,10 +40,10 @@ class Derivation:
         self.included: Entries | None = None
 
     # --- as the records load (store.load.Deriver) ----------------------------------------
-    def take(self, entries: list[Entry]) -> dict[str, list[str]]:
+    def take(self, entries: list[Entry]) -> Derived:
         """Derived quads of what can be derived now that these entries load."""
         if not self.stream:
-            return {}
+            return Derived()
         for e in entries:
             self.waiting.discard(e.path)
             if not e.rules:
@@ -56,13 +56,13 @@ class Derivation:
                 self.others.append((graph_name(e), own))
             e.rules = ""  # the cache keeps it
         if self.waiting:
-            return {}
+            return Derived()
         return self._now()
 
-    def rest(self) -> dict[str, list[str]]:
+    def rest(self) -> Derived:
         """What is left to derive once every batch is in."""
         if not self.stream:
-            return {}
+            return Derived()
         self.waiting.clear()
         return self._now()
 
@@ -71,13 +71,13 @@ class Derivation:
         the load, with the rest."""
         self.done -= set(graphs)
 
-    def _now(self) -> dict[str, list[str]]:
+    def _now(self) -> Derived:
         others, runs = self.others, self.runs
         self.others, self.runs = [], {}
         if not others and not runs:
-            return {}
-        out = {graph: lines for graph, lines in _alike(self.world, runs, others)}
-        self.done |= set(out)
+            return Derived()
+        out = _alike(self.world, runs, others)
+        self.done |= out.graphs()
         return out
 
     # --- after the load -------------------------------------------------------------------
@@ -129,7 +129,7 @@ class Derivation:
         ]
         for path, facts in self.cache.rule_facts(more).items():
             world.add(iris[path], facts)
-        self.loader.derived(dict(_alike(world, runs, others, added=True)))
+        self.loader.derived(_alike(world, runs, others, added=True))
 
 
 def _alike(
@@ -137,24 +137,23 @@ def _alike(
     runs: dict[str, list[tuple[str, str]]],
     others: list[tuple[str, str]],
     added: bool = False,
-) -> Iterator[tuple[str, list[str]]]:
-    """(graph, derived lines) of `others` (their facts in `world`) and of `runs` (rule facts
-    -> (graph, IRI) of the runs that have them): one run of each kind is derived, the others
-    renamed from it (rules.OWN). `added`: the first run of each kind is in `world` already.
-    Nothing links to a run: once derived, its facts are let go."""
+) -> Derived:
+    """What the rules derive of `others` ((graph, IRI), their facts in `world`) and of `runs`
+    (rule facts -> (graph, IRI) of the runs that have them): one run of each kind is
+    derived, its lines made the kind's, with RUN for its IRI (rules.OWN). `added`: the first
+    run of each kind is in `world` already. Nothing links to a run: once derived, its facts
+    are let go."""
     first = {}
     for facts, members in runs.items():
         first[members[0][1]] = members
         if not added:
             world.add(members[0][1], facts)
     found = world.derive([iri for _, iri in others] + list(first))
-    for graph, iri in others:
-        yield graph, found[iri]
+    out = Derived({graph: found[iri] for graph, iri in others})
     for iri, members in first.items():
-        lines = found[iri]
-        for graph, own in members:
-            yield graph, lines if own == iri else renamed(lines, iri, own)
+        out.kinds.setdefault(tuple(renamed(found[iri], iri, RUN)), []).extend(members)
     world.forget(list(first))
+    return out
 
 
 def graph_name_of(row: tuple) -> str:

@@ -43,7 +43,7 @@ from rdflib import Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, XSD
 
-from ..namespaces import BG, ID, INFERRED_GRAPH, record_iri
+from ..namespaces import BG, ID, INFERRED_GRAPH, RUN, record_iri
 from ..vocab import EVIDENCE, SOURCE_KINDS
 
 FABRIC_STATUS = str(BG.fabricStatus)
@@ -82,7 +82,6 @@ PART_IRI = str(record_iri("accelerators", ""))
 SYSTEM_IRI = str(record_iri("systems", ""))
 IDS = str(ID)
 RUNS_IRI = str(record_iri("benchmarks", ""))
-RUN = "\x00run"  # a run's IRI in lines made once for runs of one kind (World._status_lines)
 GRAPH = f"<{INFERRED_GRAPH}>"
 TRUE = '"true"^^<http://www.w3.org/2001/XMLSchema#boolean>'
 FALSE = '"false"^^<http://www.w3.org/2001/XMLSchema#boolean>'
@@ -177,14 +176,6 @@ def rule_facts(stated: Iterable[tuple], inferred: Iterable[tuple], own: str) -> 
         _facts(ruleset(), stated, inferred)
         .replace(f'"{short}"', f'"{OWN}"')
         .replace(f'"{short}#', f'"{OWN}#')
-    )
-
-
-def renamed(lines: list[str], was: str, now: str) -> list[str]:
-    """Derived N-Quads lines of the record `was` as those of `now`, a record alike but for
-    its IRI (see OWN): its IRI at the start of an IRI, followed by '>' or '#'."""
-    return sorted(
-        line.replace(f"<{was}>", f"<{now}>").replace(f"<{was}#", f"<{now}#") for line in lines
     )
 
 
