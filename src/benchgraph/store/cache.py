@@ -55,7 +55,11 @@ class Entry:
     # None: still in the cache
     line_map: dict[str, int] | str | None  # str: cached JSON; None: still in the cache
     packed: tuple[bytes, bytes] | None = None  # stated, inferred as stored (compressed)
-    facts: list[tuple[str, str, str]] | None = None  # what cross-record checks read (fresh)
+    # what the across-record checks read of a fresh entry, as their table keeps it (lines of
+    # node, fact and value, tab-separated), and for a run a hash of that and its links: runs
+    # with the same are checked once (validation.incremental)
+    facts: str | None = None
+    alike: str = ""
     source: Any = field(default=None, repr=False, compare=False)  # the Cache holding lines
     stat: tuple[int, int, str, str] | None = None  # the file as read: size, mtime, hash, commit
     outward: str = ""  # convert.outward of the record: what other records read of it

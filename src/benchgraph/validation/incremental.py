@@ -222,7 +222,7 @@ class _Across:
         fresh = [self.entries[p] for p in runs if p in texts]  # their facts changed
         self.cache.read_refs(fresh)
         alike_of = {p: kept[p][2] for p in runs if p not in texts}
-        alike_of.update((e.path, _alike(e, texts[e.path])) for e in fresh)
+        alike_of.update((e.path, e.alike or alike_key(e.refs, texts[e.path])) for e in fresh)
         kinds: dict[str, list[str]] = {}
         for p in runs:
             kinds.setdefault(alike_of[p], []).append(p)
@@ -315,16 +315,21 @@ class _Across:
         quads = self.cache.get(missing, quads=True) if missing else {}
         for path in wanted:
             e = quads.get(path) or self.entries[path]
-            facts = (
+            texts[path] = (
                 e.facts
                 if e.facts is not None
-                else facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id)))
+                else facts_text(facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id))))
             )
-            texts[path] = "\n".join("\t".join(f) for f in facts)
         return texts, kept
 
 
-def _alike(e: Entry, facts: str) -> str:
-    """What a run's checks read of it but its IRI and file: its links and facts, hashed."""
-    text = json.dumps(e.refs) + "\0" + facts
+def facts_text(facts: list[tuple[str, str, str]]) -> str:
+    """A record's facts as the table keeps them."""
+    return "\n".join("\t".join(f) for f in facts)
+
+
+def alike_key(refs: list[tuple[str, str, str]], facts: str) -> str:
+    """What a run's checks read of it but its IRI and file, its links and facts (as the table
+    keeps them), hashed: runs with the same key are checked once."""
+    text = json.dumps(refs) + "\0" + facts
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
