@@ -6,9 +6,9 @@ checks a query worker runs before anything is parsed or sent (the embedded store
     .venv/bin/python benchmarks/refusal_bench.py [--runs N]
 
 Prints, for each text, its size, the refusal's code and the median and worst of N runs (each
-on a fresh cache: the census is cached per text), and the same for a saved query that passes
-(its checks and its parse), as the peer: the cost a refusal adds to nothing.
-Report: benchmarks/reports/refusal.md.
+on a fresh cache: the one pass over a text, query/lexicon.py, is kept per text), and the same
+for a saved query that passes (its checks and its parse), as the peer: the cost a refusal adds
+to nothing. Report: benchmarks/reports/refusal.md.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def remote(text: str) -> None:
 def timed(check, text: str, runs: int) -> tuple[str, list[float]]:
     times, code = [], "passed"
     for _ in range(runs):
-        lexicon.census.cache_clear()
+        lexicon.clear_cache()
         _inspect.cache_clear()
         start = time.perf_counter()
         try:

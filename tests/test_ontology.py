@@ -468,7 +468,12 @@ def test_fabric_statuses(onto):
 def test_model_parallel_sizes_exclude_data_parallelism(onto):
     parts = set(onto.subjects(RDFS.subPropertyOf, BG.modelParallelSize))
     assert parts == {BG.tensorParallelSize, BG.pipelineParallelSize, BG.expertParallelSize}
-    assert set(vocab.PARALLELISM.values()) == parts | {BG.dataParallelSize}
+    # neither replica count splits a copy of the model: data parallelism replicates it
+    # whole, attention data parallelism only its attention layers
+    assert set(vocab.PARALLELISM.values()) == parts | {
+        BG.dataParallelSize,
+        BG.attentionDataParallelSize,
+    }
 
 
 @pytest.mark.parametrize(

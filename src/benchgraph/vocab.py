@@ -25,6 +25,7 @@ PARALLELISM = {
     "expert": BG.expertParallelSize,
     "pipeline": BG.pipelineParallelSize,
     "data": BG.dataParallelSize,
+    "attention_data": BG.attentionDataParallelSize,
 }
 
 # Unit codes a record may use. QUDT has no unit for tokens, samples or queries per second

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -141,10 +142,15 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     )
     assert dep["model"] == "deepseek-r1-0528" and dep["accelerators"] == ["nvidia-b200-sxm"]
     assert dep["accelerator_count"] == 4 and dep["system"] == "trtllm-perf-nvidia-dgx-b200"
-    # DEP is not spelled out by the file: no tensor or expert size, the split kept as written
-    assert "parallelism" not in dep
+    # DEP4, which the file does not spell out: attention data and expert parallel 4, derived
+    # (the run cites what the reading rests on), no tensor size, the split kept as written
+    assert dep["parallelism"] == {"attention_data": 4, "expert": 4}
+    [reading] = [s for s in dep["source"] if s.get("derives") == ["parallelism"]]
+    assert reading["path"] == "docs/source/features/parallel-strategy.md"
+    assert "enable_attention_dp: true" in reading["note"]
     assert dep["settings"] == {"precision": "FP4", "parallel_split": "DEP4"}
-    assert {"tensor parallel size", "expert parallel size"} <= set(dep["omitted_by_source"])
+    assert "tensor parallel size" in dep["omitted_by_source"]
+    assert "expert parallel size" not in dep["omitted_by_source"]
     assert dep["workload"] == {"input_tokens": 1000, "output_tokens": 1000}
     for words in (
         "unit: `output tokens per second per GPU`",
@@ -152,6 +158,7 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
         "enable_attention_dp: true",
         "Expert parallel mapping degree",
         "'**4 GPUs** DEP2,PP2 (FP4)' (line 222)",
+        "attention data parallel 4 and expert parallel 4, read from 'DEP4' (derived",
     ):
         assert words in dep["notes"], words
     main = dep["source"][0]
@@ -164,7 +171,8 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     # '**4 GPUs**<br/>DEP2,PP2 (FP4)' of the RTX table under its '# Qwen3 235B A22B - RTX ...'
     rtx_dep = runs[f"trtllm-{GUIDE[:12]}-qwen3-235b-a22b-{rtx}-dep2-pp2-fp4-1000-1000"]
     assert (rtx_dep["value"], rtx_dep["accelerator_count"]) == (1731.0, 4)
-    assert rtx_dep["parallelism"] == {"pipeline": 2}
+    assert rtx_dep["parallelism"] == {"attention_data": 2, "expert": 2, "pipeline": 2}
+    assert "pipeline parallel 2 as the column states it" in rtx_dep["notes"]
     # '**1 GPUs**<br/>TP1,PP1 (FP4)': the GPU named by the heading, the model before ' - '
     tp = runs[f"trtllm-{GUIDE[:12]}-qwen3-30b-a3b-{rtx}-tp1-pp1-fp4-1000-1000"]
     assert (tp["value"], tp["accelerator_count"], tp["model"]) == (9938.0, 1, "qwen3-30b-a3b")
@@ -174,6 +182,7 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     h200 = runs[f"trtllm-{GUIDE[:12]}-llama3.3-70b-nvidia-h200-sxm-tp2-fp8-1000-1000"]
     assert (h200["value"], h200["accelerator_count"]) == (2587.0, 2)
     assert h200["parallelism"] == {"tensor": 2}
+    assert len(h200["source"]) == 1  # a TP split is stated: nothing derived
     # the issue's example: 1,627 tok/s per GPU on DEP8 is a run on 8 GPUs, 13,016 tok/s in all
     h200_dep = runs[f"trtllm-{GUIDE[:12]}-deepseek-r1-0528-nvidia-h200-sxm-dep8-fp8-1000-1000"]
     assert (h200_dep["value"], h200_dep["accelerator_count"]) == (1627.0, 8)
@@ -183,29 +192,28 @@ def test_a_developer_guide_cell_becomes_a_run_with_what_the_table_states(copies,
     assert f"trtllm-{GUIDE[:12]}-deepseek-r1-0528-nvidia-h200-sxm-dep8-fp8-8192-1024" not in runs
 
 
-def test_a_table_that_cannot_be_read_is_left_out_with_its_line_and_the_rest_imports(
-    copies, tmp_path
-):
+def test_a_header_the_importer_does_not_know_is_an_error_naming_file_and_line(copies, tmp_path):
     text = (copies / f"{GUIDE}.md").read_text("utf-8")
     head = "| Sequence Length (ISL/OSL) | B200<br/>DEP2 (FP4) |"  # GPT-OSS 120B, line 119
     assert head in text and "| 1024/1024 | 53,491 |" in text
     text = text.replace(head, "| Sequence Length (ISL/OSL) | B200<br/>XP2 (FP4) |", 1)
     text = text.replace("| 1024/1024 | 53,491 |", "| 1024/1024 | 53,491* |", 1)  # line 139
     folder = _write(tmp_path, text, GUIDE)
+    shutil.copyfile(copies / f"{V10}.md", folder / f"{V10}.md")  # another file, all known
     out = tmp_path / "out"
     report = import_trtllm(folder, out)
-    assert report.exit_code == 0 and report.written, report.summary()
     shown = folder / f"{GUIDE}.md"
-    why = dict(report.left_out)
-    assert "table left out" in why[f"{shown}:119"] and "'B200<br/>XP2 (FP4)'" in why[f"{shown}:119"]
-    assert "'53,491*' is not a number" in why[f"{shown}:139"]
-    assert "left out" in report.format() and f"{shown}:119" in report.format()
-    runs = _runs(out)
-    # GPT-OSS 120B's 22 figures and the one bad cell are left out; the other 127 import
-    assert len(runs) == 150 - 22 - 1
-    assert not [r for r in runs if "gpt-oss-120b" in r]
-    assert f"trtllm-{GUIDE[:12]}-gpt-oss-20b-nvidia-b200-sxm-tp1-fp4-1024-1024" not in runs
-    assert f"trtllm-{GUIDE[:12]}-gpt-oss-20b-nvidia-gb200-tp1-fp4-1024-1024" in runs
+    summary = report.summary()
+    # an error, with the file, the line and the column it does not know: exit 1, nothing
+    # written (not even the other file's runs), as for an unknown GPU
+    assert report.exit_code == 1 and not report.written, summary
+    assert f"could not import {shown}:119" in summary, summary
+    assert "'B200<br/>XP2 (FP4)'" in summary and "header the importer does not know" in summary
+    assert not (out / "benchmarks").exists()
+    # every other problem is still reported, and every table it can read is read: the other
+    # file's 328 figures and this one's but GPT-OSS 120B's 22 and the bad cell
+    assert "'53,491*' is not a number" in dict(report.left_out)[f"{shown}:139"]
+    assert report.records["runs"] == 328 + 150 - 22 - 1
 
 
 # --- small hand-made fixtures --------------------------------------------------------------
@@ -276,6 +284,55 @@ def test_a_row_or_cell_that_cannot_be_read_is_left_out_with_its_line(
     runs = _runs(out)
     assert len(runs) == 12  # the 13 of the good copies but the one figure of that row
     assert f"trtllm-{OLD[:12]}-llama3.1-70b-nvidia-h100-sxm-tp2-fp8-128-128" not in runs
+
+
+def _huge(path: Path, shape: str) -> None:
+    """A file no performance overview is: a 200 MB line (sparse: its length without writing
+    it) or a table of a million rows (16 MB, written)."""
+    head = b"#### Llama 3.1 8B\n| Sequence Length (ISL/OSL) | H100<br/>TP1 (FP8) |\n|---|---|\n"
+    with path.open("wb") as f:
+        f.write(head)
+        if shape == "line":
+            f.seek(200 * 2**20)
+            f.write(b"|\n")
+        else:
+            f.write(b"| 128/128 | 5 |\n" * 1_000_000)
+
+
+@pytest.mark.parametrize("shape", ["line", "rows"])
+def test_a_huge_file_is_an_error_naming_it_and_is_never_read(fixtures, tmp_path, shape):
+    folder = _folder(fixtures, tmp_path, NEW)  # a good copy beside it
+    huge = folder / f"{OLD}.md"
+    _huge(huge, shape)
+    tracemalloc.start()
+    try:
+        report = import_trtllm(folder, tmp_path / "out")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    summary = report.summary()
+    assert report.exit_code == 1 and not report.written, summary
+    size = huge.stat().st_size
+    assert f"could not import {huge.as_posix()}: {size:,} bytes, over the 1,048,576" in summary
+    assert peak < size / 2  # refused before it is read: memory stays far below its size
+    assert report.records["runs"] == 7  # the good copy is read all the same
+
+
+def test_tables_of_more_cells_than_an_overview_holds_are_an_error_at_that_table(fixtures, tmp_path):
+    folder = _folder(fixtures, tmp_path, NEW)
+    many = folder / f"{OLD}.md"  # 60,000 rows, 480 KB: under the size bound
+    many.write_text(
+        "#### Llama 3.1 8B\n\n| Sequence Length (ISL/OSL) | H100<br/>TP1 (FP8) |\n|---|---|\n"
+        + "|1/1|5|\n" * 60_000,
+        "utf-8",
+    )
+    report = import_trtllm(folder, tmp_path / "out")
+    summary = report.summary()
+    assert report.exit_code == 1 and not report.written, summary
+    assert f"could not import {many.as_posix()}:3: the tables hold more than 20,000 cells" in (
+        summary
+    )
+    assert report.records["runs"] == 7
 
 
 def test_an_unknown_gpu_is_reported_with_file_line_and_cell_and_nothing_is_written(

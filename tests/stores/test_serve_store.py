@@ -122,10 +122,12 @@ def test_time_limit_stops_a_query_on_the_store(server, remote_app):
         heavy = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
         r = app.test_client().get("/sparql", query_string={"query": heavy})
         assert r.status_code == 503 and r.get_json()["title"] == "query timed out"
-        r = app.test_client().get("/sparql", query_string={"query": "ASK { ?s ?p ?o }"})
-        assert r.status_code == 200  # the pool and the store still answer
     finally:
         app.config["QUERY_TIMEOUT"] = 10
+    # the pool and the store still answer, within the usual limit: a loaded machine may take
+    # more than the 1 s above to start the worker that replaces the one stopped
+    r = app.test_client().get("/sparql", query_string={"query": "ASK { ?s ?p ?o }"})
+    assert r.status_code == 200
 
 
 def test_result_over_the_cap_is_refused(server, tmp_path):

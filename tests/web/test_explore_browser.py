@@ -2,9 +2,11 @@
 (and on an example opened by link, unless the link says run=no), and the results explorer
 (/explore) filters, shows the columns chosen, sorts within one metric and unit, charts one
 comparable group, downloads what it shows and reopens from its URL. Every figure is rounded.
+The saved questions per-watt and scaling-by-fabric chart one comparable group at a time.
 
-Served from this process on a slice of the shipped records (every part, system and metric, and
-the MLPerf v4.1 llama2-70b runs with the seed run), with the shipped saved queries.
+Served from this process on slices of the shipped records (every part, system and metric, and
+the MLPerf v4.1 llama2-70b runs with the seed run; or a few of NVIDIA's TensorRT-LLM tables),
+with the shipped saved queries.
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ from __future__ import annotations
 import re
 import shutil
 import threading
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from benchgraph.web.figures import figure
 from paths import ROOT
 from web.test_web_query_page import no_violations, wait_for
 
@@ -34,18 +39,30 @@ def long_figures_in(text: str) -> list[str]:
     ]
 
 
-def slice_of_data(out: Path) -> Path:
-    """The shipped records but for most runs: the llama2-70b runs of MLPerf v4.1 (some with
-    power measured, on several parts and counts) and the seed run."""
+BENCHMARKS = DATA / "benchmarks"
+MLPERF_70B = sorted((BENCHMARKS / "mlperf-v4.1").glob("*llama2-70b*.yaml"))
+SEED = BENCHMARKS / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml"
+# NVIDIA's TensorRT-LLM tables at one workload: two models of the v0.17 table (the A100 at
+# FP16 beside FP8 parts) and a later table's model, each at several GPU counts
+TABLES = [
+    path
+    for pattern in (
+        "trtllm-258c7540c035-llama3.1-70b-*-128-128.yaml",
+        "trtllm-258c7540c035-mixtral-8x7b-*-128-128.yaml",
+        "trtllm-00f37686aa85-llama3.3-70b-nvidia-rtx-pro-6000-*-128-128.yaml",
+    )
+    for path in sorted((BENCHMARKS / "trtllm-perf").glob(pattern))
+]
+
+
+def slice_of_data(out: Path, runs: list[Path]) -> Path:
+    """The shipped records but for most runs: `runs` alone."""
     for path in DATA.iterdir():
         if path.is_dir() and path.name != "benchmarks":
             shutil.copytree(path, out / path.name)
-    runs = out / "benchmarks"
-    runs.mkdir(parents=True)
-    for path in sorted((DATA / "benchmarks" / "mlperf-v4.1").glob("*llama2-70b*.yaml")):
-        shutil.copy(path, runs / path.name)
-    seed = DATA / "benchmarks" / "ev-sglang-dsv41-production-decode-tok-s-per-user.yaml"
-    shutil.copy(seed, runs / seed.name)
+    (out / "benchmarks").mkdir(parents=True)
+    for path in runs:
+        shutil.copy(path, out / "benchmarks" / path.name)
     return out
 
 
@@ -54,9 +71,9 @@ class PageServer:
         self.url, self.app = url, app
 
 
-@pytest.fixture(scope="module")
-def shipped(tmp_path_factory, web_cache) -> Iterator[PageServer]:
-    """An app on the slice of the shipped records and the shipped saved queries."""
+@contextmanager
+def serving(records: Path, web_cache: Path) -> Iterator[PageServer]:
+    """An app on `records` and the shipped saved queries, served from a thread."""
     from werkzeug.serving import make_server
 
     from benchgraph.pipeline.steps import build
@@ -64,7 +81,6 @@ def shipped(tmp_path_factory, web_cache) -> Iterator[PageServer]:
     from benchgraph.web import create_app
     from web.web_support import free_port
 
-    records = slice_of_data(tmp_path_factory.mktemp("explore-data"))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("BENCHGRAPH_CACHE", str(web_cache))
         result = build(records, skip_invalid=True)
@@ -83,11 +99,30 @@ def shipped(tmp_path_factory, web_cache) -> Iterator[PageServer]:
     server = make_server("127.0.0.1", port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield PageServer(f"http://127.0.0.1:{port}", app)
-    server.shutdown()
-    thread.join(timeout=10)
-    app.extensions["benchgraph"].close()
-    prepared.cleanup()
+    try:
+        yield PageServer(f"http://127.0.0.1:{port}", app)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        app.extensions["benchgraph"].close()
+        prepared.cleanup()
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory, web_cache) -> Iterator[PageServer]:
+    """The llama2-70b runs of MLPerf v4.1 (some with power measured, on several parts and
+    counts) and the seed run."""
+    records = slice_of_data(tmp_path_factory.mktemp("explore-data"), [*MLPERF_70B, SEED])
+    with serving(records, web_cache) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory, web_cache) -> Iterator[PageServer]:
+    """NVIDIA's tables (TABLES): runs that scale, in three comparable groups."""
+    records = slice_of_data(tmp_path_factory.mktemp("tables-data"), TABLES)
+    with serving(records, web_cache) as server:
+        yield server
 
 
 RESULT_ROWS = (
@@ -186,7 +221,11 @@ def test_listing_and_record_pages_show_figures_rounded_and_csv_keeps_them_whole(
 
     from selenium.webdriver.common.by import By
 
-    browser.get(shipped.url + "/id/benchmarks/?sort=value&order=desc&per=500")
+    # the run listing is the explorer, with the listing's sort and page size
+    browser.get(shipped.url + "/id/benchmarks/?sort=value&order=desc&per=500&model=llama2-70b")
+    wait_for(browser, "return location.pathname === '/explore'")
+    assert "model=llama2-70b" in browser.current_url and "per=500" in browser.current_url
+    assert len(browser.execute_script(TABLE)) == 160  # every llama2-70b run, on one page
     assert DECIMAL.search(page_text(browser)) and long_figures(browser) == []
     with urllib.request.urlopen(shipped.url + "/id/benchmarks/?format=csv") as r:
         csv_text = r.read().decode()
@@ -210,6 +249,9 @@ HEADERS = (
     "return Array.from(document.querySelectorAll('#results thead th[data-col]'))"
     ".map(th => th.dataset.col)"
 )
+
+
+FIGURES = ("value", "perAccelerator", "power", "efficiency")  # the explorer's figure columns
 
 
 def number(cell: str) -> float:
@@ -260,6 +302,10 @@ def test_explore_filter_columns_sort_chart_download_and_share(shipped, browser):
         " datasets: c.data.datasets.map(d => d.label)};",
     )
     assert chart["labels"] == len(rows)
+    ticks = browser.execute_script(
+        "return benchgraph.exploreChart.scales.x.ticks.map(t => t.label)"
+    )  # each bar's label, cut to fit, keeps its accuracy target
+    assert ticks and all(t.endswith((" (99)", " (99.9)")) for t in ticks), ticks
     assert (
         "Throughput, tokens per second"
         in browser.find_element(By.CSS_SELECTOR, "#chart figcaption").text
@@ -274,11 +320,24 @@ def test_explore_filter_columns_sort_chart_download_and_share(shipped, browser):
     assert [t["id"] for t in table] == [r["id"] for r in rows]
     assert [h for h in table[0] if not h.endswith(" unit")] == ["id", "label", *headers]
     assert long_figures_in(text)
+    assert any(r["engine"].count(" ") for r in rows)  # an engine with its version (TensorRT 10.2)
     data = browser.execute_script(
         "return fetch(arguments[0]).then(r => r.json())",
         browser.find_element(By.ID, "download-json").get_attribute("href"),
     )
     assert [r["id"] for r in data["rows"]] == [r["id"] for r in rows]
+    # each cell the same in both: a label as shown, a figure whole that the page rounds
+    for shown, in_csv, in_json in zip(rows, table, data["rows"], strict=True):
+        for col in headers:
+            if col in FIGURES:
+                got = in_json[col]
+                assert (in_csv[col], in_csv[f"{col} unit"]) == (
+                    (got["literal"], got["unit"]) if got else ("", "")
+                )
+                rounded = figure(float(got["literal"]), got["unit"]) if got else ""
+                assert rounded == shown[col], (col, in_csv[col], shown[col])
+            else:
+                assert in_csv[col] == in_json[col] == shown[col], (col, shown["id"])
     # share the URL, reopen it: the same view
     shared = browser.find_element(By.ID, "share").get_attribute("href")
     browser.get("about:blank")
@@ -300,6 +359,12 @@ def test_the_chart_shows_one_group_when_the_rows_mix_them(shipped, browser):
     caption = browser.find_element(By.CSS_SELECTOR, "#chart figcaption").text
     # the larger group charted (160 MLPerf runs), the other offered as a link, never both
     assert chart == 160 and "Other groups: Decode throughput per user (tok/s) (1)" in caption
+    # runs held to MLPerf's two accuracy targets: each point's label says which
+    labels = browser.execute_script(
+        "return JSON.parse(document.getElementById('chart-data').textContent)"
+        ".points.map(p => p.label)"
+    )
+    assert all(label.endswith((" (99)", " (99.9)")) for label in labels), labels[:3]
     browser.find_element(By.CSS_SELECTOR, "#chart figcaption a").click()
     wait_for(browser, "return location.search.indexOf('group=') >= 0")
     assert (
@@ -337,3 +402,139 @@ def test_explore_takes_hostile_values_as_filters_or_says_which_parameter(shipped
         status, kind, body = get(path)
         assert (status, kind) == (400, "application/json"), path
         assert json.loads(body)["error"].startswith(f"{name}: "), body
+
+
+# --- the saved questions' charts: one comparable group at a time -----------------------------
+DRAWN = (
+    "var p = benchgraph.yasgui.getTab().getYasr().plugins.chart;"
+    "if (!p || !p.chart || !p.chart.chartArea) return null;"
+    "var columns = arguments[0];"
+    "return {title: p.chart.options.plugins.title.text,"
+    " groups: (p.comparable || []).map(g => [g.name, g.rows]),"
+    " rows: p.points.map(pt => columns.map(c => pt.row[c] ? pt.row[c].value : '')),"
+    " lines: p.chart.data.datasets.map(d => d.bgSeries || d.label),"
+    " picker: Array.from(document.querySelectorAll("
+    "  '.bg-chart-controls select[name=group] option')).map(o => o.value),"
+    " notes: Array.from(document.querySelectorAll('.yasr .bg-chart-note'))"
+    "  .map(n => n.textContent)};"
+)
+PER_WATT = ["powerKind", "model", "benchmark", "scenario", "accuracyTarget", "workload", "unit"]
+SCALING = ["modelLabel", "source"]
+
+
+def drawn(browser, columns: list[str], title: str | None = None) -> dict:
+    """The chart as drawn: its title, groups, charted rows' group columns, lines and notes
+    (once its title is `title`, where given)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    script = (
+        f"var d = (function () {{ {DRAWN} }}).apply(null, arguments);"
+        "return d && (arguments[1] === null || d.title === arguments[1]) ? d : null;"
+    )
+    return WebDriverWait(browser, 30).until(lambda d: d.execute_script(script, columns, title))
+
+
+def bindings_by_group(browser, columns: list[str]) -> Counter:
+    rows = wait_for(browser, BINDINGS)
+    return Counter(tuple(b[c]["value"] if c in b else "" for c in columns) for b in rows)
+
+
+def test_per_watt_charts_one_comparable_group_and_says_how_many_it_mixes(shipped, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(shipped.url + "/?example=per-watt")
+    chart = drawn(browser, PER_WATT)
+    in_result = bindings_by_group(browser, PER_WATT)
+    groups = [name for name, _n in chart["groups"]]
+    # wall and board power, two benchmarks, two scenarios: the rows mix groups, and say so
+    assert len(groups) == len(in_result) >= 2
+    assert chart["notes"][0].startswith(f"These rows mix {len(groups)} comparable groups")
+    assert chart["picker"] == groups and chart["title"] == groups[0]  # the first shown
+    (first,) = set(map(tuple, chart["rows"]))  # every bar of one group, and all of its rows
+    assert len(chart["rows"]) == in_result[first]
+    Select(
+        browser.find_element(By.CSS_SELECTOR, ".bg-chart-controls select[name=group]")
+    ).select_by_value(groups[1])
+    chart = drawn(browser, PER_WATT, groups[1])
+    (second,) = set(map(tuple, chart["rows"]))
+    assert second != first and len(chart["rows"]) == in_result[second]
+    no_violations(browser)
+
+
+def test_per_watt_narrowed_to_one_group_charts_every_row(shipped, browser):
+    browser.get(
+        shipped.url + "/?example=per-watt&benchmark=llama2-70b-99&scenario=Offline&power=wall"
+    )
+    chart = drawn(browser, PER_WATT)
+    assert len(chart["groups"]) == 1 and chart["picker"] == []
+    assert chart["notes"][0] == f"One comparable group: {chart['title']}."
+    assert len(chart["rows"]) == sum(bindings_by_group(browser, PER_WATT).values()) >= 1
+    no_violations(browser)
+
+
+def test_scaling_charts_one_model_and_source_at_a_time(tables, browser):
+    browser.get(tables.url + "/?example=scaling-by-fabric")
+    chart = drawn(browser, SCALING)
+    in_result = bindings_by_group(browser, SCALING)
+    # two models of one table, and a later table's model: three groups, one line chart each
+    assert len(chart["groups"]) == len(in_result) == 3
+    assert "These rows mix 3 comparable groups (by ?modelLabel, ?source)" in chart["notes"][0]
+    (first,) = set(map(tuple, chart["rows"]))
+    assert len(chart["rows"]) == in_result[first] and chart["lines"]
+    assert all(line.startswith(first[1]) for line in chart["lines"])  # each line its source's
+    # narrowed by its parameters to one model, table and precision: one group, no FP16 line
+    browser.get(
+        tables.url + "/?example=scaling-by-fabric&model=llama3.1-70b"
+        "&source=NVIDIA/TensorRT-LLM@258c7540c035&precision=FP8"
+    )
+    chart = drawn(browser, SCALING)
+    assert len(chart["groups"]) == 1 and chart["notes"][0].startswith("One comparable group")
+    assert chart["lines"] and not [line for line in chart["lines"] if "A100" in line]
+    assert {"H100", "L40S"} <= {w for line in chart["lines"] for w in line.split()}
+    no_violations(browser)
+
+
+# --- a part's page: how it performs ----------------------------------------------------------
+BEST = (
+    "return Array.from(document.querySelectorAll('#performance table.best tbody tr, "
+    "#performance table.best tr:not(:first-child)')).filter(tr => tr.querySelector('td'))"
+    ".map(tr => { var c = tr.querySelectorAll('td'), a = tr.querySelector('td.num a');"
+    " return {model: c[0].textContent, metric: c[1].textContent, scenario: c[2].textContent,"
+    " target: c[3].textContent, shown: a.textContent, full: a.title,"
+    " run: a.getAttribute('href')}; });"
+)
+
+
+def significant(number: str) -> int:
+    return len(re.sub(r"[.,]", "", number).strip("0"))
+
+
+def test_a_part_page_shows_its_best_results_rounded_with_units(shipped, browser):
+    import json
+    import urllib.parse
+    import urllib.request
+
+    browser.get(shipped.url + "/id/accelerators/nvidia-h100-sxm")
+    best = wait_for(browser, BEST)
+    # one best per model, metric, scenario and accuracy target: Offline and Server, 99 and 99.9
+    groups = [(b["model"], b["metric"], b["scenario"], b["target"]) for b in best]
+    assert len(groups) == len(set(groups)) >= 4
+    assert {b["scenario"] for b in best} >= {"Offline", "Server"}
+    for b in best:
+        number, _, unit = b["shown"].partition(" ")
+        assert unit == "tok/s" and significant(number) <= 4, b  # rounded, with its unit
+        assert abs(float(number.replace(",", "")) / float(b["full"].split()[0]) - 1) < 5e-4, b
+    assert any(significant(b["full"].split()[0]) > 4 for b in best)  # the whole on hover
+    # the best is the highest of its group, as the explorer ranks the same runs
+    offline = next(b for b in best if (b["scenario"], b["target"]) == ("Offline", "99"))
+    query = urllib.parse.urlencode(
+        {"accelerator": "nvidia-h100-sxm", "scenario": "Offline", "target": "99", "format": "json"}
+    )
+    with urllib.request.urlopen(f"{shipped.url}/explore?{query}") as r:
+        rows = [row for row in json.load(r)["rows"] if row["value"]]
+    top = max(rows, key=lambda row: row["value"]["value"])
+    assert offline["run"].endswith("/" + top["id"])
+    assert figure(top["value"]["value"], top["value"]["unit"]) == offline["shown"]
+    assert long_figures(browser) == []
+    no_violations(browser)

@@ -24,3 +24,10 @@ from benchgraph.web.figures import figure
 )
 def test_a_figure_has_four_significant_digits_and_its_unit(value, unit, shown):
     assert figure(value, unit) == shown
+
+
+def test_a_chart_caption_names_its_figure_once():
+    from benchgraph.web.explore import _caption
+
+    assert _caption("per accelerator", "per accelerator (tok/s)") == "Per accelerator (tok/s)"
+    assert _caption("value", "Throughput, tokens (tok/s)") == "Value, Throughput, tokens (tok/s)"

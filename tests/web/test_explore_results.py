@@ -4,6 +4,7 @@ within its metric and unit, facet counts among the rows the other filters keep."
 from __future__ import annotations
 
 import pyoxigraph as ox
+import pytest
 
 from benchgraph.web.results import build_results
 
@@ -69,3 +70,73 @@ def test_facet_counts_are_among_the_rows_the_other_filters_keep():
     parts = {key: n for key, _label, n in table.counts(chosen, "accelerator")}
     assert parts == {"h100": 2, "l40s": 2}
     assert table.keep({"accelerator": ["nothing-of-the-kind"]}) == 0
+
+
+def test_workload_precision_and_status_narrow_to_one_comparable_group():
+    """The conditions that make two rows of one table comparable (NVIDIA's tables give each
+    part at many input/output lengths, and the A100 at FP16 beside FP8 parts) are filters."""
+    store = store_of(RUNS)
+    a, c = ox.NamedNode(f"{ID}benchmarks/a"), ox.NamedNode(f"{ID}benchmarks/c")
+    g = ox.NamedNode("urn:g:a")
+    setting = ox.BlankNode()
+    for s, p, o in (
+        (a, "inputTokens", ox.Literal("128", datatype=INT)),
+        (a, "outputTokens", ox.Literal("2048", datatype=INT)),
+        (c, "batchSize", ox.Literal("64", datatype=INT)),
+        (a, "setting", setting),
+        (setting, "settingName", ox.Literal("precision")),
+        (setting, "settingValue", ox.Literal("FP8")),
+        (a, "status", ox.NamedNode(BG + "Verified")),
+    ):
+        store.add(ox.Quad(s, ox.NamedNode(BG + p), o, g))
+    table = build_results(store)
+    rows = {r.id: r for r in table.rows}
+    assert rows["a"].labels("workload") == "128 in / 2048 out"
+    assert rows["c"].labels("workload") == "batch 64"
+    assert rows["a"].labels("precision") == "FP8" and rows["c"].labels("precision") == ""
+    assert [key for key, _label in rows["a"].facets["status"]] == ["Verified"]
+    kept = table.keep({"workload": ["128 in / 2048 out"], "precision": ["FP8"]})
+    assert [table.rows[i].id for i in table.select(kept)] == ["a"]
+
+
+class _Pool:
+    def close(self) -> None:
+        pass
+
+
+def _snapshot(path) -> object:
+    from benchgraph.web.site import Snapshot
+
+    return Snapshot(path, "key", _Pool(), path, id="s1")
+
+
+@pytest.mark.parametrize("when", ["before", "while"])
+def test_rows_made_ahead_stop_quietly_once_their_snapshot_is_closed(tmp_path, caplog, when):
+    """A snapshot swapped out (or an app shut) while its rows are made ahead: its folder may go
+    under them, and nobody will ask for them; nothing is logged as an error."""
+    from benchgraph.web.explore import make_ahead
+
+    snapshot = _snapshot(tmp_path / "gone")  # its store's folder removed, as at a teardown
+    if when == "before":
+        snapshot.close()
+    else:
+
+        def closed_as_read():
+            snapshot.close()  # the app shuts as the rows are being made
+            raise FileNotFoundError(tmp_path / "gone" / "CURRENT")
+
+        snapshot.store = closed_as_read
+    with caplog.at_level("DEBUG", logger="benchgraph.web"):
+        make_ahead(snapshot)
+    assert [r for r in caplog.records if r.levelname == "ERROR"] == []
+
+
+def test_rows_that_fail_on_an_open_snapshot_are_logged(tmp_path, caplog):
+    from benchgraph.web.explore import make_ahead
+
+    snapshot = _snapshot(tmp_path / "gone")  # served, yet its store cannot be read: a fault
+    with caplog.at_level("ERROR", logger="benchgraph.web"):
+        make_ahead(snapshot)
+    (error,) = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert "explorer rows not made ahead" in error.getMessage()
+    assert error.exc_info and issubclass(error.exc_info[0], OSError)

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from benchgraph.errors import CannotRun
 from benchgraph.errors import QueryRefused as Refused
 from benchgraph.namespaces import PREFIXES
-from benchgraph.query.gate import COLLECTION, PARTS_PER_OPERATOR, may_exceed
+from benchgraph.query.gate import PARTS_PER_OPERATOR, may_exceed
 from benchgraph.query.inspect import check_parts, check_store_query, inspect_query
 from benchgraph.query.saved import saved_queries
-from benchgraph.query.text import DEFAULT_MAX_PARTS, MAX_PARTS_ENV, check_text
+from benchgraph.query.text import DEFAULT_MAX_PARTS, MAX_PARTS_ENV, check_text, lexed
 from benchgraph.web.errors import reason
 
 PREFIX_ITEMS = tuple(sorted(PREFIXES.items()))
@@ -206,6 +206,10 @@ SNIPPETS = [
     lambda i: 'FILTER regex(?o, "(1 2")',
     lambda i: f'?s{i} ?p """a long\n# string""" .',
     lambda i: "?s ?p '#' .",
+    lambda i: f"?s{i} ?p ( [] {i} 2 ) .",
+    lambda i: f'?s{i} ?p ( "a"@en "b"@en-GB {i} ) .',
+    lambda i: f"?s{i} ?p ( 1 -2 {i} true ) .",
+    lambda i: f"{{ SELECT ?p (COUNT(?x) AS ?n{i}) WHERE {{ ?x ?p ?o }} GROUP BY (?p) }}",
 ]
 
 
@@ -213,13 +217,15 @@ SNIPPETS = [
 @given(st.lists(st.integers(0, len(SNIPPETS) - 1), min_size=0, max_size=40), st.integers(0, 3))
 def test_the_fast_path_cannot_let_a_query_past_the_budget(picks, nesting):
     """may_exceed is false only where the parts are fewer than PARTS_PER_OPERATOR times the
-    operators, plus one, or a collection may be in the text: so a query the embedded store
-    runs unparsed cannot hold more parts than the budget."""
+    operators, plus one, or the pass found a collection: so a query the embedded store runs
+    unparsed cannot hold more parts than the budget."""
     body = " ".join(SNIPPETS[k](i) for i, k in enumerate(picks))
     query = "ASK { " + "{ " * nesting + body + " }" * nesting + " }"
     _depth, operators = check_text(query)
+    found = lexed(query)
+    assert found.operators == operators
     size = parts(query)
-    if not COLLECTION.search(query):
+    if not found.collection:
         assert size <= PARTS_PER_OPERATOR * operators + 1, (query, size, operators)
-    if not may_exceed(operators, query, budget=size - 1):
+    if not may_exceed(found, budget=size - 1):
         pytest.fail(f"{query!r}: {size} parts, passed as fewer")

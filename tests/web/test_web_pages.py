@@ -198,6 +198,35 @@ def test_a_kind_list_in_pages_with_facet_links_and_csv(client):
     ]
 
 
+def test_the_run_listing_is_the_explorer_with_its_filters(client):
+    from urllib.parse import parse_qs, urlsplit
+
+    listing = "/id/benchmarks/?vendor=NVIDIA&status=Draft&unit=tok/s&sort=value&order=asc&per=20"
+    response = client.get(listing, headers=HTML)
+    assert response.status_code == 302
+    to = urlsplit(response.headers["Location"])
+    assert to.path == "/explore"
+    # the listing's names as the explorer's: a vendor's name as its key, a unit as the metric
+    # values given in it, the sort and its order, the page's size
+    assert parse_qs(to.query) == {
+        "vendor": ["nvidia"],
+        "status": ["Draft"],
+        "metric": ["tok-s-per-user|tok/s"],
+        "order": ["asc"],
+        "per": ["20"],
+    }
+    explored = get_json(client, f"{to.path}?{to.query}&format=json")
+    assert [r["id"] for r in explored["rows"]] == [RUN.partition("/")[2]]
+    # a filter no run meets keeps none, as the listing did, rather than showing every run
+    response = client.get("/id/benchmarks/?round=v9.9", headers=HTML)
+    gone = urlsplit(response.headers["Location"])
+    assert get_json(client, f"{gone.path}?{gone.query}&format=json")["rows"] == []
+    html = client.get("/explore?" + to.query, headers=HTML).get_data(as_text=True)
+    assert 'id="results"' in html and RUN.partition("/")[2] in html
+    # scripts keep the listing's own JSON and CSV
+    assert client.get("/id/benchmarks/?format=csv").status_code == 200
+
+
 def test_a_bad_list_argument_names_itself(client):
     response = client.get("/id/accelerators/?sort=colour")
     assert response.status_code == 400

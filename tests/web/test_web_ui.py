@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -137,6 +138,25 @@ def test_writing_a_dump_sweeps_other_snapshots_and_dead_writers(app, client):
         busy.unlink(missing_ok=True)
 
 
+def test_a_sweep_leaves_another_snapshot_a_running_writer_prepares(app, client):
+    """A rebuild writing the next snapshot's description while this server, still on the
+    last one, writes a dump and sweeps: the next snapshot's folder stays (taken from under
+    the rebuild, its rename failed and the rebuild with it)."""
+    s = app.extensions["benchgraph"]
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    preparing, abandoned = s.dump_dir / ("1" * len(s.key)), s.dump_dir / ("2" * len(s.key))
+    for folder, pid in ((preparing, os.getpid()), (abandoned, ended.pid)):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"description.nq.{pid}.part").write_bytes(b"<a> <b> <c> .")
+    (s.dump_dir / s.key / "benchgraph.nt").unlink(missing_ok=True)  # so this request writes it
+    try:
+        assert client.get("/dumps/benchgraph.nt").status_code == 200
+        assert preparing.exists() and not abandoned.exists()
+    finally:
+        shutil.rmtree(preparing, ignore_errors=True)
+
+
 def test_unknown_dump_is_404(client):
     assert client.get("/dumps/benchgraph.docx").status_code == 404
 
@@ -197,6 +217,23 @@ def test_a_saved_querys_view_reaches_the_page(client):
     views = {e["name"]: e["view"] for e in config["examples"]}
     assert views["memory-chart"] == {"type": "bar", "x": "label", "y": "memory", "unitText": "GB"}
     assert views["accelerators"] == {}
+
+
+def test_the_shipped_questions_name_their_comparable_groups_by_their_columns():
+    """per-watt and scaling-by-fabric chart one comparable group at a time: their `# group:`
+    lines reach the page's view, each a column of the query's result."""
+    from benchgraph.query.saved import saved_queries
+    from benchgraph.web.ui import chart_view
+
+    shipped = saved_queries()
+    groups = {name: chart_view(q).get("group") for name, q in shipped.items()}
+    assert groups["per-watt"][:2] == ["powerKind", "model"] and "unit" in groups["per-watt"]
+    assert set(groups["scaling-by-fabric"]) == {"modelLabel", "source"}
+    for name, columns in groups.items():
+        if columns:
+            select = re.search(r"SELECT(.*?)WHERE", shipped[name].text, re.S).group(1)
+            assert all(f"?{c}" in select.split() for c in columns), (name, columns)
+            assert chart_view(shipped[name])["type"] != "table"  # a chart to group
 
 
 def test_result_links_lead_to_this_servers_pages(client):

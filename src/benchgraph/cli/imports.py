@@ -53,10 +53,11 @@ of NVIDIA/TensorRT-LLM, docs/source/developer-guide/perf-overview.md since it mo
 benchmarks/trtllm-perf/ runs, one per table cell, and the DGX systems its Hardware list
 names as systems/trtllm-perf/. PATH is a folder of <commit>.md copies of the file, or a
 checkout of the repository (each version in the file's git history is read once, across the
-move). GPU, model and unit names go through mappings/trtllm.yaml: a name it does not know is
-reported with its file and line, and nothing is written (exit 1). A table, row or cell that
-cannot be read (a ragged row, a cell that is not a number, a header of no known layout) is
-listed with its file and line as left out, and the rest is imported.
+move). GPU, model and unit names go through mappings/trtllm.yaml: a name it does not know,
+a results table's header it does not know, and a file over 1 MiB or with more than 20,000
+table cells are reported with file and line, and nothing is written (exit 1). A row or cell
+that cannot be read (a ragged row, a cell that is not a number) is listed with its file and
+line as left out, and the rest is imported.
 """
 TRTLLM_EXAMPLE = """\
 Example:

@@ -5,12 +5,19 @@ The overview (`docs/source/performance/perf-overview.md` of NVIDIA/TensorRT-LLM,
 precision, parallel split and input/output length. Its layouts are read by
 `trtllm_tables.py`; this module finds the versions, maps names and writes the records.
 
-An empty cell is not a run. What cannot be read (a cell that is not a number, a ragged row,
-a table whose header, model heading or GPU cannot be read) is left out and listed in the
-report with its file and line, and the rest is imported: one bad table never drops the
-others. A GPU or model name the mapping does not know is an error: it is reported with file,
-line and cell, and then nothing is written (the mapping is the project's to complete). Names
-go through `mappings/trtllm.yaml`.
+An empty cell is not a run. A cell or row that cannot be read (a cell that is not a number,
+a ragged row) is left out and listed in the report with its file and line, and the rest is
+imported. A results table whose header the importer does not know, and a GPU, model or unit
+name the mapping does not know, is an error: it is reported with file, line and cell, every
+file is still read (so that every problem is listed at once), and then nothing is written
+(the mapping and the reader are the project's to complete). Names go through
+`mappings/trtllm.yaml`. A file larger than MAX_BYTES, or one whose tables hold more than
+MAX_CELLS cells, is an error before its tables are read: the import's memory stays bounded.
+
+A DEP split ('DEP4', 'DEP2,PP2') is recorded as attention data parallelism and expert
+parallelism of its size (`parallelism.attention_data`, `parallelism.expert`), marked derived:
+the file writes the split and never spells it out, and the runs cite what the reading rests on
+(the mapping's `dep_split`).
 
 The figure's metric is what the table says: a total output throughput where the file gives
 no unit line (the v0.17 and v1.0 tables, "Total Output Throughput (tokens/sec)"), or the
@@ -51,7 +58,7 @@ from .trtllm_tables import (
     HARDWARE_INTRO,
     SEQUENCE_HEAD,
     Cell,
-    Unreadable,
+    UnknownHeader,
     Version,
     hardware_lines,
     keep_rows,
@@ -66,6 +73,11 @@ __all__ = ["import_trtllm", "split_cells", "tables"]
 RUNS = "benchmarks/trtllm-perf"
 SYSTEMS = "systems/trtllm-perf"
 COMMIT_FILE = re.compile(r"^[0-9a-f]{40}\.md$")
+# Bounds on one version of the file, checked before it is read: the largest published version
+# is 35 KB with 1,790 table cells. Past them the file is refused (an error naming it),
+# so a 200 MB line or a table of a million rows is never held in memory.
+MAX_BYTES = 1 << 20
+MAX_CELLS = 20_000
 
 
 def import_trtllm(
@@ -81,7 +93,7 @@ def import_trtllm(
     report = ImportReport("TensorRT-LLM performance overview")
     with Timer() as timer:
         rules = load_mapping("trtllm", mapping_dir)
-        versions = _versions(root, rules, commit)
+        versions = _versions(root, rules, commit, report)
         report.round = f"{len(versions)} version(s)"
         gpus = keyed(rules.get("gpus") or {}, "trtllm.yaml gpus")
         models = keyed(rules.get("models") or {}, "trtllm.yaml models")
@@ -132,11 +144,31 @@ def _path_of_copy(rules: dict[str, Any], commit: str) -> str:
     return (rules.get("copies") or {}).get(commit, rules["path"])
 
 
-def _versions(root: Path, rules: dict[str, Any], commit: str | None) -> list[Version]:
+def _too_large(size: int, where: str, report: ImportReport) -> bool:
+    """Whether a version is over MAX_BYTES (then an error naming it: it is not read)."""
+    if size <= MAX_BYTES:
+        return False
+    report.fail(
+        where,
+        f"{size:,} bytes, over the {MAX_BYTES:,} a version of the performance overview is read "
+        "to (the largest published is 35 KB): not read",
+    )
+    return True
+
+
+def _copy(path: Path, name: str, rules: dict[str, Any], report: ImportReport) -> list[Version]:
+    """A `<commit>.md` copy as a version, or none where it is too large to read."""
+    if _too_large(path.stat().st_size, path.as_posix(), report):
+        return []
+    text = path.read_text(encoding="utf-8")
+    return [Version(name, text, path.as_posix(), _path_of_copy(rules, name))]
+
+
+def _versions(
+    root: Path, rules: dict[str, Any], commit: str | None, report: ImportReport
+) -> list[Version]:
     if root.is_file():
-        name = commit or root.stem
-        text = root.read_text(encoding="utf-8")
-        return [Version(name, text, root.as_posix(), _path_of_copy(rules, name))]
+        return _copy(root, commit or root.stem, rules, report)
     if not root.is_dir():
         raise CannotRun(
             f"{root}: no such folder (expected a folder of <commit>.md copies of "
@@ -144,14 +176,9 @@ def _versions(root: Path, rules: dict[str, Any], commit: str | None) -> list[Ver
         )
     copies = sorted(p for p in root.iterdir() if COMMIT_FILE.match(p.name))
     if copies:
-        return [
-            Version(
-                p.stem, p.read_text(encoding="utf-8"), p.as_posix(), _path_of_copy(rules, p.stem)
-            )
-            for p in copies
-        ]
+        return [v for p in copies for v in _copy(p, p.stem, rules, report)]
     if (root / ".git").exists():
-        return _history(root, _paths(rules))
+        return _history(root, _paths(rules), report)
     raise CannotRun(f"{root}: holds no <commit>.md file and is no git checkout")
 
 
@@ -166,7 +193,7 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout
 
 
-def _history(root: Path, paths: list[str]) -> list[Version]:
+def _history(root: Path, paths: list[str], report: ImportReport) -> list[Version]:
     """Each distinct version of the file in the checkout's history (at any of its paths),
     oldest first, from the first commit that has it (a version restored later is the same
     table)."""
@@ -183,8 +210,10 @@ def _history(root: Path, paths: list[str]) -> list[Version]:
                 continue
             if blob not in seen:
                 seen.add(blob)
-                text = _git(root, "show", f"{sha}:{rel}")
-                versions.append(Version(sha, text, f"{rel}@{sha[:12]}", rel))
+                size = int(_git(root, "cat-file", "-s", blob))
+                if not _too_large(size, f"{rel}@{sha[:12]}", report):
+                    text = _git(root, "show", f"{sha}:{rel}")
+                    versions.append(Version(sha, text, f"{rel}@{sha[:12]}", rel))
             break
     return versions
 
@@ -196,7 +225,10 @@ def _read_version(
     skip = {key(k): v for k, v in (rules.get("skip_sections") or {}).items()}
     cells: list[Cell] = []
     listed = {key(x) for x in hardware_lines(version.text)}
-    for table in tables(version.text):
+    found = tables(version.text)
+    if _too_many_cells(found, version, report):
+        return []
+    for table in found:
         where = f"{version.shown}:{table.line}"
         if not table.rows:
             continue
@@ -214,9 +246,10 @@ def _read_version(
                 cells += read_sections(version, table, gpus, report)
             else:
                 report.leave_out(where, "not a results table (no GPU or sequence-length header)")
-        except Unreadable as exc:
-            report.leave_out(
-                f"{version.shown}:{exc.line}", f"table left out, cannot be read: {exc.why}"
+        except UnknownHeader as exc:
+            report.fail(
+                f"{version.shown}:{exc.line}",
+                f"a results table whose header the importer does not know: {exc.why}",
             )
     cells = dep_counts(cells, version, report)
     for cell in cells:
@@ -230,6 +263,22 @@ def _read_version(
             )
             break
     return cells
+
+
+def _too_many_cells(found: list, version: Version, report: ImportReport) -> bool:
+    """Whether the version's tables hold more than MAX_CELLS cells (then an error at the
+    line of the table where they pass it, and the version is not read further)."""
+    total = 0
+    for table in found:
+        total += sum(len(cells) for _, cells in table.rows)
+        if total > MAX_CELLS:
+            report.fail(
+                f"{version.shown}:{table.line}",
+                f"the tables hold more than {MAX_CELLS:,} cells by this one (the published "
+                "versions hold under 2,000): not read",
+            )
+            return True
+    return False
 
 
 def dep_counts(cells: list[Cell], version: Version, report: ImportReport) -> list[Cell]:
@@ -290,9 +339,10 @@ def _quoted(pattern: str, text: str) -> str:
     return clean(m.group(0)) if m else ""
 
 
-def _dep_note(c: Cell) -> str:
-    """What the file says of a DEP split, in its own words: it writes 'DEP4' and never spells
-    it out, so the run takes no tensor or expert size from it."""
+def _dep_note(c: Cell, rules: dict[str, Any]) -> str:
+    """What the file says of a DEP split, in its own words (it writes 'DEP4' and never spells
+    it out), and what the run reads from it: attention data and expert parallel sizes,
+    derived as the mapping's `dep_split` says."""
     text = c.version.text
     said = [
         f'the command "{q}"' if (q := _quoted(r"^trtllm-bench .*--ep \$ep_size.*$", text)) else "",
@@ -304,11 +354,14 @@ def _dep_note(c: Cell) -> str:
         else "",
     ]
     words = "; ".join(w for w in said if w) or "nothing"
+    stated = f", pipeline parallel {c.pipeline} as the column states it" if c.pipeline else ""
     note = (
         f"The column writes the split {c.split!r}, which the file does not spell out; what it "
-        f"says of the parallelism of its MoE models: {words}. The run gives no tensor- or "
-        "expert-parallel size (the file states none as a number) and keeps the split as "
-        "written (settings.parallel_split)."
+        f"says of the parallelism of its MoE models: {words}. The run records attention data "
+        f"parallel {c.dep} and expert parallel {c.dep}, read from {c.split.split(',')[0]!r} "
+        f"(derived: {clean(rules['dep_split']['note'])}){stated}; it gives no tensor-parallel "
+        "size (the file states none for these splits) and keeps the split as written "
+        "(settings.parallel_split)."
     )
     ev = c.count_from
     if ev is not None and not c.count_stated:
@@ -374,9 +427,13 @@ def _run(
     ]
     if spec.get("derived"):
         sources += [source_entry(**s) for s in spec["derived"]["sources"]]
-    notes = _notes(c, spec, unit)
+    if c.split:
+        sources += [source_entry(**s) for s in rules["dep_split"]["sources"]]
+    notes = _notes(c, spec, unit, rules)
     omitted = _omitted(c)
     parallelism = {"tensor": c.tensor} if c.tensor is not None else {}
+    if c.dep is not None:  # as the split gives them: DEPn, attention data and expert n
+        parallelism.update(attention_data=c.dep, expert=c.dep)
     if c.pipeline is not None:
         parallelism["pipeline"] = c.pipeline
     split = (f"dep{c.dep}" if c.split else f"tp{c.tensor}") + (
@@ -424,7 +481,9 @@ def _run(
     return {k: v for k, v in record.items() if v is not None}
 
 
-def _notes(c: Cell, spec: dict[str, Any], unit: dict[str, Any] | None) -> list[str]:
+def _notes(
+    c: Cell, spec: dict[str, Any], unit: dict[str, Any] | None, rules: dict[str, Any]
+) -> list[str]:
     """A run's notes: the file's caveat, then what the GPU's table row, the unit and the
     parallel split add."""
     notes = [caveat(c.version.text)]
@@ -441,7 +500,7 @@ def _notes(c: Cell, spec: dict[str, Any], unit: dict[str, Any] | None) -> list[s
     if unit is not None:
         notes.append(_unit_note(c, c.unit[1]))  # type: ignore[index]
     if c.split:
-        notes.append(_dep_note(c))
+        notes.append(_dep_note(c, rules))
     if not c.count_stated and not c.split:
         notes.append(
             f"The table gives the tensor-parallel size ({c.tensor}) and no GPU count; "
@@ -463,40 +522,38 @@ def _omitted(c: Cell) -> list[str]:
         omitted.append("pipeline parallel size")
     if c.engine_version is None:
         omitted.append("engine version")
-    omitted += ["expert parallel size", "batch size", "dataset"]
-    return omitted
+    if not c.split:
+        omitted.append("expert parallel size")
+    return [*omitted, "batch size", "dataset"]
 
 
 def _headline(
     c: Cell, rules: dict[str, Any], unit: dict[str, Any] | None
 ) -> tuple[str, Any, str, list[dict[str, Any]]]:
-    """The headline (metric, value, unit) as published, and the other figure derived from it."""
+    """The headline (metric, value, unit) as published, and the other figure derived from it:
+    the figure per accelerator from a total, or the total from a figure per GPU."""
     if unit is None:  # a total: the figure per accelerator is derived
-        metric, value, unit_text = rules["metric"], c.value, rules["unit"]
-        measurements = [
-            {
-                "metric": rules["per_accelerator"],
-                "value": float(f"{c.value / c.count:.8g}"),  # type: ignore[operator]
-                "unit": rules["unit"],
-                "derived": True,
-                "note": f"derived: the headline value divided by accelerator_count ({c.count}), "
-                "rounded to 8 significant digits; not published by the source",
-            }
-        ]
+        metric, unit_text, other = rules["metric"], rules["unit"], rules["per_accelerator"]
+        figure = c.value / c.count  # type: ignore[operator]
+        how = (
+            f"the headline value divided by accelerator_count ({c.count}), rounded to 8 "
+            "significant digits; not published by the source"
+        )
     else:  # as published, per GPU: the headline; the total is derived from it
-        metric, value, unit_text = unit["metric"], c.value, unit["unit"]
-        measurements = [
-            {
-                "metric": rules["metric"],
-                "value": float(f"{c.value * c.count:.8g}"),  # type: ignore[operator]
-                "unit": rules["unit"],
-                "derived": True,
-                "note": f"derived: the headline figure per GPU times accelerator_count "
-                f"({c.count}), rounded to 8 significant digits; the source publishes the "
-                "figure per GPU only",
-            }
-        ]
-    return metric, value, unit_text, measurements
+        metric, unit_text, other = unit["metric"], unit["unit"], rules["metric"]
+        figure = c.value * c.count  # type: ignore[operator]
+        how = (
+            f"the headline figure per GPU times accelerator_count ({c.count}), rounded to 8 "
+            "significant digits; the source publishes the figure per GPU only"
+        )
+    derived = {
+        "metric": other,
+        "value": float(f"{figure:.8g}"),
+        "unit": rules["unit"],
+        "derived": True,
+        "note": f"derived: {how}",
+    }
+    return metric, c.value, unit_text, [derived]
 
 
 def _systems(

@@ -13,9 +13,11 @@ Three layouts, each from the file itself:
   "**N GPUs**" columns after " - "), splits written "DEP4" or "DEP2,PP2" besides "TP1,PP1",
   and a line under each table giving its unit ("unit: `output tokens per second per GPU`").
 
-What cannot be read is left out and reported with file and line, at the smallest unit that
-holds it: a cell that is not a number, a row that is ragged or has no lengths, a table whose
-header, model heading or GPU cannot be read. The rest of the file is read on.
+A row or cell that cannot be read is left out and reported with file and line: a cell that
+is not a number, a row that is ragged or has no lengths; the rest of the file is read on. A
+results table whose header the importer does not know (a column it cannot read, no model
+heading, no GPU) is an error naming file and line (UnknownHeader): the import reports it
+with every other problem and writes nothing, as for an unknown GPU name.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ HARDWARE_INTRO = "The following GPU variants were used for testing"
 SEQUENCE_HEAD = "Sequence Length (ISL/OSL)"
 
 
-class Unreadable(Exception):
-    """A table that cannot be read: the line and why; the table is left out."""
+class UnknownHeader(Exception):
+    """A results table whose header the importer does not know: the line and why."""
 
     def __init__(self, line: int, why: str) -> None:
         super().__init__(why)
@@ -240,6 +242,19 @@ def _number(text: str, shown: str, line: int, column: str, report: ImportReport)
     return value
 
 
+def _figure(
+    text: str, version: Version, table: Table, line: int, named: str, report: ImportReport, **fields
+) -> Cell | None:
+    """A figure cell as a Cell; None where it is empty (no run) or not a number (left out and
+    reported with its line and its column, `named`)."""
+    if not text:
+        return None
+    value = _number(text, version.shown, line, named, report)
+    if value is None:
+        return None
+    return Cell(version=version, table=table, line=line, value=value, raw=text, **fields)
+
+
 def _lengths(
     text: str, sep: str, shown: str, line: int, report: ImportReport
 ) -> tuple[int, int] | None:
@@ -272,7 +287,7 @@ def read_wide(version: Version, table: Table, report: ImportReport) -> list[Cell
         model = cells[0] or model
         tp = cells[1] or tp
         if precisions is None:
-            raise Unreadable(line, "a figure before the table's Precision row")
+            raise UnknownHeader(line, "a figure before the table's Precision row")
         if not model or not tp.isdigit():
             report.leave_out(
                 f"{shown}:{line}",
@@ -280,33 +295,31 @@ def read_wide(version: Version, table: Table, report: ImportReport) -> list[Cell
             )
             continue
         lengths = _lengths(cells[2], ",", shown, line, report)
+        if lengths is None:
+            continue
         for gpu, precision, text in zip(gpu_names, precisions, cells[3:]):
-            if not text or lengths is None:
-                continue  # an empty cell is not a run
-            value = _number(text, shown, line, gpu, report)
-            if value is None:
-                continue
-            out.append(
-                Cell(
-                    version,
-                    table,
-                    line,
-                    gpu,
-                    f"{model} | {tp} | {cells[2]}",
-                    model,
-                    gpu,
-                    precision,
-                    int(tp),
-                    None,
-                    int(tp),
-                    False,
-                    lengths[0],
-                    lengths[1],
-                    value,
-                    text,
-                    engine_version,
-                )
+            cell = _figure(
+                text,
+                version,
+                table,
+                line,
+                gpu,
+                report,
+                column=gpu,
+                row_label=f"{model} | {tp} | {cells[2]}",
+                model_raw=model,
+                gpu_raw=gpu,
+                precision=precision,
+                tensor=int(tp),
+                pipeline=None,
+                count=int(tp),
+                count_stated=False,
+                isl=lengths[0],
+                osl=lengths[1],
+                engine_version=engine_version,
             )
+            if cell is not None:
+                out.append(cell)
     return out
 
 
@@ -322,7 +335,7 @@ def _gpu_of_heading(heading: str, gpus: dict) -> tuple[str, str]:
 def _column(text: str, table: Table, heading_gpu: str, gpus: dict, line: int) -> Column:
     m = _COLUMN.match(text)
     if m is None:
-        raise Unreadable(
+        raise UnknownHeader(
             line,
             f"column {text!r} is neither 'GPU<br/>TPn[,PPm] (PRECISION)', 'GPU<br/>DEPn[,PPm] "
             "(PRECISION)' nor '**N GPUs**<br/>TPn,PPm (PRECISION)'",
@@ -338,14 +351,14 @@ def _column(text: str, table: Table, heading_gpu: str, gpus: dict, line: int) ->
         return Column(text, gpu, kind, size, pipeline, count, False, precision)
     gpu = table.before if key(table.before) in gpus else heading_gpu
     if not gpu:
-        raise Unreadable(
+        raise UnknownHeader(
             line,
             f"column {text!r} names no GPU, and neither the line above the table "
             f"({table.before!r}) nor the heading ({table.nearest!r}) is a GPU the mapping knows",
         )
     n = int(m.group("n"))
     if n != size * (pipeline or 1):
-        raise Unreadable(line, f"column {text!r}: {n} GPUs is not the {kind} size x the PP size")
+        raise UnknownHeader(line, f"column {text!r}: {n} GPUs is not the {kind} size x the PP size")
     return Column(text, gpu, kind, size, pipeline, n, True, precision)
 
 
@@ -356,7 +369,7 @@ def read_sections(version: Version, table: Table, gpus: dict, report: ImportRepo
     head_line, head = table.rows[0]
     model, heading_gpu = _gpu_of_heading(table.heading or table.nearest, gpus)
     if not model:
-        raise Unreadable(head_line, "no heading above the table to name its model")
+        raise UnknownHeader(head_line, "no heading above the table to name its model")
     columns = [_column(text, table, heading_gpu, gpus, head_line) for text in head[1:]]
     unit = None
     if table.after and (u := _UNIT.match(table.after[1])):
@@ -369,32 +382,28 @@ def read_sections(version: Version, table: Table, gpus: dict, report: ImportRepo
         if lengths is None:
             continue
         for col, text in zip(columns, cells[1:]):
-            if not text:
-                continue  # an empty cell is not a run
-            value = _number(text, shown, line, col.text, report)
-            if value is None:
-                continue
-            out.append(
-                Cell(
-                    version,
-                    table,
-                    line,
-                    col.text.replace("<br/>", " "),
-                    cells[0],
-                    model,
-                    col.gpu,
-                    col.precision,
-                    col.size if col.kind == "TP" else None,
-                    col.pipeline,
-                    col.count,
-                    col.stated,
-                    lengths[0],
-                    lengths[1],
-                    value,
-                    text,
-                    split=col.split if col.kind == "DEP" else "",
-                    dep=col.size if col.kind == "DEP" else None,
-                    unit=unit,
-                )
+            cell = _figure(
+                text,
+                version,
+                table,
+                line,
+                col.text,
+                report,
+                column=col.text.replace("<br/>", " "),
+                row_label=cells[0],
+                model_raw=model,
+                gpu_raw=col.gpu,
+                precision=col.precision,
+                tensor=col.size if col.kind == "TP" else None,
+                pipeline=col.pipeline,
+                count=col.count,
+                count_stated=col.stated,
+                isl=lengths[0],
+                osl=lengths[1],
+                split=col.split if col.kind == "DEP" else "",
+                dep=col.size if col.kind == "DEP" else None,
+                unit=unit,
             )
+            if cell is not None:
+                out.append(cell)
     return out

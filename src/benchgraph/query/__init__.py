@@ -4,8 +4,10 @@
     render.py   running a query on a store; its answer as a table, CSV, TSV or JSON
     suggest.py  "did you mean": the known name closest to a mistyped one
     params.py   saved queries' parameters (`# param:` lines) and the text they run as
-    text.py     a linear look at the text first: depth, length, what parsers read apart
-    lexicon.py  the text as tokens, in one pass before any parser
+    escapes.py  what the two parsers read apart in characters: breaks, `\\u` escapes
+    census.py   what a token is to rdflib's parse tree, read without the tree
+    lexicon.py  the text read once, as tokens, before any parser: every check's facts
+    text.py     the limits it is read against, and the refusals of what it finds
     early.py    refusals decided on those tokens, before rdflib parses the text
     syntax.py   where a query does not parse (rdflib's place, or the engine's)
     gate.py     the functions a query calls and its algebra's size, from the parse tree

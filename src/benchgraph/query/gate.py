@@ -25,12 +25,12 @@ Imports: rdflib (the parse tree's classes), query/text.py (the budget) and error
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import QueryRefused
+from .lexicon import PARTS_PER_OPERATOR, Lexed
 from .text import MAX_PARTS_ENV, max_parts
 
 if TYPE_CHECKING:
@@ -51,34 +51,6 @@ SAFE_EXTENSIONS = {
 }
 # Whole absolute IRIs: a relative one (`<integer>` under a BASE) never matches.
 ALLOWED = CASTS | frozenset(SAFE_EXTENSIONS)
-# A query with fewer operators than this share of the budget cannot pass it (see
-# may_exceed), so the embedded store's fast path, which does not parse, needs no count.
-PARTS_PER_OPERATOR = 3
-# Two terms side by side after a `(`, no operator between: an RDF collection's members, or
-# a look-alike (VALUES (?a ?b)), which only costs a parse. Read on the raw text, comments
-# skipped, so that a string member is seen whole (text.code_outside makes strings
-# spaces); a term is an IRI or a string (with what follows it: @en, ^^xsd:x) or a run of
-# name characters (a prefixed name, variable, number, blank node label). AS and DISTINCT,
-# which follow a `(` in every (?x AS ?y) and COUNT(DISTINCT ?x), are no terms.
-_GAP = r"(?:\s|#[^\r\n]*+)*+"
-_STRING = (
-    r'"""(?:[^"\\]|\\.|"(?!""))*+"""'
-    r"|'''(?:[^'\\]|\\.|'(?!''))*+'''"
-    r"""|"(?:[^"\\\r\n]|\\.)*+"|'(?:[^'\\\r\n]|\\.)*+'"""
-)
-_NAME = r"""[^\s(){}\[\],;|/^!+*&=<>"'#]++"""
-_TERM = (
-    rf"(?!(?i:AS|DISTINCT)(?![^\s(){{}}\[\],;|/^!+*&=<>\"'#]))"
-    rf"(?:(?:<[^<>\s]*+>|{_STRING})[^\s(){{}}\[\],;]*+|{_NAME})"
-)
-COLLECTION = re.compile(r"\(" + _GAP + _TERM + _GAP + _TERM)
-# Comments, to leave out before COLLECTION looks again: a string (long ones first) or an IRI
-# is matched whole, so that a `#` in one is kept.
-_COMMENTS = re.compile(rf"({_STRING}|<[^<>\s]*+>)|#[^\r\n]*+")
-# A VALUES block's rows, `(bg:a bg:b)`, look like collections and are none: left out up to
-# the first brace after its own (a brace in a string stops it early: then the rest is read).
-_VALUES = re.compile(r"VALUES\s*+(?:\([^(){}]*+\)|[?$][^\s{]*+)\s*+\{[^{}]*+\}", re.IGNORECASE)
-
 # Parse-tree nodes that count one part each (see _parts for the others).
 ONE_PART = frozenset(
     {
@@ -203,23 +175,14 @@ def check_query(
         )
 
 
-def may_exceed(operators: int, text: str, budget: int | None = None) -> bool:
-    """Whether a query of this many operators and separators (text.py's count) could have
-    more parts than the budget. Each part needs an operator of its own, or shares a pair of
-    braces or brackets with one or two others (`{ t OPTIONAL { } t }`: three parts, two
-    braces), so parts < PARTS_PER_OPERATOR x operators + 1; but for an RDF collection
-    `(1 2 3)`, whose members are patterns without an operator each, which COLLECTION finds
-    in the text (with its look-alikes: `(?a AS ?b)`, VALUES rows)."""
+def may_exceed(found: Lexed, budget: int | None = None) -> bool:
+    """Whether a query the pass `found` read could have more parts than the budget. Each part
+    needs an operator of its own, or shares a pair of braces or brackets with one or two
+    others (`{ t OPTIONAL { } t }`: three parts, two braces), so parts < PARTS_PER_OPERATOR x
+    operators + 1; but for an RDF collection `(1 2 3)`, whose members are patterns without an
+    operator each, which the pass finds (lexicon.Lexed.collection)."""
     limit = max_parts() if budget is None else budget
-    if PARTS_PER_OPERATOR * operators + 1 > limit:
-        return True
-    # the raw text holds every collection the code holds (COLLECTION skips comments between
-    # members): only where it finds one are comments and VALUES rows left out to look again
-    if "(" not in text or COLLECTION.search(text) is None:
-        return False
-    if "#" in text:
-        text = _COMMENTS.sub(lambda found: found[1] or " ", text)
-    return COLLECTION.search(_VALUES.sub(" ", text)) is not None
+    return PARTS_PER_OPERATOR * found.operators + 1 > limit or found.collection
 
 
 def _parts(node: CompValue) -> int:

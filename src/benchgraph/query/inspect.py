@@ -10,17 +10,19 @@ than the limit; a deep query is parsed in a thread of its own with room to recur
 
 rdflib's parse costs milliseconds a query (its parser is pyparsing), more than Oxigraph takes
 to answer a point lookup, and it is needed only to find SERVICE calls and FROM clauses. So
-`needs_parse` looks at the code first, as Oxigraph splits it (text.code_outside: comments
-and string literals left out): a query in whose code neither word occurs, in any case, and no
+`needs_parse` looks at the code first, as Oxigraph splits it (lexicon.py's pass: comments and
+string literals left out): a query in whose code neither word occurs, in any case, and no
 backslash either, can hold neither keyword in the engine's reading, and goes to the embedded
 Oxigraph store unparsed; Oxigraph's own parser then checks its syntax (and refuses an update,
 which it does not parse as a query). Where the split is not sure, rdflib reads the query.
 rdflib is imported only when a query needs it.
+
+Every check here reads the one pass over the text (text.lexed, kept per text), never the text:
+the endpoint's worker and a store's gate, checking the same text, read it once.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,29 +33,17 @@ from ..errors import QueryRefused
 from .early import (
     check_endpoints,
     check_engine_functions,
+    check_lexed,
     check_remote_text,
     check_services_early,
-    check_size,
     pragma_refused,
 )
 from .gate import Shape, check_query, may_exceed, shape
 from .syntax import QuerySyntaxError, parse
-from .text import check_text, code_outside, max_depth, max_operators
+from .text import lexed, max_depth, max_operators, measure
 
 if TYPE_CHECKING:
     from rdflib.plugins.sparql.parserutils import CompValue
-
-# What only rdflib's parse tree can tell apart (see the module's text): matched in the code,
-# outside comments and strings (text.code_outside, which gives no code for text with
-# a backslash outside strings).
-NEEDS_PARSE = re.compile(r"SERVICE|FROM", re.IGNORECASE)
-# The form of a query whose answer is a graph: CONSTRUCT or DESCRIBE, after the prologue
-# (possessive, so a long prologue is read once).
-GRAPH_FORM = re.compile(
-    r"(?:\s|#[^\r\n]*+|PREFIX\s*+[^\s:<>]*+:\s*+<[^<>]*+>"
-    r"|BASE\s*+<[^<>]*+>)*+(CONSTRUCT|DESCRIBE)",
-    re.IGNORECASE,
-)
 
 FORMS = {
     "SelectQuery": "SELECT",
@@ -77,21 +67,18 @@ class QueryInfo:
 
 
 def needs_parse(text: str, prefixes: dict[str, str] | None = None) -> bool:
-    """Refuse (400) what text.check_text refuses, and what the tokens show to be refused
-    (early.py: more parts than the budget, a function the engine does not define, more tokens
-    than a text to parse may have); then whether the query needs rdflib's parse before
-    Oxigraph may run it: False when its code, as Oxigraph splits it, cannot hold a SERVICE
-    call or a FROM clause (NEEDS_PARSE), nor more parts than the algebra budget
-    (gate.may_exceed). `prefixes`: the ones the server declares (default: benchgraph's, read
-    only where a call's prefix is not the query's own)."""
-    _depth, operators = check_text(text, max_depth())
-    parse = may_exceed(operators, text)
-    if not parse:
-        code = code_outside(text)
-        parse = code is None or NEEDS_PARSE.search(code) is not None
-    found = check_size(text, parse)
+    """Refuse (400) what the pass over the text shows to be refused (text.py's refusals; on
+    the tokens, early.py's: more parts than the budget, a function the engine does not define,
+    more tokens than a text to parse may have); then whether the query needs rdflib's parse
+    before Oxigraph may run it: False when its code, as Oxigraph splits it, cannot hold a
+    SERVICE call or a FROM clause, nor more parts than the algebra budget (gate.may_exceed).
+    `prefixes`: the ones the server declares (default: benchgraph's, read only where a call's
+    prefix is not the query's own)."""
+    found = lexed(text)
+    parse = found.keyword or may_exceed(found)
+    check_lexed(text, found, parse)
     if found.calls:
-        check_engine_functions(text, _server_prefixes(found, prefixes), found)
+        check_engine_functions(found, _server_prefixes(found, prefixes))
     return parse
 
 
@@ -114,13 +101,13 @@ def refuse_service_early(text: str, allowed: Iterable[str]) -> None:
     of nested SERVICE (50 levels overflow 200,000), so a nested one was a "query too deep"
     after seconds. Every spelling is a token: SERVICE SILENT, `\\u0053ERVICE`, in a
     subquery or an EXISTS."""
-    check_services_early(text, allowed)
+    check_services_early(lexed(text, parse=True), allowed)
 
 
 def graph_form(text: str) -> str:
-    """CONSTRUCT or DESCRIBE, for a query Oxigraph answered with triples."""
-    found = GRAPH_FORM.match(text)
-    return found[1].upper() if found else "CONSTRUCT"
+    """CONSTRUCT or DESCRIBE, for a query Oxigraph answered with triples (its form as the
+    pass read it)."""
+    return lexed(text).form or "CONSTRUCT"
 
 
 def inspect_query(
@@ -134,10 +121,10 @@ def inspect_query(
 @lru_cache(maxsize=512)
 def _inspect(text: str, base_iri: str | None, prefixes: tuple[tuple[str, str], ...]) -> QueryInfo:
     limit = max_depth()
-    depth, operators = check_text(text, limit)
-    check_size(text, parse=True)  # on the tokens: no parse of what is to be refused
+    found = lexed(text, parse=True)
+    check_lexed(text, found, parse=True)  # on the tokens: no parse of what is to be refused
     try:
-        prologue, query = parse(text, depth, operators)
+        prologue, query = parse(text, found.depth, found.operators)
     except RecursionError:
         raise QueryRefused(
             "query-too-deep",
@@ -182,11 +169,6 @@ def check_services(info: QueryInfo, allowed: Iterable[str]) -> None:
     check_endpoints(info.services, allowed)
 
 
-# An engine's pragma before the query (Virtuoso's `define get:soft "replace"` fetches the
-# graphs a query names; `define sql:...` reaches its SQL): a remote store would obey it.
-PRAGMA = re.compile(r"^(?:\s|#[^\n]*\n)*define\s", re.IGNORECASE)
-
-
 def check_remote(
     text: str,
     info: QueryInfo | None,
@@ -195,12 +177,14 @@ def check_remote(
     prefixes: dict[str, str] | None = None,
 ) -> None:
     """Refuse (403) what a remote store would do beyond reading what benchgraph pushed:
-    an engine pragma, and a FROM / FROM NAMED graph (or protocol graph, `extra`) it does
-    not hold, which some stores fetch from the web. Without `info` (before the parse), also
-    what the tokens show a store may not get (early.check_remote_text: parts, tokens,
-    functions outside gate.ALLOWED), with `prefixes` the server declares (default:
-    benchgraph's)."""
-    if PRAGMA.match(text):
+    an engine pragma (an engine's pragma before the query: Virtuoso's `define get:soft
+    "replace"` fetches the graphs a query names, `define sql:...` reaches its SQL), and a
+    FROM / FROM NAMED graph (or protocol graph, `extra`) it does not hold, which some stores
+    fetch from the web. Without `info` (before the parse), also what the tokens show a store
+    may not get (early.check_remote_text: the text's problems, parts, tokens, functions
+    outside gate.ALLOWED), with `prefixes` the server declares (default: benchgraph's)."""
+    found = lexed(text, parse=True)
+    if found.pragma:
         raise pragma_refused()
     if info is None:
         sure = prefixes is not None
@@ -208,7 +192,7 @@ def check_remote(
             from ..namespaces import PREFIXES
 
             prefixes = dict(PREFIXES)
-        check_remote_text(text, prefixes, sure)
+        check_remote_text(text, found, prefixes, sure)
     known = set(known)
     for graph in [*(info.graphs if info else ()), *extra]:
         if graph not in known:
@@ -239,13 +223,9 @@ def check_parts(text: str, prefixes: dict[str, str] | None = None) -> None:
     budget, parsing it only where its operators say it could have them (`benchgraph query`;
     the endpoint counts in its own parse). A query rdflib cannot read is left to Oxigraph,
     which reports it, as is text only the endpoint refuses as ambiguous."""
-    try:
-        _depth, operators = check_text(text, max_depth())
-    except QueryRefused as exc:
-        if exc.code == "ambiguous-query":
-            return
-        raise
-    if not may_exceed(operators, text):
+    depth, operators = measure(text)  # the whole text, however ambiguous
+    found = lexed(text, whole=True)
+    if found.ambiguity is not None or not may_exceed(found):
         return
     items = tuple(sorted((prefixes or {}).items()))
     try:
@@ -258,12 +238,11 @@ def check_parts(text: str, prefixes: dict[str, str] | None = None) -> None:
         # refused on its tokens: the command line keeps its reading (one text at a time, on
         # the user's own machine): what rdflib cannot read is left to Oxigraph, as before
         try:
-            prologue_and_query = parse(text, *check_text(text, max_depth()))
+            _prologue, query = parse(text, depth, operators)
         except QueryRefused as unread:
             if unread.code == "malformed":
                 return
             raise
-        _prologue, query = prologue_and_query
         check_query(shape(query, dict(items)), functions=False)
         return
     check_query(info.shape, functions=False)

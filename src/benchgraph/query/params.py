@@ -163,21 +163,24 @@ def parse_param(
     return param, []
 
 
+# An IRIREF as both grammars define it (with Oxigraph's \\u escapes); a `<` that starts none
+# is a less-than.
+_IRIREF = re.compile(r'<(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>')
+
+
 def _code_spans(text: str) -> list[tuple[int, int]]:
     """The stretches of the query outside strings, <IRIs> and # comments (a `<` that starts
     no IRI, a less-than, stays code): where a VALUES clause of the query's own may be."""
-    from .text import IRIREF, line_end, string_end
-
     spans, start, i, n = [], 0, 0, len(text)
     while i < n:
         c = text[i]
         end = None
         if c == "#":
-            end = line_end(text, i)
+            end = _line_end(text, i)
         elif c in "\"'":
-            end = string_end(text, i)
+            end = _string_end(text, i)
         elif c == "<":
-            iri = IRIREF.match(text, i)
+            iri = _IRIREF.match(text, i)
             end = iri.end() if iri else None
         if end is None:
             i += 1
@@ -186,6 +189,35 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
         start = i = end
     spans.append((start, n))
     return spans
+
+
+def _line_end(text: str, start: int) -> int:
+    """Where a comment starting at `start` ends: the first CR or LF (Oxigraph's rule; rdflib
+    ends it at LF only, which is why a bare CR is refused)."""
+    ends = [p for p in (text.find("\n", start), text.find("\r", start)) if p >= 0]
+    return min(ends) if ends else len(text)
+
+
+def _string_end(text: str, start: int) -> int:
+    """The index after the string literal opening at `start` (or where a short string breaks
+    at a line end: the parsers refuse that; the scan only has to go on past it)."""
+    quote = text[start]
+    long = text.startswith(quote * 3, start)
+    i = start + (3 if long else 1)
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if long and text.startswith(quote * 3, i):
+            return i + 3
+        if not long and c == quote:
+            return i + 1
+        if not long and c in "\r\n":
+            return i
+        i += 1
+    return n
 
 
 def typed(term: str) -> str:
@@ -219,12 +251,12 @@ def read(param: Parameter, value: str) -> Term:
     if kind in KIND_OF_TYPE:
         return _iri_term(_record(param, value, KIND_OF_TYPE[kind]))
     if kind == "date":
-        text = value.split("^^")[0].strip('"')
+        text = _lexical(value)
         if not DATE.fullmatch(text):
             raise ParameterError(param.name, value, "is not a date (YYYY-MM-DD)")
         return Term(f'"{text}"^^xsd:date')
     if kind == "number":
-        text = value.split("^^")[0].strip('"')
+        text = _lexical(value)
         if not NUMBER.fullmatch(text):
             raise ParameterError(param.name, value, "is not a number")
         why = _out_of_range(text)
@@ -297,6 +329,20 @@ def _out_of_range(text: str) -> str:
             "and answer no rows; write it as a double (1.5e20) if it is that large"
         )
     return ""
+
+
+# A value pasted as a typed literal: "2026-06-01"^^xsd:date (its quotes may be left out).
+TYPED = re.compile(r'"?([^"^]*)"?\^\^(?:xsd:\w+|<[^<>"{}|^`\\\x00-\x20]*>)')
+
+
+def _lexical(value: str) -> str:
+    """What a date or number is written as: the value, without the quotes and datatype of a
+    typed literal pasted whole; anything after its datatype stays, for the pattern to refuse
+    (`2026-06-01"^^xsd:date } ...` is no date)."""
+    found = TYPED.fullmatch(value)
+    if found:
+        return found[1]
+    return value[1:-1] if len(value) > 1 and value[0] == value[-1] == '"' else value
 
 
 def _iri_term(iri: str) -> Term:

@@ -1,20 +1,20 @@
-"""A linear look at SPARQL text before any parser reads it: how deep it nests, and the
-characters and escapes that rdflib's parser and Oxigraph's would read differently.
+"""The limits a query's text is read against, and the refusals of what the reading finds: too
+deep, too long, or read apart by rdflib's parser and Oxigraph's.
 
-Both checks are plain scans, no parser: a query nested thousands of levels deep overflows
-rdflib's recursion and crashes pyoxigraph (a stack overflow kills the process), so depth is
-measured before either sees the text. The endpoint decides what is safe to run on rdflib's
-reading of a query while Oxigraph runs it; where the two grammars differ (a comment ended
-by a bare carriage return, a `\\u` escape of a quote), a query could mean one thing to the
-check and another to the engine, so such text is refused.
+The reading itself is lexicon.py's one pass, no parser: a query nested thousands of levels deep
+overflows rdflib's recursion and crashes pyoxigraph (a stack overflow kills the process), so
+depth is measured before either sees the text. The endpoint decides what is safe to run on
+rdflib's reading of a query while Oxigraph runs it; where the two grammars differ (a comment
+ended by a bare carriage return, a `\\u` escape of a quote), a query could mean one thing to
+the check and another to the engine, so such text is refused.
 """
 
 from __future__ import annotations
 
-import re
-
 from .. import settings
 from ..errors import CannotRun, QueryRefused
+from .escapes import AMBIGUOUS_BREAKS
+from .lexicon import Lexed, Limits, Problem, read
 
 DEFAULT_MAX_DEPTH = settings.SETTINGS["QUERY_MAX_DEPTH"].default  # 256
 MAX_DEPTH_ENV = "BENCHGRAPH_QUERY_MAX_DEPTH"
@@ -35,45 +35,12 @@ MAX_OPERATORS_ENV = "BENCHGRAPH_QUERY_MAX_OPERATORS"
 # on Virtuosos): half the lowest. The largest saved query (scaling-by-fabric) has 349.
 DEFAULT_MAX_PARTS = settings.SETTINGS["QUERY_MAX_PARTS"].default  # 400
 MAX_PARTS_ENV = "BENCHGRAPH_QUERY_MAX_PARTS"
-OPERATORS = frozenset("{}()[].;,|/^!+-*&=<>")
-
-OPENERS, CLOSERS = "{([", "})]"
-# An IRIREF as both grammars define it (with Oxigraph's \\u escapes); a `<` that starts none
-# is an operator.
-IRIREF = re.compile(r'<(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>')
-BRACKETS = re.compile(r"[()\[\]]")
-BARE_CR = re.compile(r"\r(?!\n)")
-# Line ends to some readers but to neither SPARQL grammar (which both refuse outside
-# comments and strings): refused outside strings, so no comment can end early in one reader.
-AMBIGUOUS_BREAKS = {
-    "\f": "a form feed",
-    "\v": "a vertical tab",
-    "\x85": "a next-line (U+0085)",
-    "\u2028": "a line separator (U+2028)",
-    "\u2029": "a paragraph separator (U+2029)",
-}
-BREAKS = re.compile("[" + "".join(AMBIGUOUS_BREAKS) + "]")
-# rdflib expands these everywhere before parsing, case-insensitively, greedily taking 8 hex
-# digits after either letter; Oxigraph expands `\u` + 4 and `\U` + 8, inside strings and IRIs
-# only. Both readings of every escape are checked.
-ESCAPE = re.compile(r"\\[uU]([0-9A-Fa-f]{4})([0-9A-Fa-f]{4})?")
-# A run of characters the scan has nothing to do with (not an operator, bracket, comment or
-# string start, nor a break refused above): skipped in one step, since most of a query is
-# names and spaces.
-PLAIN = re.compile(
-    "[^" + re.escape("".join(sorted(OPERATORS)) + "#\"'" + "".join(AMBIGUOUS_BREAKS)) + "]+"
-)
-
-
-# What a query begins with, where a `<` can only open an IRI: white space (SPARQL's), comments
-# and BASE and PREFIX declarations. Possessive: read once, however long.
-_IRI = IRIREF.pattern
-PROLOGUE = re.compile(
-    rf"(?:[ \t\r\n]++|#[^\r\n]*+|(?i:BASE)[ \t\r\n]*+{_IRI}"
-    rf"|(?i:PREFIX)[ \t\r\n]*+(?:[A-Za-z][\w.-]*+)?:[ \t\r\n]*+{_IRI})*+"
-)
-# Where code may stop being code: a comment, a string, an IRI, an escape.
-CODE_BREAKS = re.compile(r"[#\"'<\\]")
+# rdflib's parse costs about 0.3 ms a token (a 100,000-row VALUES: 30 s), so a text rdflib
+# must read (one with FROM or SERVICE, one that may pass the parts budget, any query sent to a
+# store server) may have this many tokens at most: some 1.5 s of parse. The largest saved
+# query (scaling-by-fabric) has 1,453.
+DEFAULT_MAX_TOKENS = settings.SETTINGS["QUERY_MAX_TOKENS"].default  # 5,000
+MAX_TOKENS_ENV = "BENCHGRAPH_QUERY_MAX_TOKENS"
 
 
 class QueryTextError(QueryRefused):
@@ -114,6 +81,11 @@ def max_parts() -> int:
     return _limit(MAX_PARTS_ENV, DEFAULT_MAX_PARTS, "parts")
 
 
+def max_tokens() -> int:
+    """The token limit of a text rdflib reads: BENCHGRAPH_QUERY_MAX_TOKENS, else 5,000."""
+    return _limit(MAX_TOKENS_ENV, DEFAULT_MAX_TOKENS, "tokens")
+
+
 def _limit(env: str, default: int, what: str) -> int:
     given = (settings.raw_env(env) or "").strip()
     if not given:
@@ -129,17 +101,39 @@ def _limit(env: str, default: int, what: str) -> int:
     return limit
 
 
+def lexed(text: str, parse: bool = False, whole: bool = False, depth: int | None = None) -> Lexed:
+    """The one pass over the text (lexicon.read), against this server's limits (`depth`: a
+    nesting limit of its own). `parse`: the text is parsed whatever it holds (a store
+    server's); `whole`: read on past all but the depth and operator limits."""
+    limits = Limits(
+        max_depth() if depth is None else depth, max_operators(), max_parts(), max_tokens()
+    )
+    return read(text, limits, parse, whole)
+
+
+def text_error(text: str, found: Lexed) -> QueryTextError | None:
+    """The refusal of the first problem the pass met: a bare carriage return or an escape
+    refused first, wherever they are, then the first met on the way."""
+    problems = [p for p in (found.ambiguity, found.limit) if p is not None]
+    if not problems:
+        return None
+    return _refusal(text, min(problems, key=lambda p: (p.kind not in ("bare-cr", "escape"), p.at)))
+
+
 def check_depth(text: str, limit: int | None = None) -> int:
     """The deepest nesting of `{ ( [` and `<< >>` outside strings and comments; raise
     QueryTextError if it passes `limit` (default: max_depth()), or if the query has more
     operators and separators than max_operators()."""
-    return _scan(text, max_depth() if limit is None else limit, ambiguity=False)[0]
+    return measure(text, limit)[0]
 
 
-def measure(text: str) -> tuple[int, int]:
-    """The nesting depth and the count of operators and separators, as check_text counts
-    them; QueryTextError past the limits."""
-    return _scan(text, max_depth(), ambiguity=False)
+def measure(text: str, limit: int | None = None) -> tuple[int, int]:
+    """The nesting depth and the count of operators and separators of the whole text, as
+    check_text counts them; QueryTextError past the limits."""
+    found = lexed(text, whole=True, depth=limit)
+    if found.limit is not None:
+        raise _refusal(text, found.limit)
+    return found.depth, found.operators
 
 
 def check_text(text: str, limit: int | None = None) -> tuple[int, int]:
@@ -148,230 +142,55 @@ def check_text(text: str, limit: int | None = None) -> tuple[int, int]:
     U+0085, U+2028 or U+2029; a `\\u`/`\\U` escape of ASCII other than a letter or digit,
     of a control or line-break character, of a surrogate, or of no character. Answers the
     nesting depth and the count of operators and separators."""
-    bare = BARE_CR.search(text)
-    if bare:
-        raise _bare_cr(text, bare.start())
-    _check_escapes(text)
-    return _scan(text, max_depth() if limit is None else limit, ambiguity=True)
+    found = lexed(text, whole=True, depth=limit)
+    error = text_error(text, found)
+    if error is not None:
+        raise error
+    return found.depth, found.operators
 
 
-def _scan(text: str, limit: int, ambiguity: bool) -> tuple[int, int]:
-    """One pass, as Oxigraph splits the text: comments end at CR or LF, strings honour
-    backslash escapes. A `<` that may start an IRI or be an operator is read both ways for
-    the depth: the brackets inside count as opened, never as closed."""
-    depth = deepest = 0
-    i, n = 0, len(text)
-    operators, most = 0, max_operators()
-
-    def deeper(by: int, at: int) -> None:
-        nonlocal depth, deepest
-        depth += by
-        if depth > deepest:
-            deepest = depth
-            if depth > limit:
-                raise _error(
-                    text,
-                    at,
-                    "too deep",
-                    f"the query nests deeper than the limit of {limit} levels of "
-                    "{ }, ( ), [ ] and << >>; flatten it (the limit is set by "
-                    f"{MAX_DEPTH_ENV})",
-                )
-
-    plain = PLAIN.match
-    while i < n:
-        run = plain(text, i)
-        if run:
-            i = run.end()
-            continue
-        c = text[i]
-        if c in OPERATORS:
-            operators += 1
-            if operators > most:
-                raise _error(
-                    text,
-                    i,
-                    "too long",
-                    f"the query has more than {most:,} operators and separators "
-                    "({ } ( ) . ; , | / ! + - * and the like, outside strings); the "
-                    "engine could not hold so long a chain: split it (the limit is "
-                    f"set by {MAX_OPERATORS_ENV})",
-                )
-        if c in OPENERS:
-            deeper(1, i)
-        elif c in CLOSERS:
-            depth = max(depth - 1, 0)
-        elif c == "#":
-            end = line_end(text, i)
-            if ambiguity:
-                _check_breaks(text, i, end)
-            i = end
-            continue
-        elif c in "\"'":
-            i = string_end(text, i)
-            continue
-        elif c == "<":
-            if text.startswith("<", i + 1) and not IRIREF.match(text, i + 1):
-                deeper(1, i)  # a triple term, not a less-than before an IRI
-                i += 2
-                continue
-            iri = IRIREF.match(text, i)
-            if iri and BRACKETS.search(text, i + 1, iri.end() - 1) is None:
-                i = iri.end()  # nothing in it to count: the common case
-                continue
-            if iri:
-                inside = held = 0
-                for j in range(i + 1, iri.end() - 1):
-                    if text[j] in "([":
-                        inside += 1
-                        held = max(held, inside)
-                    elif text[j] in ")]":
-                        inside -= 1
-                if held:
-                    peak = depth
-                    deeper(held, i)
-                    depth = peak + max(inside, 0)
-                i = iri.end()
-                continue
-        elif c == ">" and text.startswith(">", i + 1):
-            depth = max(depth - 1, 0)
-            i += 2
-            continue
-        elif ambiguity and c in AMBIGUOUS_BREAKS:
-            raise _ambiguous_break(text, i)
-        i += 1
-    return deepest, operators
-
-
-def code_outside(text: str) -> str | None:
-    """The query's code as Oxigraph reads it: its text after the prologue (see PROLOGUE),
-    each comment and string literal made a space. None where the split may not be
-    Oxigraph's: a backslash outside strings (a local name's `\\#` or `\\'`, an escape), or,
-    after the prologue, a `<...>` holding `#`, `'` or a backslash, which Oxigraph may read
-    as an IRI or as a less-than (`FILTER(?a<?b&&'>'=?c)`), so that a comment or string
-    would start in one reading only. Refuse with check_text first: a bare CR ends a
-    comment here as it does in Oxigraph."""
-    i = PROLOGUE.match(text).end()
-    parts: list[str] = []
-    n = len(text)
-    while i < n:
-        found = CODE_BREAKS.search(text, i)
-        if found is None:
-            parts.append(text[i:])
-            break
-        j = found.start()
-        parts.append(text[i:j])
-        c = text[j]
-        if c == "\\":
-            return None
-        if c == "<":
-            iri = IRIREF.match(text, j)
-            if iri is None:  # a less-than, or the first of <<
-                parts.append(c)
-                i = j + 1
-                continue
-            inside = iri[0]
-            if "#" in inside or "'" in inside or "\\" in inside:
-                return None
-            parts.append(inside)
-            i = iri.end()
-            continue
-        parts.append(" ")
-        i = line_end(text, j) if c == "#" else string_end(text, j)
-    return "".join(parts)
-
-
-def line_end(text: str, start: int) -> int:
-    """Where a comment starting at `start` ends: the first CR or LF (Oxigraph's rule; rdflib
-    ends it at LF only, which is why a bare CR is refused)."""
-    ends = [p for p in (text.find("\n", start), text.find("\r", start)) if p >= 0]
-    return min(ends) if ends else len(text)
-
-
-def string_end(text: str, start: int) -> int:
-    """The index after the string literal opening at `start` (or where a short string breaks
-    at a line end: the parsers refuse that; the scan only has to go on past it)."""
-    quote = text[start]
-    long = text.startswith(quote * 3, start)
-    i = start + (3 if long else 1)
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if long and text.startswith(quote * 3, i):
-            return i + 3
-        if not long and c == quote:
-            return i + 1
-        if not long and c in "\r\n":
-            return i
-        i += 1
-    return n
-
-
-def _check_breaks(text: str, start: int, end: int) -> None:
-    found = BREAKS.search(text, start, end)  # a regex: comments are long, Python loops slow
-    if found:
-        raise _ambiguous_break(text, found.start())
-
-
-def _check_escapes(text: str) -> None:
-    if "\\" not in text:
-        return
-    for found in ESCAPE.finditer(text):
-        # rdflib's reading first (8 digits when there are 8), then Oxigraph's (\u: 4)
-        readings = [int(found[1] + (found[2] or ""), 16)]
-        if found[2] and found[0][1] == "u":
-            readings.append(int(found[1], 16))
-        for code in readings:
-            why = _unsafe_escape(code)
-            if why:
-                raise _error(
-                    text,
-                    found.start(),
-                    "ambiguous",
-                    f"the escape {found[0]!r} stands for {why}; rdflib reads escapes "
-                    "before parsing, Oxigraph only inside strings and IRIs, so they "
-                    "would read different queries: write the character itself (in a "
-                    "string, \\\" \\' \\\\ \\n \\r \\t serve for those)",
-                )
-
-
-def _unsafe_escape(code: int) -> str:
-    """Why an escaped code point could change how a parser splits the query; "" if it
-    cannot."""
-    if code > 0x10FFFF:
-        return f"no character (U+{code:X} is past U+10FFFF)"
-    if 0xD800 <= code <= 0xDFFF:
-        return f"no character (U+{code:04X} is a surrogate)"
-    char = chr(code)
-    if code < 0x80 and not char.isalnum():
-        return f"{char!r}, which has a role in the grammar"
-    if char in AMBIGUOUS_BREAKS or 0x80 <= code < 0xA0:
-        return f"{char!r}, a control or line-break character"
-    return ""
-
-
-def _bare_cr(text: str, i: int) -> QueryTextError:
-    return _error(
-        text,
-        i,
-        "ambiguous",
-        "a carriage return not followed by a line feed: Oxigraph ends a # comment "
-        "there and rdflib does not, so they would read different queries; end lines "
-        "with LF or CR LF (in a string, write \\r)",
-    )
-
-
-def _ambiguous_break(text: str, i: int) -> QueryTextError:
-    return _error(
-        text,
-        i,
-        "ambiguous",
-        f"{AMBIGUOUS_BREAKS[text[i]]} outside a string: a line end to some readers "
-        "and not to others; use a space or a line feed",
-    )
+def _refusal(text: str, problem: Problem) -> QueryTextError:
+    """The problem in words, at its line and column."""
+    kind = problem.kind
+    if kind == "deep":
+        limit = int(problem.what)
+        return _error(
+            text,
+            problem.at,
+            "too deep",
+            f"the query nests deeper than the limit of {limit} levels of "
+            "{ }, ( ), [ ] and << >>; flatten it (the limit is set by "
+            f"{MAX_DEPTH_ENV})",
+        )
+    if kind == "operators":
+        return _error(
+            text,
+            problem.at,
+            "too long",
+            f"the query has more than {int(problem.what):,} operators and separators "
+            "({ } ( ) . ; , | / ! + - * and the like, outside strings); the "
+            "engine could not hold so long a chain: split it (the limit is "
+            f"set by {MAX_OPERATORS_ENV})",
+        )
+    if kind == "bare-cr":
+        message = (
+            "a carriage return not followed by a line feed: Oxigraph ends a # comment "
+            "there and rdflib does not, so they would read different queries; end lines "
+            "with LF or CR LF (in a string, write \\r)"
+        )
+    elif kind == "break":
+        message = (
+            f"{AMBIGUOUS_BREAKS[problem.what]} outside a string: a line end to some readers "
+            "and not to others; use a space or a line feed"
+        )
+    else:
+        message = (
+            f"the escape {problem.what!r} stands for {problem.why}; rdflib reads escapes "
+            "before parsing, Oxigraph only inside strings and IRIs, so they "
+            "would read different queries: write the character itself (in a "
+            "string, \\\" \\' \\\\ \\n \\r \\t serve for those)"
+        )
+    return _error(text, problem.at, "ambiguous", message)
 
 
 def _error(text: str, i: int, reason: str, message: str) -> QueryTextError:

@@ -117,11 +117,19 @@ def cached(store: ox.Store, key: str, folder: Path) -> list[ox.Quad]:
     if path.is_file():
         return list(ox.parse(path=str(path), format=ox.RdfFormat.N_QUADS))
     quads = describe(store, key)
-    path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"description.nq.{os.getpid()}.part")  # see dumps.sweep
-    ox.serialize(quads, str(partial), ox.RdfFormat.N_QUADS)
-    partial.replace(path)
-    return quads
+    # A server still on the last snapshot sweeps the other snapshots' folders once it has
+    # written a dump (web/dumps.sweep): it leaves one holding this process's partial file,
+    # but may take the folder before the file is in it. Written again in a new folder.
+    for attempt in range(3):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            ox.serialize(quads, str(partial), ox.RdfFormat.N_QUADS)
+            partial.replace(path)
+            return quads
+        except FileNotFoundError:
+            if attempt == 2:
+                raise
 
 
 class _Out:

@@ -25,6 +25,7 @@ from typing import IO, Any
 import pyoxigraph as ox
 
 from ..namespaces import BASE, GRAPH, INFERRED_GRAPH
+from ..query.text import lexed
 from .http import (
     SERVE_ACCOUNT,
     Account,
@@ -44,7 +45,6 @@ MANIFEST = str(GRAPH) + "manifest"
 PUSH = BASE + "push#"  # the manifest's terms
 RESULTS_JSON = "application/sparql-results+json"
 _TOO_LONG = re.compile(rb"estimated execution time .{0,40} exceeds the limit")
-_GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
 NTRIPLES = "application/n-triples"
 # A graph no store holds: Virtuoso's default graph when a query names only FROM NAMED graphs,
 # which SPARQL says is then empty (Virtuoso read it as the union of every graph).
@@ -70,54 +70,15 @@ def dataset_graph(name: str) -> str:
 
 
 def query_form(text: str) -> str:
-    """SELECT, ASK, CONSTRUCT or DESCRIBE: the first of these words outside the prologue's
-    IRIs and comments (the store is asked for a format that form has)."""
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "<":
-            i = text.find(">", i) + 1 or n
-        elif c == "#":
-            i = text.find("\n", i) + 1 or n
-        elif c.isalpha():
-            j = i
-            while j < n and (text[j].isalnum() or text[j] in "_-:."):
-                j += 1
-            word = text[i:j].upper()
-            if word in FORMS:
-                return word
-            i = j
-        else:
-            i += 1
-    return "SELECT"
-
-
-# The code's tokens, as far as finding GRAPH keywords needs: a comment, a string (long or
-# short), an IRI, a variable, a prefixed name (whose local part may hold dots: ex:a.GRAPH
-# is a name), a word, any other character.
-_NOT_NAME = r"""\s{}()\[\],;|/^!=<>&+*"'#"""
-_TOKENS = re.compile(
-    r"#[^\r\n]*+"
-    r'|"""(?:[^"\\]|\\.|"(?!""))*+"""'
-    r"|'''(?:[^'\\]|\\.|'(?!''))*+'''"
-    r'|"(?:[^"\\\r\n]|\\.)*+"'
-    r"|'(?:[^'\\\r\n]|\\.)*+'"
-    r'|<[^<>"{}|^`\\\x00-\x20]*+>'
-    rf"|[?$][^{_NOT_NAME}.?$]++"
-    rf"|[^{_NOT_NAME}?$:]*+:(?:[^{_NOT_NAME}]|\\.)*+"
-    r"|\w++|\S"
-)
+    """SELECT, ASK, CONSTRUCT or DESCRIBE, as the one pass over the text read it (the gate's
+    pass, kept; query/lexicon.py): the store is asked for a format that form has."""
+    return lexed(text, parse=True).form or "SELECT"
 
 
 def graph_variables(text: str) -> list[tuple[int, str]]:
     """Where each `GRAPH ?var` of the query starts, with its variable as written: the GRAPH
-    keyword (in any case) as a token of the code, followed by a variable."""
-    tokens = [(m.start(), m[0]) for m in _TOKENS.finditer(text) if m[0][0] != "#"]
-    return [
-        (start, tokens[i + 1][1])
-        for i, (start, word) in enumerate(tokens[:-1])
-        if word.upper() == "GRAPH" and tokens[i + 1][1][0] in "?$"
-    ]
+    keyword (in any case) as a token of the code, followed by a variable (the pass's)."""
+    return list(lexed(text, parse=True).graph_variables)
 
 
 class RemoteStore:
@@ -323,7 +284,7 @@ class RemoteStore:
         wrote, sent with no gate) the default graph is excluded where the text has no GRAPH.
         """
         if shape is None:
-            return not _GRAPH_WORD.search(query), query
+            return not lexed(query, parse=True).graph_word, query
         exclude = shape.reads_default and not (shape.from_default or given_default)
         named = [t for t in shape.graph_terms if not t.startswith("?")]
         if exclude and named:

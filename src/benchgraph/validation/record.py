@@ -65,6 +65,7 @@ PARALLEL = tuple(
         BG.pipelineParallelSize,
         BG.dataParallelSize,
         BG.expertParallelSize,
+        BG.attentionDataParallelSize,
     )
 )
 COUNT = str(BG.acceleratorCount)
@@ -82,8 +83,8 @@ def _parallelism(d: Index, focus: URIRef) -> Iterator[dict]:
             if any(x is not None and not is_numeric(x) for x in row):
                 continue
             ranks = prod(x.value if x is not None else 1 for x in row[:3])
-            expert = row[3].value if row[3] is not None else 1
-            needed = expert if expert > ranks else ranks
+            # expert and attention data parallelism reuse the ranks: each only bounds them
+            needed = max([ranks, *(x.value for x in row[3:] if x is not None)])
             if needed > count.value:
                 yield {"needed": needed, "count": count}
 

@@ -1,6 +1,7 @@
 """Browsing and search without SPARQL: `/id/` (the kinds, counted), `/id/<kind>/` (a kind's
 records with their main facts, in pages, sortable, with facets and counts per value) and
-`/search?q=` (labels, ids and aliases, ranked). Each list also as JSON and CSV.
+`/search?q=` (labels, ids and aliases, ranked). Each list also as JSON and CSV. The runs'
+page is the explorer's (explore.py): /id/benchmarks/ leads there with its filters.
 
 All of it reads the snapshot's catalogue (catalogue.py), made once per served dataset.
 """
@@ -13,7 +14,16 @@ import json
 from collections import Counter
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
 from ..namespaces import pasteable
 from ..query.cells import spreadsheet_safe
@@ -94,6 +104,11 @@ def listing(kind: str) -> Response:
         )
     spec = KINDS[kind]
     fmt = page_format()
+    if kind == "benchmarks" and fmt == "html":
+        # a person's list of runs is the explorer; JSON and CSV stay this list's, for scripts
+        from .explore import listing_href
+
+        return redirect(listing_href(request.args), 302)
     etag = site().etag("list", kind, fmt, request.query_string.decode("latin-1"))
     if request.if_none_match.contains_weak(etag):
         return not_modified(etag)

@@ -104,8 +104,7 @@ def _written(s: Site | Snapshot, ext: str) -> Path:
     path = s.dump_dir / s.key / f"benchgraph.{ext}"
     if path.exists():
         return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a+b") as held:
+    with _lock_file(path) as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         if not path.exists():
             header, _body = s.pool.run(
@@ -115,6 +114,18 @@ def _written(s: Site | Snapshot, ext: str) -> Path:
                 abort(500, f"the {ext} dump could not be written: {header.get('detail')}")
             sweep(s.dump_dir, s.key)
     return path
+
+
+def _lock_file(path: Path):
+    """The lock file beside `path`, its folder made first. A server process on another
+    snapshot may sweep the folder between the two (see _being_written): made again."""
+    for attempt in range(3):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return open(path.with_name(path.name + ".lock"), "a+b")  # noqa: SIM115
+        except FileNotFoundError:
+            if attempt == 2:
+                raise
 
 
 def write_ahead(snapshot: Snapshot) -> None:
@@ -136,7 +147,7 @@ def sweep(dump_dir: Path, key: str) -> None:
     unfinished files of writers no longer running (a query worker killed at its timeout).
     A server still serving another snapshot writes its dumps again when asked."""
     for folder in dump_dir.iterdir():
-        if folder.is_dir() and folder.name != key:
+        if folder.is_dir() and folder.name != key and not _being_written(folder):
             shutil.rmtree(folder, ignore_errors=True)
     for item in (dump_dir / key).iterdir():
         found = _UNFINISHED.match(item.name)
@@ -146,6 +157,22 @@ def sweep(dump_dir: Path, key: str) -> None:
             shutil.rmtree(item, ignore_errors=True)
         else:
             item.unlink(missing_ok=True)
+
+
+def _being_written(folder: Path) -> bool:
+    """Whether a running writer has an unfinished file in another snapshot's folder: a
+    rebuild writing the next snapshot's description (serving.description.cached), or a
+    server process still on the last snapshot writing its dumps. Left to a later sweep:
+    taken from under the writer, its rename failed and the rebuild with it."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    for name in names:
+        found = _UNFINISHED.match(name)
+        if found and _running(int(found.group(1) or found.group(2))):
+            return True
+    return False
 
 
 def _running(pid: int) -> bool:

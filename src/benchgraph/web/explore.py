@@ -1,9 +1,10 @@
 """The results explorer at /explore: every run in one table, narrowed by facets (source and
-round, division, model, benchmark, scenario, accuracy target, metric, accelerator, vendor,
-count, fabric status, engine), with the columns a user picks, sorted by a figure only within
-one metric and unit, charted one comparable group at a time, and downloaded as CSV or JSON
-exactly as shown. Every state is the page's URL. The rows are results.py's, made once per
-served snapshot; a request only filters them.
+round, division, model, benchmark, scenario, accuracy target, workload, precision, metric,
+accelerator, vendor, count, fabric status, engine, record status), with the columns a user
+picks, sorted by a figure only within one metric and unit, charted one comparable group at a
+time, and downloaded as CSV or JSON exactly as shown. Every state is the page's URL. The rows
+are results.py's, made once per served snapshot; a request only filters them. The run listing
+(/id/benchmarks/) leads here with its filters (listing_href).
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ COLUMNS = (
     Column("benchmark", "benchmark", facet="benchmark"),
     Column("scenario", "scenario", facet="scenario"),
     Column("target", "accuracy target", facet="target"),
+    Column("workload", "workload", facet="workload"),
+    Column("precision", "precision", facet="precision"),
     Column("engine", "engine", facet="engine"),
+    Column("status", "record status", facet="status"),
 )
 BY_KEY = {c.key: c for c in COLUMNS}
 DEFAULT_COLUMNS = ("value", "perAccelerator", "power", "efficiency", "accelerator", "count")
@@ -77,9 +81,14 @@ def results() -> Results:
 def make_ahead(snapshot: Snapshot) -> None:
     """Make a snapshot's explorer rows as it is opened (a Site's on_open hook): at 100k runs
     they take tens of seconds, which no first visitor should wait for."""
+    if snapshot.closed:
+        return
     try:
         snapshot.made("results", lambda: build_results(snapshot.store()))
     except Exception:  # a store that is down: made on first use instead
+        if snapshot.closed:  # served no more (swapped out, shut): its folder may be gone
+            log.debug("snapshot %s closed before its explorer rows were made", snapshot.id)
+            return
         log.exception("snapshot %s: explorer rows not made ahead", snapshot.id)
 
 
@@ -130,6 +139,54 @@ def explore() -> Response:
     return finish(Response(body, mimetype="text/html"), etag)
 
 
+# --- the run listing, in the explorer's shape -------------------------------------------------
+# The run listing's (/id/benchmarks/, browse.py) filters and sorts that the explorer names
+# alike; its `round` and `unit` become the explorer's source and metric values that hold them.
+SAME_FACETS = ("accelerator", "vendor", "fabric", "model", "engine", "division", "scenario")
+SAME_FACETS += ("status",)
+
+
+def listing_href(args) -> str:
+    """The explorer's URL for a run listing's query string `args`: its filters, sort, order
+    and page, as the explorer spells them."""
+    table = results()
+    filters: dict[str, list[str]] = {}
+    for facet in SAME_FACETS:
+        if args.getlist(facet):
+            names = table.names.get(facet, {})
+            filters[facet] = [_listed_key(v, names) for v in args.getlist(facet)]
+    rounds = args.getlist("round")
+    if rounds:
+        sources = table.names.get("source", {})
+        kept = [k for k in sources if any(k == r or k.endswith(" " + r) for r in rounds)]
+        filters["source"] = kept or rounds  # none holds it: no rows, as the listing had
+    metrics, units = args.getlist("metric"), args.getlist("unit")
+    if metrics or units:
+        kept = [
+            key
+            for key in table.names.get("metric", {})
+            if (not metrics or key.partition("|")[0] in metrics)
+            and (not units or key.partition("|")[2] in units)
+        ]
+        filters["metric"] = kept or [f"{m}|{u}" for m in metrics or [""] for u in units or [""]]
+    state = {"filters": filters, "chosen_cols": False}
+    sort = {"round": "source"}.get(args.get("sort", ""), args.get("sort", ""))
+    if sort in BY_KEY:
+        state["sort"] = sort
+        if args.get("order") in ("asc", "desc"):
+            state["order"] = args["order"]
+    for key in ("per", "page"):
+        if (args.get(key) or "").isdigit():
+            state[key] = int(args[key])
+    return _href(state)
+
+
+def _listed_key(value: str, names: dict[str, str]) -> str:
+    """A listing's value as the explorer keys it: the same where it knows it, else a vendor
+    named by text (`vendor=Acme Corp`) as the explorer keys a name: acme-corp."""
+    return value if value in names else value.casefold().replace(" ", "-")
+
+
 # --- the state in the URL -----------------------------------------------------------------
 def _state(table: Results) -> dict:
     """What the URL asks: filters, columns, sort, page, chart. A bad value is a 400 saying
@@ -169,7 +226,7 @@ def _state(table: Results) -> dict:
 
 def _href(state: dict, **change) -> str:
     """This page's URL with `change` made to its state (None takes a parameter away)."""
-    s = {**state, **change}
+    s = {"sort": "value", **state, **change}
     args = [(k, v) for k, values in s["filters"].items() for v in values]
     if s.get("chosen_cols") or "cols" in change:
         args += [("col", ",".join(s["cols"]))]
@@ -296,12 +353,14 @@ def _chart(kept: list[int], state: dict, table: Results) -> dict | None:
     group = group or max(sizes, key=lambda g: (sizes[g], g))
     of = table.orders[column.figure].group
     charted = [table.rows[i] for i in islice((i for i in kept if of[i] == group), CHART_POINTS)]
+    # runs held to different accuracy targets (MLPerf's 99 and 99.9) are told apart
+    targets = len({r.labels("target") for r in charted}) > 1
     points = []
     for r in charted:
         f = _figure(r, column)
         points.append(
             {
-                "label": _short(r),
+                "label": _short(r) + (f" ({r.labels('target')})" if targets else ""),
                 "title": r.label,
                 "x": _number(r.labels("count")) if state["chart"] == "scatter" else None,
                 "y": f.value,
@@ -314,6 +373,7 @@ def _chart(kept: list[int], state: dict, table: Results) -> dict | None:
         "type": state["chart"],
         "y": column.label,
         "group": _group_label(group, table),
+        "caption": _caption(column.label, _group_label(group, table)),
         "unit": _figure(charted[0], column).unit,
         "total": sizes[group],
         "points": points,
@@ -325,6 +385,14 @@ def _chart(kept: list[int], state: dict, table: Results) -> dict | None:
     }
 
 
+def _caption(charted: str, group: str) -> str:
+    """What the chart draws: "Value, Throughput, tokens (tok/s)"; the group alone where it
+    names the figure already ("Per accelerator (tok/s)", not "Per accelerator, per ...")."""
+    if group.casefold().startswith(charted.casefold()):
+        return group[:1].upper() + group[1:]
+    return f"{charted.capitalize()}, {group}"
+
+
 def _short(r: Result) -> str:
     """A bar's label: count, part, and what tells runs of one part apart (submitter's system
     is in the tooltip)."""
@@ -334,14 +402,20 @@ def _short(r: Result) -> str:
 
 
 # --- cells and downloads ----------------------------------------------------------------------
-def _cell(row: Result, column: Column) -> str:
-    if column.figure:
-        f = _figure(row, column)
-        return figure(f.value, f.unit) if f else ""
+def _text(row: Result, column: Column) -> str:
+    """A facet column's cell as the page, the CSV and the JSON all give it: its values' labels,
+    the engine with its version as the source names it (TensorRT-LLM 0.17)."""
     text = row.labels(column.facet)
     if column.key == "engine" and row.version and text:
         text = f"{text} {row.version}"
     return text
+
+
+def _cell(row: Result, column: Column) -> str:
+    if column.figure:
+        f = _figure(row, column)
+        return figure(f.value, f.unit) if f else ""
+    return _text(row, column)
 
 
 def _record_href(row: Result) -> str:
@@ -351,11 +425,13 @@ def _record_href(row: Result) -> str:
 
 
 def _json(rows: list[Result], columns: list[Column], state: dict) -> Response:
+    """The rows as the page shows them, every figure whole (its literal and its unit)."""
+
     def value(r: Result, c: Column):
         if c.figure:
             f = _figure(r, c)
             return {"value": f.value, "unit": f.unit, "literal": f.text} if f else None
-        return [label for _k, label in r.facets.get(c.facet, [])]
+        return _text(r, c)
 
     body = {
         "total": len(rows),
@@ -373,6 +449,7 @@ def _json(rows: list[Result], columns: list[Column], state: dict) -> Response:
 
 
 def _csv(rows: list[Result], columns: list[Column]) -> Response:
+    """The rows as the page shows them, a figure whole (its literal) with its unit beside it."""
     header = ["id", "label"]
     for c in columns:
         header += [c.key, f"{c.key} unit"] if c.figure else [c.key]
@@ -386,7 +463,7 @@ def _csv(rows: list[Result], columns: list[Column]) -> Response:
                 f = _figure(r, c)
                 line += [f.text, f.unit] if f else ["", ""]
             else:
-                line.append(" | ".join(label for _k, label in r.facets.get(c.facet, [])))
+                line.append(_text(r, c))
         writer.writerow([spreadsheet_safe(x) for x in line])
     response = Response(buffer.getvalue(), mimetype="text/csv")
     response.headers["Content-Disposition"] = 'inline; filename="explore.csv"'

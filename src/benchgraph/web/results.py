@@ -32,6 +32,7 @@ SELECT DISTINCT ?run ?id ?label ?value ?unit ?metric ?metricLabel ?scope
        ?acc ?accLabel ?vendor ?vendorLabel ?count ?fabric ?fabricLabel ?publisher ?round
        ?division ?model ?modelLabel ?benchmark ?scenario ?target ?engine ?engineLabel
        ?engineVersion ?perAcc ?perAccUnit ?watts ?powerId ?eff ?effUnit ?effId
+       ?inputTokens ?outputTokens ?batch ?precision ?status ?statusLabel
 WHERE {
   ?run a bg:BenchmarkRun ; bg:recordId ?id .
   OPTIONAL { ?run rdfs:label ?label }
@@ -55,6 +56,12 @@ WHERE {
   OPTIONAL { ?run bg:accuracyTarget ?target }
   OPTIONAL { ?run bg:engine ?engine . OPTIONAL { ?engine rdfs:label ?engineLabel } }
   OPTIONAL { ?run bg:engineVersion ?engineVersion }
+  OPTIONAL { ?run bg:inputTokens ?inputTokens }
+  OPTIONAL { ?run bg:outputTokens ?outputTokens }
+  OPTIONAL { ?run bg:batchSize ?batch }
+  OPTIONAL { ?run bg:setting ?setting .
+             ?setting bg:settingName "precision" ; bg:settingValue ?precision }
+  OPTIONAL { ?run bg:status ?status . OPTIONAL { ?status rdfs:label ?statusLabel } }
   OPTIONAL { ?run bg:measurement ?pm . ?pm bg:metric/bg:scope bg:PerAccelerator ;
              bg:value ?perAcc ; bg:unitCode ?perAccUnit }
   OPTIONAL { ?run bg:measurement ?p . ?p bg:metric/bg:recordId ?powerId ; bg:value ?watts .
@@ -84,12 +91,15 @@ FACETS = (
     Facet("benchmark", "benchmark"),
     Facet("scenario", "scenario"),
     Facet("target", "accuracy target"),
+    Facet("workload", "workload (tokens in / out, batch)"),
+    Facet("precision", "precision"),
     Facet("metric", "metric"),
     Facet("accelerator", "accelerator"),
     Facet("vendor", "vendor"),
     Facet("count", "accelerator count"),
     Facet("fabric", "fabric status"),
     Facet("engine", "engine"),
+    Facet("status", "record status"),
 )
 FACET_KEYS = tuple(f.key for f in FACETS)
 
@@ -271,7 +281,8 @@ def _facet_order(rows: list[Result], facet: str) -> Order:
 _VARIABLES = (
     "run id label value unit metric metricLabel scope acc accLabel vendor vendorLabel count "
     "fabric fabricLabel publisher round division model modelLabel benchmark scenario target "
-    "engine engineLabel engineVersion perAcc perAccUnit watts powerId eff effUnit effId"
+    "engine engineLabel engineVersion perAcc perAccUnit watts powerId eff effUnit effId "
+    "inputTokens outputTokens batch precision status statusLabel"
 ).split()
 
 
@@ -307,6 +318,7 @@ def _fill(row: Result, v: dict, groups: dict[str, str]) -> None:
         ("model", v["model"], v["modelLabel"]),
         ("fabric", v["fabric"], v["fabricLabel"]),
         ("engine", v["engine"], v["engineLabel"]),
+        ("status", v["status"], v["statusLabel"]),
     ):
         if key is not None:
             row.add(facet, local_key(key.value), _text(label) or readable(key.value))
@@ -320,14 +332,24 @@ def _fill(row: Result, v: dict, groups: dict[str, str]) -> None:
     if publisher or round_:
         source = " ".join(x for x in (publisher, round_) if x)
         row.add("source", source, source)
-    for facet in ("division", "benchmark", "scenario", "target", "count"):
-        name = {"target": "target", "count": "count"}.get(facet, facet)
-        text = _text(v[name])
+    for facet in ("division", "benchmark", "scenario", "target", "count", "precision"):
+        text = _text(v[facet])
         if text is not None:
             row.add(facet, text, text)
+    workload = _workload(v)
+    if workload:
+        row.add("workload", workload, workload)
     version = _text(v["engineVersion"])
     if version and row.version is None:
         row.version = version
+
+
+def _workload(v: dict) -> str:
+    """What a run was asked to do, as the per-watt query says it: "1024 in / 1024 out, batch
+    64" (either part alone where only it is stated)."""
+    given, out, batch = _text(v["inputTokens"]), _text(v["outputTokens"]), _text(v["batch"])
+    tokens = f"{given or '?'} in / {out or '?'} out" if given or out else ""
+    return ", ".join(x for x in (tokens, f"batch {batch}" if batch else "") if x)
 
 
 def _is(a: Figure | None, b: Figure | None) -> bool:

@@ -65,6 +65,12 @@ class Snapshot:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _users: int = 0
     _idle: threading.Condition = field(default_factory=threading.Condition)
+    _closed: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def closed(self) -> bool:
+        """Whether it is served no more (swapped out, or the app shut): its folder may go."""
+        return self._closed.is_set()
 
     def store(self) -> ox.Store:
         """The store, read-only, for the bounded look-ups of Linked Data pages."""
@@ -129,6 +135,7 @@ class Snapshot:
     def close(self, wait: float = 0.0) -> None:
         """Stop the query workers (after the requests using this snapshot have ended, for
         up to `wait` seconds) and let go of the store and its folder."""
+        self._closed.set()
         deadline = time.monotonic() + wait
         with self._idle:
             while self._users > 0 and time.monotonic() < deadline:
@@ -271,6 +278,9 @@ class Site:
             try:
                 snapshot.made("catalogue", lambda: build_catalogue(snapshot.store()))
             except Exception:  # a store that is down: made on first use instead
+                if snapshot.closed:  # served no more: its folder may be gone, and no one asks
+                    log.debug("snapshot %s closed before its catalogue was made", snapshot.id)
+                    return
                 log.exception("snapshot %s: catalogue not made ahead", snapshot.id)
             for hook in list(self.on_open):
                 hook(snapshot)

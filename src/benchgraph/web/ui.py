@@ -55,7 +55,7 @@ def index() -> Response:
             "description": q.description,
             "line": one_line(q.description),
             "query": with_prefixes(_body(q.text)),
-            "view": q.view,
+            "view": chart_view(q),
             "params": [dict(p.as_dict(), choices=_choices(s, p)) for p in query_params(q)],
         }
         for q in ordered
@@ -125,6 +125,23 @@ def prefixes() -> Response:
     return response
 
 
+GROUP_LINE = re.compile(r"#\s*group:\s*((?:[?$]\w+\s*)+)$")
+
+
+def chart_view(query: SavedQuery) -> dict:
+    """A saved query's first view (its `# view:` line) and, from a `# group:` line, the columns
+    whose values make one comparable group: the chart shows one group at a time and says how
+    many the rows mix (`# group: ?model ?scenario`; static/bg-chartdata.js)."""
+    view = dict(query.view)
+    for line in query.text.splitlines():
+        if not line.startswith("#"):
+            break
+        found = GROUP_LINE.match(line.strip())
+        if found:
+            view["group"] = [name[1:] for name in found.group(1).split()]
+    return view
+
+
 def query_params(query: SavedQuery) -> tuple[Parameter, ...]:
     """A saved query's parameters (its `# param:` lines)."""
     return query.params
@@ -167,7 +184,7 @@ def _opened(s: Site, args) -> dict:
     return {
         "name": name,
         "query": with_prefixes(_body(text)),
-        "view": query.view,
+        "view": chart_view(query),
         "given": given,
         "run": not hold,
     }

@@ -1,6 +1,7 @@
 // The "Chart" view of the result (a YASR plugin beside Table and Response): a bar, line or
 // scatter chart of a number column against a label, a date or another number, coloured by a
-// third column, with a log scale, a PNG and a CSV download of what is drawn. Drawn by Chart.js
+// third column, one comparable group at a time (its name over the chart, the others under
+// "group"), with a log scale, a PNG and a CSV download of what is drawn. Drawn by Chart.js
 // (static/vendor/chartjs; why that library: the Makefile's vendor target).
 (function () {
   "use strict";
@@ -91,6 +92,7 @@
         animation: false, responsive: true, maintainAspectRatio: false,
         interaction: { mode: "nearest", intersect: view.type !== "bar" },
         plugins: {
+          title: { display: !!s.groupShown, text: s.groupShown || "", font: { size: 13 } },
           legend: { display: !!view.color, position: "top",
             title: { display: !!view.color, text: view.color ? "?" + view.color : "" } },
           tooltip: { callbacks: {
@@ -220,12 +222,13 @@
     view() {
       var v = this.drawn || {};
       return { type: v.type, x: v.x, y: v.y, color: v.color, series: v.series, unit: v.unit,
-        unitText: v.unitText, log: v.log };
+        unitText: v.unitText, log: v.log, group: this.asked.group };
     }
 
     change(key, value) {
       var next = Object.assign({}, this.view());
       next.unitValue = this.asked.unitValue;
+      next.groupValue = this.asked.groupValue;
       next[key] = value;
       if (key === "x") { next.type = this.asked.type; }
       this.asked = next;
@@ -245,6 +248,8 @@
       this.points = s.points;
       this.allUnits = s.allUnits;
       this.unitShown = s.units[0];
+      this.comparable = s.comparable;
+      this.groupShown = s.groupShown;
       this.drawControls(view, variables, kinds);
 
       var figure = element("figure", "bg-chart");
@@ -264,6 +269,15 @@
       if (s.split) {
         s.notes.unshift("The rows differ by ?" + s.split.column + " (" + s.split.values.join(", ") +
           "): each label says which, and rows of different ones are not alike.");
+      }
+      if (s.comparable.length > 1) {
+        s.notes.unshift("These rows mix " + s.comparable.length + " comparable groups (by " +
+          view.group.map(function (v) { return "?" + v; }).join(", ") + "): the chart shows " +
+          "one at a time, " + s.groupShown + " now (" + s.points.length + " row" +
+          (s.points.length === 1 ? "" : "s") + "); choose another under \u201cgroup\u201d " +
+          "above, or narrow the question with its parameters.");
+      } else if (s.comparable.length === 1) {
+        s.notes.unshift("One comparable group: " + s.groupShown + ".");
       }
       s.notes.forEach(function (n) { figure.appendChild(element("p", "bg-chart-note", n)); });
       this.figure = figure;
@@ -290,6 +304,11 @@
       bar.appendChild(select("series", [["", "none"]].concat(columns(function (v) {
         return kinds[v] !== "empty";
       })), view.series || "", function (v) { self.change("series", v || null); }));
+      if (this.comparable && this.comparable.length > 1) {
+        bar.appendChild(select("group", this.comparable.map(function (g) {
+          return [g.name, g.name + " (" + g.rows + ")"];
+        }), this.groupShown, function (v) { self.asked.groupValue = v; self.draw(); }));
+      }
       if (this.allUnits && this.allUnits.length > 1) {
         bar.appendChild(select("unit", this.allUnits.map(function (u) { return [u, u]; }),
           this.unitShown, function (v) { self.asked.unitValue = v; self.draw(); }));

@@ -1,6 +1,7 @@
 // From a SPARQL SELECT result to what a chart draws: each column's kind (number, date or
 // label), the view completed from the result's columns, and the rows as series, one per value
-// of the colour column. No drawing here (bg-chart.js draws).
+// of the colour column; of rows that mix comparable groups (a saved query's `# group:`
+// columns), one group at a time. No drawing here (bg-chart.js draws).
 (function () {
   "use strict";
   var XSD = "http://www.w3.org/2001/XMLSchema#";
@@ -86,10 +87,16 @@
     // series: one line per value of this column (each coloured by its rows' colour)
     view.series = has(asked.series) && [view.x, view.y].indexOf(asked.series) < 0
       ? asked.series : null;
+    // the columns whose values make one comparable group (those the chart does not draw)
+    var drawn = [view.x, view.y, view.color, view.series];
+    view.group = (asked.group || []).filter(function (v) {
+      return has(v) && drawn.indexOf(v) < 0;
+    });
+    if (asked.groupValue) { view.groupValue = asked.groupValue; }
     // Rows held to different accuracy targets (MLPerf's 99 and 99.9) are not alike: the
-    // labels say which, unless the x axis or the colours already do.
+    // labels say which, unless the x axis, the colours or the groups already do.
     var split = variables.filter(function (v) {
-      return SPLIT.test(v) && [view.x, view.color, view.y, view.series].indexOf(v) < 0 &&
+      return SPLIT.test(v) && drawn.concat(view.group).indexOf(v) < 0 &&
         distinct(v, bindings, prefixes) >= 2;
     })[0];
     if (split) { view.split = split; }
@@ -153,6 +160,15 @@
       if (typeof x === "number" && !isFinite(x)) { missing += 1; return; }
       kept.push({ x: x, y: y, row: row });
     });
+    // Rows of several comparable groups: one at a time (the one asked for, else the first in
+    // the result's order), never drawn together.
+    var groupsAll = comparable(view, kept, prefixes);
+    var groupShown = null;
+    if (groupsAll.length) {
+      var groupNames = groupsAll.map(function (g) { return g.name; });
+      groupShown = groupNames.indexOf(view.groupValue) >= 0 ? view.groupValue : groupNames[0];
+      kept = kept.filter(function (p) { return groupOf(view, p.row, prefixes) === groupShown; });
+    }
     // Several units: one at a time (the one asked for, else the most common), never mixed on
     // one axis.
     var allUnits = units(view, kept, prefixes);
@@ -206,7 +222,26 @@
     }
     return { groups: groups, points: kept, notes: notes, units: units(view, kept, prefixes),
       allUnits: allUnits, split: view.split ? { column: view.split, values: splitValues } : null,
-      lines: lines(view, groups, prefixes) };
+      lines: lines(view, groups, prefixes), comparable: groupsAll, groupShown: groupShown };
+  }
+
+  // A row's comparable group: its values of the group columns, as the page shows them.
+  function groupOf(view, row, prefixes) {
+    return view.group.map(function (v) { return label(row[v], prefixes); })
+      .filter(function (t) { return t !== ""; }).join(" \u00b7 ") || "(none)";
+  }
+
+  // The comparable groups of the rows charted, in the result's order, with their sizes
+  // ([] without group columns).
+  function comparable(view, points, prefixes) {
+    if (!view.group || !view.group.length) { return []; }
+    var out = [], at = {};
+    points.forEach(function (p) {
+      var name = groupOf(view, p.row, prefixes);
+      if (!(name in at)) { at[name] = out.length; out.push({ name: name, rows: 0 }); }
+      out[at[name]].rows += 1;
+    });
+    return out;
   }
 
   // With a series column: one line per value of it, in the colour of its first row's group

@@ -62,7 +62,11 @@
           ? { type: "linear", title: { display: true, text: "accelerator count" } }
           : { stacked: true, ticks: { autoSkip: true, callback: function (v) {
             var label = this.getLabelForValue(v);
-            return label.length > 30 ? label.slice(0, 29) + "\u2026" : label;
+            // cut at 30 characters, an accuracy target at the end kept: "... GB (99.9)"
+            var target = (/ \([^()]{1,10}\)$/.exec(label) || [""])[0];
+            var base = label.slice(0, label.length - target.length);
+            return label.length > 30 ? base.slice(0, 29 - target.length) + "\u2026" + target
+              : label;
           } } },
         y: { stacked: !scatter, title: { display: true, text: chart.y + " (" + chart.unit + ")" },
           ticks: { callback: function (v) { return figure(v); } } }

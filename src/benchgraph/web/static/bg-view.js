@@ -1,13 +1,16 @@
 // How a result is shown, as one line of words: "bar x=?accelerator y=?value color=?status
 // unit=tok/s log"; a line chart may draw one line per value of a series column, coloured by
-// another: "line x=?count y=?share color=?status series=?line". Saved queries name their first view so in a `# view:` header line
-// (benchgraph/queries.py reads it there); the page's shareable URLs carry it the same way.
+// another: "line x=?count y=?share color=?status series=?line". Saved queries name their
+// first view so in a `# view:` header line (query/saved.py reads it there); the page's
+// shareable URLs carry it the same way, with the columns whose values make one comparable
+// group (a saved query's `# group:` line, web/ui.py): "group=?model,?scenario".
 (function () {
   "use strict";
   var TYPES = ["table", "bar", "line", "scatter"];
   var COLUMNS = ["x", "y", "color", "series", "unit"];
 
-  // {type, x, y, color, series, unit, unitText, log}; words it does not know are ignored.
+  // {type, x, y, color, series, unit, unitText, group, log}; words it does not know are
+  // ignored.
   function parse(text) {
     var view = {};
     String(text || "").trim().split(/\s+/).forEach(function (word, i) {
@@ -20,6 +23,8 @@
         view.log = true;
       } else if (COLUMNS.indexOf(key) >= 0 && /^[?$]\w+$/.test(value)) {
         view[key] = value.slice(1);
+      } else if (key === "group" && /^[?$]\w+(,[?$]\w+)*$/.test(value)) {
+        view.group = value.split(",").map(function (v) { return v.slice(1); });
       } else if (key === "unit" && value) {
         view.unitText = value;
       }
@@ -33,6 +38,9 @@
       if (view[key]) { words.push(key + "=?" + view[key]); }
     });
     if (view.unitText && !view.unit) { words.push("unit=" + view.unitText); }
+    if (view.group && view.group.length) {
+      words.push("group=" + view.group.map(function (v) { return "?" + v; }).join(","));
+    }
     if (view.log) { words.push("log"); }
     return words.join(" ");
   }
