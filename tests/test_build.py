@@ -533,3 +533,33 @@ def test_link_checks_after_a_run_edit_keep_the_other_records_dangling_links(tmp_
     # an id changed: every record's links are checked again
     assert dangling(entry("m1.yaml", "models", "renamed")) == [("a.yaml", "m1"), ("b.yaml", "nope")]
     cache.close()
+
+
+def test_a_skip_invalid_rebuild_leaves_out_and_takes_back_unchanged_records(
+    copy_data, tmp_path, monkeypatch
+):
+    """serve --watch rebuilds with --skip-invalid, comparing only what changed: a run that did
+    not change but links to a part gone invalid leaves the store, and comes back once the part
+    is mended; each time the store equals a fresh build's."""
+    data = copy_data(TEST_DATA / "fabric")
+    part = data / "accelerators" / "pcie-card.yaml"
+    text = part.read_text(encoding="utf-8")
+
+    def quads(cache: str) -> set[str]:
+        monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / cache))
+        result = build(data, skip_invalid=True)
+        store = result.open()
+        try:
+            return {str(q) for q in store.quads_for_pattern(None, None, None, None)}, result
+        finally:
+            del store
+
+    kept, first = quads("kept")
+    assert not first.left_out
+    part.write_text(text + "colour: red\n", encoding="utf-8")  # an unknown key: invalid
+    edited, result = quads("kept")
+    assert {Path(p).name for p in result.left_out} == {"pcie-card.yaml", "pcie-run.yaml"}
+    assert edited == quads("fresh-1")[0] != kept
+    part.write_text(text, encoding="utf-8")
+    mended, result = quads("kept")
+    assert not result.left_out and mended == quads("fresh-2")[0] == kept

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from rdflib import Namespace, URIRef
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SDO, SKOS, XSD
@@ -122,6 +123,19 @@ def graph_of(own: str) -> str:
     """The named graph of the record whose IRI is `own` (reasoning/infer.py and rules.py
     both ask)."""
     return str(GRAPH) + own[len(str(ID)) :] if own.startswith(str(ID)) else own
+
+
+# A record's IRI in N-Quads lines made once for the records alike but for it (runs of one
+# kind: reasoning.rules, store.load): renamed to each one's own.
+RUN = "\x00run"
+
+
+def renamed(lines: Iterable[str], was: str, now: str) -> list[str]:
+    """N-Quads lines about the record `was` as lines about `now`, a record alike but for its
+    IRI: `was` at the start of an IRI, followed by '>' or '#' (no other IRI goes on so)."""
+    return sorted(
+        line.replace(f"<{was}>", f"<{now}>").replace(f"<{was}#", f"<{now}#") for line in lines
+    )
 
 
 def sparql_prefixes() -> str:

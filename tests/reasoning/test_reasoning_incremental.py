@@ -3,9 +3,12 @@ folder, rebuild, query; and the incrementally updated store equals a fresh build
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyoxigraph as ox
 import pytest
 
+from benchgraph.errors import RecordsInvalid
 from benchgraph.pipeline.steps import UNSETTLED
 
 from .reasoning_support import REASONING, build_store, select
@@ -448,3 +451,47 @@ def test_a_changed_link_replaces_the_old_one_in_the_link_graph(tmp_path, copy_da
     _edit(part, "\nsame_as: [https://example.org/new]", "")
     store = build_store(data, tmp_path / "cache")
     assert select(store, linked) == []
+
+
+def test_runs_alike_but_for_their_id_are_each_derived_and_checked_as_alone(tmp_path, copy_data):
+    """Runs that differ only in their id are derived and checked once for all (rules.OWN,
+    validation.incremental): after an edit reaching them, each has its own status, basis and
+    quads as a fresh build gives them, and each its own problem, at its own file and line."""
+    data = copy_data(REASONING)
+    run = data / "benchmarks" / "pcie-8x-tp8.yaml"
+    alike = ["pcie-8x-tp8", *(f"pcie-8x-tp8-copy-{n}" for n in range(3))]
+    for rid in alike[1:]:
+        text = run.read_text(encoding="utf-8").replace("id: pcie-8x-tp8", f"id: {rid}", 1)
+        (run.parent / f"{rid}.yaml").write_text(text, encoding="utf-8")
+    cache = tmp_path / "cache"
+    store = build_store(data, cache)
+    assert {_status(store)[rid][0] for rid in alike} == {"NoScaleUpFabric"}
+    del store
+    part = data / "accelerators" / "rtx-pro-6000.yaml"
+    part.write_text(
+        part.read_text(encoding="utf-8")
+        + "source: {url: https://example.org/rtx-pro-6000, kind: vendor, states: [fabric]}\n"
+        + "fabric: built-in\n",
+        encoding="utf-8",
+    )
+    store = build_store(data, cache)
+    assert {_status(store)[rid][0] for rid in alike} == {"ScaleUpFabricPresent"}
+    for rid in alike:
+        assert ("accelerators/rtx-pro-6000", "PartFabricBuiltIn") in {
+            b[:2] for b in _bases(store, rid)
+        }
+    incremental = _quads(store)
+    del store
+    assert incremental == _quads(build_store(data, tmp_path / "fresh"))
+    # the metric they read goes to another unit: every copy is told, in its own file
+    _edit(data / "metrics" / "tok-s-per-user.yaml", "unit: tok/s", "unit: ms")
+    with pytest.raises(RecordsInvalid) as refused:
+        build_store(data, cache)
+    told = {
+        (Path(p.file).stem, p.line, p.field)
+        for p in refused.value.problems
+        if p.code == "bg:UnitOfMetricShape" or "does not fit metric" in p.message
+    }
+    lines = run.read_text(encoding="utf-8").splitlines()
+    unit_line = lines.index("unit: tok/s") + 1
+    assert {(rid, unit_line, "unit") for rid in alike} <= told

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..namespaces import ID, graph_of, record_iri
+from ..namespaces import ID, RUN, graph_of, record_iri, renamed
 from ..reasoning.rules import SYSTEM, World
 from ..store.cache import ID as ROW_ID
 from ..store.cache import KIND, Cache, Entries, Entry
-from ..store.load import Loader, graph_name
+from ..store.load import Derived, Loader, graph_name
 
 RUNS = "benchmarks"
 IDS = str(ID)
@@ -32,33 +32,37 @@ class Derivation:
         self.cache, self.stream = cache, stream
         self.waiting = set(first)  # records others link to, not converted yet
         self.world = World() if stream else None
-        self.runs: list[tuple[str, str]] = []  # (graph, record IRI) of runs not derived yet
-        self.others: list[tuple[str, str]] = []  # the same of the records others link to
+        # runs not derived yet, by their rule facts: (graph, record IRI) of runs alike
+        self.runs: dict[str, list[tuple[str, str]]] = {}
+        self.others: list[tuple[str, str]] = []  # (graph, IRI) of records others link to
         self.done: set[str] = set()  # graphs derived as they loaded
         self.loader: Loader | None = None  # set by the build, as is `included`
         self.included: Entries | None = None
 
     # --- as the records load (store.load.Deriver) ----------------------------------------
-    def take(self, entries: list[Entry]) -> dict[str, list[str]]:
+    def take(self, entries: list[Entry]) -> Derived:
         """Derived quads of what can be derived now that these entries load."""
         if not self.stream:
-            return {}
+            return Derived()
         for e in entries:
             self.waiting.discard(e.path)
             if not e.rules:
                 continue
             own = str(record_iri(e.kind, e.id))
-            self.world.add(own, e.rules)
-            (self.runs if e.kind == RUNS else self.others).append((graph_name(e), own))
+            if e.kind == RUNS:
+                self.runs.setdefault(e.rules, []).append((graph_name(e), own))
+            else:
+                self.world.add(own, e.rules)
+                self.others.append((graph_name(e), own))
             e.rules = ""  # the cache keeps it
         if self.waiting:
-            return {}
+            return Derived()
         return self._now()
 
-    def rest(self) -> dict[str, list[str]]:
+    def rest(self) -> Derived:
         """What is left to derive once every batch is in."""
         if not self.stream:
-            return {}
+            return Derived()
         self.waiting.clear()
         return self._now()
 
@@ -67,16 +71,13 @@ class Derivation:
         the load, with the rest."""
         self.done -= set(graphs)
 
-    def _now(self) -> dict[str, list[str]]:
-        todo, others = self.others + self.runs, set(self.others)
-        self.others, self.runs = [], []
-        if not todo:
-            return {}
-        found = self.world.derive([own for _, own in todo])
-        out = {graph: found[own] for graph, own in todo}
-        self.done |= set(out)
-        # nothing links to a run: once derived, its facts are read again by no record
-        self.world.forget([own for (graph, own) in todo if (graph, own) not in others])
+    def _now(self) -> Derived:
+        others, runs = self.others, self.runs
+        self.others, self.runs = [], {}
+        if not others and not runs:
+            return Derived()
+        out = _alike(self.world, runs, others)
+        self.done |= out.graphs()
         return out
 
     # --- after the load -------------------------------------------------------------------
@@ -105,10 +106,22 @@ class Derivation:
         iris = {p: f"{IDS}{row[KIND]}/{row[ROW_ID]}" for p, row in included.rows.items()}
         mine = sorted({p for p, _ in wanted if p is not None})
         taken = set(mine)
-        for path, facts in self.cache.rule_facts(mine).items():
-            world.add(iris[path], facts)
+        runs: dict[str, list[tuple[str, str]]] = {}  # rule facts -> runs alike
+        facts_of = self.cache.rule_facts(mine)
+        # gone, or with no facts: derived to nothing
+        others = [(graph_of(iri), iri) for path, iri in wanted if path not in facts_of]
+        for path, facts in facts_of.items():
+            iri = iris[path]
+            if included.rows[path][KIND] == RUNS:
+                runs.setdefault(facts, []).append((graph_of(iri), iri))
+            else:
+                world.add(iri, facts)
+                others.append((graph_of(iri), iri))
+        # runs alike have the same system: one of each kind names them all
+        for facts, members in runs.items():
+            world.add(members[0][1], facts)
         systems = {iri for _, iri in wanted if iri.startswith(SYSTEMS)}
-        systems |= {o for _, iri in wanted for o in world.edges[SYSTEM].get(iri, ())}
+        systems |= {o for m in runs.values() for o in world.edges[SYSTEM].get(m[0][1], ())}
         more = [
             p
             for p, row in included.rows.items()
@@ -116,8 +129,31 @@ class Derivation:
         ]
         for path, facts in self.cache.rule_facts(more).items():
             world.add(iris[path], facts)
-        found = world.derive([iri for _, iri in wanted])
-        self.loader.derived({graph_of(iri): lines for iri, lines in found.items()})
+        self.loader.derived(_alike(world, runs, others, added=True))
+
+
+def _alike(
+    world: World,
+    runs: dict[str, list[tuple[str, str]]],
+    others: list[tuple[str, str]],
+    added: bool = False,
+) -> Derived:
+    """What the rules derive of `others` ((graph, IRI), their facts in `world`) and of `runs`
+    (rule facts -> (graph, IRI) of the runs that have them): one run of each kind is
+    derived, its lines made the kind's, with RUN for its IRI (rules.OWN). `added`: the first
+    run of each kind is in `world` already. Nothing links to a run: once derived, its facts
+    are let go."""
+    first = {}
+    for facts, members in runs.items():
+        first[members[0][1]] = members
+        if not added:
+            world.add(members[0][1], facts)
+    found = world.derive([iri for _, iri in others] + list(first))
+    out = Derived({graph: found[iri] for graph, iri in others})
+    for iri, members in first.items():
+        out.kinds.setdefault(tuple(renamed(found[iri], iri, RUN)), []).extend(members)
+    world.forget(list(first))
+    return out
 
 
 def graph_name_of(row: tuple) -> str:

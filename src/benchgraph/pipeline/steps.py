@@ -238,14 +238,21 @@ class _Build:
         """Bring the store to hold the included records."""
         before, fresh, last = self.before, self.fresh, self.last
         # what the store may hold differently from `included`: the changed records, old and
-        # new, and those the last build left out (None: compare every record)
+        # new, and those the last build or this one leaves out (an unchanged run linking to a
+        # part gone invalid; Loader.finish compares all if the store then holds other than
+        # `included`); None: compare every record (serve --watch's rebuilds, which leave out,
+        # compared all 100k graphs after an edit)
         touched = (
             None
-            if self.skip_invalid or last is None
+            if last is None
             else (
                 fresh
                 + [before[p] for p in self.gone]
-                + [before[p] for p in [e.path for e in fresh] + list(last.left_out) if p in before]
+                + [
+                    before[p]
+                    for p in {*(e.path for e in fresh), *last.left_out, *self.left_out}
+                    if p in before
+                ]
             )
         )
         self.runs, self.judged = self.loader.finish(self.included, touched, self.quiet)

@@ -26,6 +26,7 @@ from ..records.reader import load_record
 from ..store.cache import Entry
 from ..store.load import store_problem
 from ..validation.facts import triple_facts
+from ..validation.incremental import alike_key, facts_text
 from ..validation.record import check_record, local_shapes
 
 PARALLEL_FROM = 400  # below this many changed files, worker start-up costs more than it saves
@@ -59,6 +60,8 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
     refused = store_problem(record, stated + inferred_nq)  # its problem, not the load's
     if refused is not None:
         problems.append(refused)
+    refs = list(record.references())
+    facts = facts_text(triple_facts(record.kind, kept, own))
     entry = Entry(
         shown,
         digest,
@@ -67,14 +70,15 @@ def process(path: str, data_dir: str, shown: str, commit: str | None, digest: st
         stated,
         inferred_nq,
         problems,
-        list(record.references()),
+        refs,
         # as the cache keeps it: made here, not in the build's thread, and a text
         # is sent for less than a mapping
         json.dumps(record.lines),
-        facts=triple_facts(record.kind, kept, own),
+        facts=facts,
+        alike=alike_key(refs, facts) if record.kind == "benchmarks" else "",
         # nothing links to a run: what others read of it is never asked
         outward=outward(stated, own) if record.kind != "benchmarks" else "",
-        rules=rule_facts(kept, inferred),
+        rules=rule_facts(kept, inferred, own),
     )
     return entry.pack(loading=True)
 

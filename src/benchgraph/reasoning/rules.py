@@ -43,7 +43,7 @@ from rdflib import Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import DCTERMS, OWL, RDF, RDFS, XSD
 
-from ..namespaces import BG, ID, INFERRED_GRAPH, record_iri
+from ..namespaces import BG, ID, INFERRED_GRAPH, RUN, record_iri
 from ..vocab import EVIDENCE, SOURCE_KINDS
 
 FABRIC_STATUS = str(BG.fabricStatus)
@@ -82,7 +82,6 @@ PART_IRI = str(record_iri("accelerators", ""))
 SYSTEM_IRI = str(record_iri("systems", ""))
 IDS = str(ID)
 RUNS_IRI = str(record_iri("benchmarks", ""))
-RUN = "\x00run"  # a run's IRI in lines made once for runs of one kind (World._status_lines)
 GRAPH = f"<{INFERRED_GRAPH}>"
 TRUE = '"true"^^<http://www.w3.org/2001/XMLSchema#boolean>'
 FALSE = '"false"^^<http://www.w3.org/2001/XMLSchema#boolean>'
@@ -161,11 +160,23 @@ def ruleset() -> RuleSet:
     return RuleSet(made.chains, made.supers, made.edges, ontology)
 
 
-def rule_facts(stated: Iterable[tuple], inferred: Iterable[tuple]) -> str:
+# A record's rule facts name the record itself (and the nodes below it) as OWN: runs alike
+# but for their IRI (same links, statements, sources, comparisons) have the same text, and a
+# build derives one of them for all (pipeline.derive). A space ends every IRI, so no other
+# IRI reads as it; World.add names the record again.
+OWN = "~ "
+
+
+def rule_facts(stated: Iterable[tuple], inferred: Iterable[tuple], own: str) -> str:
     """What the cross-record rules read of one record, from its triples (rdflib terms) as
     its graph holds them (`stated`) and as its local reasoning adds them to the inferred
-    graph (`inferred`), as JSON."""
-    return _facts(ruleset(), stated, inferred)
+    graph (`inferred`), as JSON, the record's IRI `own` written as OWN."""
+    short = _short(own)
+    return (
+        _facts(ruleset(), stated, inferred)
+        .replace(f'"{short}"', f'"{OWN}"')
+        .replace(f'"{short}#', f'"{OWN}#')
+    )
 
 
 @lru_cache(maxsize=4)
@@ -267,9 +278,9 @@ class World:
         self.closed: set[str] = set()  # subjects whose chains are closed
         self.add("", rs.ontology)
 
-    def add(self, own: str, facts: str | dict) -> None:
-        """The facts of the record whose IRI is `own` ("" for the ontology)."""
-        got = json.loads(facts) if isinstance(facts, str) else facts
+    def add(self, own: str, facts: str) -> None:
+        """The facts (rule_facts) of the record whose IRI is `own` ("" for the ontology)."""
+        got = json.loads(facts.replace(f'"{OWN}', f'"{_short(own)}') if own else facts)
         edges, mine = self.rules.edges, self.subjects[own]
         for s, code, o, flag in got.get("e", ()):
             s, o, p = _long(s), _long(o), edges[code]

@@ -55,7 +55,11 @@ class Entry:
     # None: still in the cache
     line_map: dict[str, int] | str | None  # str: cached JSON; None: still in the cache
     packed: tuple[bytes, bytes] | None = None  # stated, inferred as stored (compressed)
-    facts: list[tuple[str, str, str]] | None = None  # what cross-record checks read (fresh)
+    # what the across-record checks read of a fresh entry, as their table keeps it (lines of
+    # node, fact and value, tab-separated), and for a run a hash of that and its links: runs
+    # with the same are checked once (validation.incremental)
+    facts: str | None = None
+    alike: str = ""
     source: Any = field(default=None, repr=False, compare=False)  # the Cache holding lines
     stat: tuple[int, int, str, str] | None = None  # the file as read: size, mtime, hash, commit
     outward: str = ""  # convert.outward of the record: what other records read of it
@@ -103,6 +107,14 @@ class Entries(Mapping[str, Entry]):
 
     def __init__(self, rows: dict[str, tuple], made: dict[str, Entry], source: Cache):
         self.rows, self._made, self._source = rows, made, source
+        self._others: list[str] | None = None
+
+    def others(self) -> list[str]:
+        """The paths of the records that are not runs (those runs link to: few), found once
+        (a pass over 100k rows takes tens of milliseconds)."""
+        if self._others is None:
+            self._others = [p for p, row in self.rows.items() if row[KIND] != "benchmarks"]
+        return self._others
 
     def __getitem__(self, path: str) -> Entry:
         e = self._made.get(path)

@@ -26,13 +26,14 @@ import queue
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import pyoxigraph as ox
 
 from ..errors import VIOLATION, CannotRun, Problem
-from ..namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, record_iri
+from ..namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, RUN, record_iri, renamed
 from ..records.files import size_text
 from ..records.schema import REFERENCES, Record
 from .cache import ID as ROW_ID
@@ -65,14 +66,38 @@ class StoreRefused(CannotRun):
     """The store's bulk load refused the build's N-Quads."""
 
 
+@dataclass
+class Derived:
+    """What the cross-record rules derived (pipeline.derive): `lines`, graph -> its N-Quads
+    lines; `kinds`, for runs alike but for their IRI, the lines of each with namespaces.RUN
+    for its IRI -> the (graph, IRI) of the runs that have them. The cache keeps a run's
+    kind, not its lines (at 100k runs, a few hundred kinds): an edit that reaches thousands
+    of runs compares kinds, and the lines of two kinds once."""
+
+    lines: dict[str, list[str]] = field(default_factory=dict)
+    kinds: dict[tuple[str, ...], list[tuple[str, str]]] = field(default_factory=dict)
+
+    def graphs(self) -> set[str]:
+        return set(self.lines) | {g for members in self.kinds.values() for g, _ in members}
+
+
+def _kind_id(lines: Iterable[str]) -> str:
+    return hashlib.blake2b("".join(lines).encode(), digest_size=12).hexdigest()
+
+
+def _as_run(template: str, iri: str) -> str:
+    """A kind's lines (joined) as those of the run `iri`."""
+    return template.replace(f"<{RUN}>", f"<{iri}>").replace(f"<{RUN}#", f"<{iri}#")
+
+
 class Deriver(Protocol):
     """What derives the cross-record quads of records as they are loaded (pipeline.derive):
-    graph -> its derived N-Quads lines, of the entries handed (their graphs are loaded
-    with them), and at the end of the loads what is left."""
+    those of the entries handed (their graphs are loaded with them), and at the end of the
+    loads what is left."""
 
-    def take(self, entries: list[Entry]) -> dict[str, list[str]]: ...
+    def take(self, entries: list[Entry]) -> Derived: ...
 
-    def rest(self) -> dict[str, list[str]]: ...
+    def rest(self) -> Derived: ...
 
     def again(self, graphs: Iterable[str]) -> None: ...
 
@@ -173,7 +198,11 @@ class Loader:
         self.changed: set[str] = set(self.pending)
         self.converted: set[str] = set()  # graphs of the records this build converted
         cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY, nq BLOB)")
-        cache.db.execute("CREATE TABLE IF NOT EXISTS derived (graph TEXT PRIMARY KEY, nq BLOB)")
+        # a record's derived lines (nq), or for a run its kind's (Derived)
+        cache.db.execute(
+            "CREATE TABLE IF NOT EXISTS derived (graph TEXT PRIMARY KEY, nq BLOB, kind TEXT)"
+        )
+        cache.db.execute("CREATE TABLE IF NOT EXISTS derived_kind (kind TEXT PRIMARY KEY, nq BLOB)")
 
     def add(self, batches: Iterable[list[Entry]], expected: int | None = None) -> None:
         """Load the entries of every batch that may go in (no violation of their own) and are
@@ -240,45 +269,59 @@ class Loader:
             text += self._derived(self.deriver.take(handed))
         return text
 
-    def _derived(self, found: Mapping[str, list[str]]) -> bytes:
+    def _derived(self, found: Derived) -> bytes:
         """Derived quads of graphs loaded in this build, kept in the cache as the store
         will hold them once loaded: what to load."""
-        self.cache.db.executemany(
-            "INSERT OR REPLACE INTO derived VALUES (?, ?)",
-            [(g, pack("".join(lines))) for g, lines in found.items() if lines],
-        )
-        return "".join(line for lines in found.values() for line in lines).encode()
-
-    def derived(self, found: Mapping[str, list[str]]) -> None:
-        """Make the store hold these graphs' derived quads (graph -> N-Quads lines) in place
-        of what it holds of them: only the difference is written."""
-        old = {}
-        graphs = list(found)
-        for i in range(0, len(graphs), 20_000):
-            old.update(
-                self.cache.db.execute(
-                    "SELECT graph, nq FROM derived WHERE graph IN (SELECT value FROM json_each(?))",
-                    (json.dumps(graphs[i : i + 20_000]),),
-                )
-            )
-        gone, new, rows, emptied = [], [], [], []
-        for g, lines in found.items():
-            was = set(unpack(old[g]).splitlines(keepends=True)) if g in old else set()
-            now = set(lines)
-            if was == now:
+        rows = [(g, pack("".join(lines)), None) for g, lines in found.lines.items() if lines]
+        text = ["".join(line for lines in found.lines.values() for line in lines)]
+        kinds = []
+        for template, members in found.kinds.items():
+            if not template:
                 continue
-            gone += was - now
-            new += now - was
-            if lines:
-                rows.append((g, pack("".join(lines))))
-            else:
-                emptied.append((g,))
-        for quad in ox.parse("".join(gone).encode(), ox.RdfFormat.N_QUADS) if gone else ():
+            kind, joined = _kind_id(template), "".join(template)
+            kinds.append((kind, pack(joined)))
+            rows += [(g, None, kind) for g, _ in members]
+            text += [_as_run(joined, iri) for _, iri in members]
+        self.cache.db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?, ?)", rows)
+        self.cache.db.executemany("INSERT OR IGNORE INTO derived_kind VALUES (?, ?)", kinds)
+        return "".join(text).encode()
+
+    def derived(self, found: Derived) -> None:
+        """Make the store hold these graphs' derived quads in place of what it holds of them:
+        only the difference is written (for runs of a kind the store holds already, none;
+        between two kinds, worked out once)."""
+        old: dict[str, tuple[bytes | None, str | None]] = {}
+        graphs = sorted(found.graphs())
+        for i in range(0, len(graphs), 20_000):
+            for g, nq, kind in self.cache.db.execute(
+                "SELECT graph, nq, kind FROM derived WHERE graph IN (SELECT value FROM "
+                "json_each(?))",
+                (json.dumps(graphs[i : i + 20_000]),),
+            ):
+                old[g] = (nq, kind)
+        diff = _Diff(self.cache)
+        for g, lines in found.lines.items():
+            diff.lines(g, old.get(g), lines)
+        for template, members in found.kinds.items():
+            kind = _kind_id(template) if template else None
+            for g, iri in members:
+                was = old.get(g)
+                if was is None or was[1] != kind:
+                    diff.run(g, iri, was, kind, template)
+        gone = "".join(diff.gone).encode()
+        for quad in ox.parse(gone, ox.RdfFormat.N_QUADS) if gone else ():
             self.store.remove(quad)
-        if new:
-            _write(self.store, "".join(new).encode())
-        self.cache.db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?)", rows)
-        self.cache.db.executemany("DELETE FROM derived WHERE graph = ?", emptied)
+        if diff.new:
+            _write(self.store, "".join(diff.new).encode())
+        db = self.cache.db
+        db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?, ?)", diff.rows)
+        db.executemany("DELETE FROM derived WHERE graph = ?", diff.emptied)
+        if diff.kinds:
+            db.executemany("INSERT OR IGNORE INTO derived_kind VALUES (?, ?)", diff.kinds)
+            db.execute(
+                "DELETE FROM derived_kind WHERE kind NOT IN "
+                "(SELECT kind FROM derived WHERE kind IS NOT NULL)"
+            )
 
     def finish(
         self, included: Entries, touched: list[Entry] | None, quiet: Container[tuple[str, str]] = ()
@@ -389,11 +432,99 @@ class Loader:
                     self.store.remove(quad)
             self.cache.db.execute("DELETE FROM inferred WHERE graph = ?", (g,))
             # what the cross-record rules derived about it: derived again if it stays
-            row = self.cache.db.execute("SELECT nq FROM derived WHERE graph = ?", (g,)).fetchone()
-            if row and row[0]:
-                for quad in ox.parse(unpack(row[0]).encode(), ox.RdfFormat.N_QUADS):
-                    self.store.remove(quad)
+            held = _held(self.cache, g)
+            for quad in ox.parse(held.encode(), ox.RdfFormat.N_QUADS) if held else ():
+                self.store.remove(quad)
             self.cache.db.execute("DELETE FROM derived WHERE graph = ?", (g,))
+
+
+def _held(cache: Cache, graph: str, row: tuple | None = None) -> str:
+    """The derived lines the store holds of a graph (joined), from its row of the cache's
+    `derived` table (nq, kind), read if not given."""
+    if row is None:
+        row = cache.db.execute("SELECT nq, kind FROM derived WHERE graph = ?", (graph,)).fetchone()
+    if row is None:
+        return ""
+    nq, kind = row
+    if nq is not None:
+        return unpack(nq)
+    return _as_run(_kind_lines(cache, kind), IDS + graph[len(GRAPHS) :])
+
+
+def _kind_lines(cache: Cache, kind: str) -> str:
+    found = cache.db.execute("SELECT nq FROM derived_kind WHERE kind = ?", (kind,)).fetchone()
+    return unpack(found[0]) if found else ""
+
+
+class _Diff:
+    """What an edit's derivation changes in the store (gone and new lines) and in the
+    cache's `derived` table (rows, emptied graphs, new kinds)."""
+
+    def __init__(self, cache: Cache):
+        self.cache = cache
+        self.gone: list[str] = []
+        self.new: list[str] = []
+        self.rows: list[tuple] = []
+        self.emptied: list[tuple[str]] = []
+        self.kinds: list[tuple[str, bytes]] = []
+        self._pairs: dict[tuple[str | None, str | None], tuple[str, str]] = {}
+        self._made: set[str] = set()
+
+    def lines(self, graph: str, was_row: tuple | None, lines: list[str]) -> None:
+        """A record derived alone: the difference of its lines."""
+        was = set(_held(self.cache, graph, was_row).splitlines(keepends=True)) if was_row else set()
+        now = set(lines)
+        if was == now:
+            return
+        self.gone += was - now
+        self.new += now - was
+        if lines:
+            self.rows.append((graph, pack("".join(lines)), None))
+        else:
+            self.emptied.append((graph,))
+
+    def run(
+        self,
+        graph: str,
+        iri: str,
+        was_row: tuple | None,
+        kind: str | None,
+        template: tuple[str, ...],
+    ) -> None:
+        """A run now of `kind` (None: no lines), which the store holds as `was_row`."""
+        if was_row is not None and was_row[0] is not None:  # lines of its own, not a kind's
+            was = set(unpack(was_row[0]).splitlines(keepends=True))
+            now = set(renamed(template, RUN, iri))
+            self.gone += was - now
+            self.new += now - was
+        else:
+            gone, new = self._pair(None if was_row is None else was_row[1], kind, template)
+            if gone:
+                self.gone.append(_as_run(gone, iri))
+            if new:
+                self.new.append(_as_run(new, iri))
+        if kind is None:
+            self.emptied.append((graph,))
+            return
+        self.rows.append((graph, None, kind))
+        if kind not in self._made:
+            self._made.add(kind)
+            self.kinds.append((kind, pack("".join(template))))
+
+    def _pair(
+        self, before: str | None, kind: str | None, template: tuple[str, ...]
+    ) -> tuple[str, str]:
+        """The lines (joined, RUN for the run's IRI) a run leaving kind `before` for `kind`
+        loses and gains: worked out once for each pair."""
+        found = self._pairs.get((before, kind))
+        if found is None:
+            was = set(_kind_lines(self.cache, before).splitlines(keepends=True) if before else ())
+            now = set(template)
+            found = self._pairs[(before, kind)] = (
+                "".join(sorted(was - now)),
+                "".join(sorted(now - was)),
+            )
+        return found
 
 
 # Below this, N-Quads go in by one transaction (Store.load): the bulk loader always writes
@@ -416,6 +547,7 @@ def forget_store(cache: Cache) -> None:
     cache.db.execute("DELETE FROM loaded")
     cache.db.execute("DROP TABLE IF EXISTS inferred")
     cache.db.execute("DROP TABLE IF EXISTS derived")
+    cache.db.execute("DROP TABLE IF EXISTS derived_kind")
     cache.set_meta(PENDING, None)
 
 

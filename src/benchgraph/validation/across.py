@@ -5,7 +5,7 @@ record of the right class, a unit is its metric's, a stated fabric is one the pa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -225,14 +225,40 @@ def across_problems(
     records: Iterable[RecordFacts],
     only: Iterable[RecordFacts] | None = None,
     lines: Callable[[list[RecordFacts]], None] | None = None,
+    alike: Callable[[str], list[RecordFacts]] | None = None,
 ) -> dict[str, list[Problem]]:
     """Problems of the across-record shapes, located in the YAML, by record file. `lines`:
-    fills in the line maps of the records with a result, when the records came without."""
+    fills in the line maps of the records with a result, when the records came without.
+    `alike`: a checked run's path -> the other runs with the same links and facts (nothing
+    links to a run, so theirs are its results on their own nodes: they are not checked)."""
     out: dict[str, set[Problem]] = {}
     results = across_results(records, only)
+    if alike:
+        results += [
+            (_renamed(r, rec, other), other) for r, rec in results for other in alike(rec.path)
+        ]
     if lines is not None:
         lines(list({id(rec): rec for _, rec in results}.values()))
     for r, rec in results:
         own = record_iri(rec.kind, rec.id)
         out.setdefault(rec.path, set()).add(problem(r, rec.path, rec.lines, {}, own, rec.refs))
     return {path: sorted(ps) for path, ps in out.items()}
+
+
+def _renamed(result: Result, rec: RecordFacts, other: RecordFacts) -> Result:
+    """A result of `rec` as `other`'s, a run alike but for its IRI and file: its own nodes
+    renamed, and its file where the message names it (a source with no address)."""
+    was, now = f"{ID}{rec.kind}/{rec.id}", f"{ID}{other.kind}/{other.id}"
+
+    def node(term: Any) -> Any:
+        text = str(term)
+        if isinstance(term, URIRef) and (text == was or text.startswith(was + "#")):
+            return URIRef(now + text[len(was) :])
+        return term
+
+    return replace(
+        result,
+        focus=node(result.focus),
+        value=node(result.value),
+        message=result.message.replace(rec.path, other.path),
+    )

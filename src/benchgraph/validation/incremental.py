@@ -4,6 +4,7 @@ reach are checked again."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Container
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ from .fabric import copied_fabric, fabric_texts
 from .facts import Dataset, RecordFacts, facts_from_nquads
 
 if TYPE_CHECKING:
-    from ..store.cache import Cache, Entries
+    from ..store.cache import Cache, Entries, Entry
 
 
 def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
@@ -82,6 +83,25 @@ def copied_fabric_problems(entries: Entries, cache: Cache) -> list[Problem]:
     return sorted(out)
 
 
+def _copied_fabric_kept(entries: Entries, cache: Cache) -> list[Problem]:
+    """copied_fabric_problems, kept in the cache until a record it reads changes (an edit
+    to runs reads it back)."""
+    digests = cache.db.execute(
+        "SELECT group_concat(path || ' ' || digest, ' ') FROM (SELECT path, digest FROM "
+        "validate_across WHERE kind IN ('systems', 'accelerators', 'interconnects') "
+        "ORDER BY path)"
+    ).fetchone()[0]
+    key = hashlib.blake2b((digests or "").encode(), digest_size=16).hexdigest()
+    kept = cache.meta("copied-fabric")
+    if kept is not None:
+        was, problems = json.loads(kept)
+        if was == key:
+            return [Problem(**d) for d in problems]
+    found = copied_fabric_problems(entries, cache)
+    cache.set_meta("copied-fabric", json.dumps([key, [p.as_dict() for p in found]]))
+    return found
+
+
 def check_dataset(
     entries: Entries,
     cache: Cache,
@@ -101,7 +121,7 @@ def check_dataset(
     same records). `quiet`: (kind, id) of fresh records whose edit kept what others read of
     them (convert.outward); their readers keep their problems."""
     found = _Across(entries, cache).problems(fresh, gone, quiet)
-    found += copied_fabric_problems(entries, cache)
+    found += _copied_fabric_kept(entries, cache)
     taken = {(p.file, p.line, p.field.split(".")[0]) for p in found}
     kept = [
         p
@@ -114,9 +134,10 @@ def check_dataset(
 class _Across:
     """The across-record pass of one build, over the cache of the previous one."""
 
+    # `alike`: for a run, a hash of its links and facts: runs with the same are checked once
     TABLE = (
         "CREATE TABLE IF NOT EXISTS validate_across (path TEXT PRIMARY KEY, digest TEXT,"
-        " kind TEXT, facts TEXT, problems TEXT)"
+        " kind TEXT, facts TEXT, problems TEXT, alike TEXT)"
     )
 
     def __init__(self, entries: Entries, cache: Cache):
@@ -192,57 +213,101 @@ class _Across:
                 if p in self.entries
             }
             affected |= first | second
-        facts = self._facts(affected)
-        read = [
-            self.entries[p] for p, row in rows.items() if row[KIND] != "benchmarks" or p in affected
-        ]
+        texts, kept = self._facts(affected)
+        # nothing links to a run: the other runs are not needed to check these records, and
+        # runs with the same links and facts (all but their IRI and file) have the same
+        # results on their own nodes: one of each kind is checked (an edited part reaches
+        # thousands of runs, of a few dozen kinds)
+        runs = [p for p in affected if rows[p][KIND] == "benchmarks"]
+        fresh = [self.entries[p] for p in runs if p in texts]  # their facts changed
+        self.cache.read_refs(fresh)
+        alike_of = {p: kept[p][2] for p in runs if p not in texts}
+        alike_of.update((e.path, e.alike or alike_key(e.refs, texts[e.path])) for e in fresh)
+        kinds: dict[str, list[str]] = {}
+        for p in runs:
+            kinds.setdefault(alike_of[p], []).append(p)
+        first = [members[0] for members in kinds.values()]
+        texts.update(self._texts([p for p in first if p not in texts]))
+        read = [self.entries[p] for p in self.entries.others()]
+        read += [self.entries[p] for p in first]
         self.cache.read_refs(read)
-        # nothing links to a run: the other runs are not needed to check these records; only
-        # the line maps of checked records with a problem are read (in one query: an edited
-        # accelerator has thousands of runs checked again, one query each took 0.3 s in 1k)
-        records = [
-            RecordFacts(e.path, e.kind, e.id, e.refs, {}, facts.get(e.path, [])) for e in read
-        ]
+        records = [self._record(e, texts) for e in read]
         mine = [r for r in records if r.path in affected]
+        made: dict[str, list[RecordFacts]] = {}
 
+        def alike(path: str) -> list[RecordFacts]:
+            if path not in made:  # for the kinds with results only
+                others = [self.entries[p] for p in kinds.get(alike_of.get(path), [path])[1:]]
+                self.cache.read_refs(others)
+                made[path] = [self._record(e, texts, facts=[]) for e in others]
+            return made[path]
+
+        # only the line maps of checked records with a problem are read (in one query: an
+        # edited accelerator has thousands of runs checked again, one query each took 0.3 s
+        # in 1k)
         def lines(found: list[RecordFacts]) -> None:
             self.cache.read_lines([self.entries[r.path] for r in found])
             for r in found:
                 r.lines = self.entries[r.path].lines
 
-        found = across_problems(records, mine, lines)
+        found = across_problems(records, mine, lines, alike)
+        written, problems_only = [], []
+        for path in sorted(affected):
+            e = self.entries[path]
+            problems = json.dumps([p.as_dict() for p in found[path]]) if path in found else ""
+            was = kept.get(path)
+            if was is None or was[0] != e.digest:
+                row = (path, e.digest, e.kind, texts[path], problems, alike_of.get(path))
+                written.append(row)
+            elif was[1] != problems:  # only the rows that changed: most keep their problems
+                problems_only.append((problems, path))
         self.db.executemany(
-            "INSERT OR REPLACE INTO validate_across VALUES (?, ?, ?, ?, ?)",
-            [
-                (
-                    r.path,
-                    self.entries[r.path].digest,
-                    r.kind,
-                    "\n".join("\t".join(f) for f in r.facts),
-                    json.dumps([p.as_dict() for p in found[r.path]]) if r.path in found else "",
-                )
-                for r in mine
-            ],
+            "INSERT OR REPLACE INTO validate_across VALUES (?, ?, ?, ?, ?, ?)", written
         )
+        self.db.executemany("UPDATE validate_across SET problems = ? WHERE path = ?", problems_only)
         self.db.executemany("DELETE FROM validate_across WHERE path = ?", [(p,) for p in gone])
 
-    def _facts(self, affected: set[str]) -> dict[str, list[tuple[str, str, str]]]:
-        """Facts of the affected records (from their N-Quads when they changed) and of every
-        record that is not a run (what runs link to; few)."""
-        out: dict[str, list] = {}
-        digests = {}
+    def _texts(self, paths: list[str]) -> dict[str, str]:
+        """The facts the table keeps of these records."""
+        return dict(
+            self.db.execute(
+                "SELECT path, facts FROM validate_across WHERE path IN (SELECT value FROM "
+                "json_each(?))",
+                (json.dumps(paths),),
+            )
+        )
+
+    def _record(self, e: Entry, texts: dict[str, str], facts: list | None = None) -> RecordFacts:
+        """The record as the checks read it; `facts` in place of its own (a run alike)."""
+        if facts is None:
+            text = texts.get(e.path, "")
+            facts = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
+        return RecordFacts(e.path, e.kind, e.id, e.refs, {}, facts)
+
+    def _facts(
+        self, affected: set[str]
+    ) -> tuple[dict[str, str], dict[str, tuple[str, str, str | None]]]:
+        """The facts, as the table keeps them (text), of the records that are not runs (what
+        runs link to; few) and of the affected records that changed (from their N-Quads);
+        and the (digest, problems, alike) the table keeps of both and of the affected runs."""
+        texts: dict[str, str] = {}
+        kept = {}
         rows = self.db.execute(
-            "SELECT path, digest, facts FROM validate_across WHERE kind != 'benchmarks' "
-            "OR path IN (SELECT value FROM json_each(?))",
+            "SELECT path, digest, problems, alike, CASE WHEN kind != 'benchmarks' THEN facts END"
+            " FROM validate_across WHERE kind != 'benchmarks' OR path IN (SELECT value FROM "
+            "json_each(?))",
             (json.dumps(sorted(affected)),),
         )
-        for path, digest, text in rows:
-            digests[path] = digest
-            out[path] = [tuple(f.split("\t")) for f in text.split("\n")] if text else []
-        wanted = [
+        for path, digest, problems, alike, text in rows:
+            kept[path] = (digest, problems, alike)
+            if text is not None:
+                texts[path] = text
+        digest = self.entries.rows
+        wanted = [p for p in affected if p in digest and kept.get(p, ("",))[0] != digest[p][DIGEST]]
+        wanted += [
             p
-            for p, row in self.entries.rows.items()
-            if (p in affected or row[KIND] != "benchmarks") and digests.get(p) != row[DIGEST]
+            for p in self.entries.others()
+            if p not in affected and kept.get(p, ("",))[0] != digest[p][DIGEST]
         ]
         missing = [
             p for p in wanted if self.entries[p].facts is None and not self.entries[p].stated
@@ -250,9 +315,21 @@ class _Across:
         quads = self.cache.get(missing, quads=True) if missing else {}
         for path in wanted:
             e = quads.get(path) or self.entries[path]
-            out[path] = (
+            texts[path] = (
                 e.facts
                 if e.facts is not None
-                else facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id)))
+                else facts_text(facts_from_nquads(e.kind, e.stated, str(record_iri(e.kind, e.id))))
             )
-        return out
+        return texts, kept
+
+
+def facts_text(facts: list[tuple[str, str, str]]) -> str:
+    """A record's facts as the table keeps them."""
+    return "\n".join("\t".join(f) for f in facts)
+
+
+def alike_key(refs: list[tuple[str, str, str]], facts: str) -> str:
+    """What a run's checks read of it but its IRI and file, its links and facts (as the table
+    keeps them), hashed: runs with the same key are checked once."""
+    text = json.dumps(refs) + "\0" + facts
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
