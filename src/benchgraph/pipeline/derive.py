@@ -86,24 +86,34 @@ class Derivation:
         facts the cache keeps of them and of every record that is not a run."""
         if records == []:
             return
-        by_key = {(row[KIND], row[ROW_ID]): path for path, row in included.rows.items()}
+        rows = included.rows
+
+        def iri_of(path: str) -> str:
+            return f"{IDS}{rows[path][KIND]}/{rows[path][ROW_ID]}"
+
         if records is None:
             wanted = [
-                (path, str(record_iri(row[KIND], row[ROW_ID])))
-                for path, row in included.rows.items()
+                (path, iri_of(path))
+                for path, row in rows.items()
                 if graph_name_of(row) not in self.done
             ]
         else:
+            # the files of these records, looked up in the cache (a dict of every record's
+            # key took a pass over 100k rows)
+            found = self.cache.paths_of([iri.rsplit("/", 2)[1:] for iri in records])
             wanted = []
             for iri in records:
                 kind, rid = iri.rsplit("/", 2)[1:]
-                wanted.append((by_key.get((kind, rid)), iri))
+                paths = [p for p in found.get((kind, rid), ()) if p in rows]
+                if len(paths) > 1:  # two files of one id: the last the build read, as before
+                    order = {p: n for n, p in enumerate(rows)}
+                    paths.sort(key=order.__getitem__)
+                wanted.append((paths[-1] if paths else None, iri))
         if not wanted:
             return
         # their facts, then those of the records they may read: every part, interconnect
         # and metric (few), and the systems among them and of their runs (not every system)
         world = World()
-        iris = {p: f"{IDS}{row[KIND]}/{row[ROW_ID]}" for p, row in included.rows.items()}
         mine = sorted({p for p, _ in wanted if p is not None})
         taken = set(mine)
         runs: dict[str, list[tuple[str, str]]] = {}  # rule facts -> runs alike
@@ -111,8 +121,8 @@ class Derivation:
         # gone, or with no facts: derived to nothing
         others = [(graph_of(iri), iri) for path, iri in wanted if path not in facts_of]
         for path, facts in facts_of.items():
-            iri = iris[path]
-            if included.rows[path][KIND] == RUNS:
+            iri = iri_of(path)
+            if rows[path][KIND] == RUNS:
                 runs.setdefault(facts, []).append((graph_of(iri), iri))
             else:
                 world.add(iri, facts)
@@ -124,11 +134,11 @@ class Derivation:
         systems |= {o for m in runs.values() for o in world.edges[SYSTEM].get(m[0][1], ())}
         more = [
             p
-            for p, row in included.rows.items()
-            if p not in taken and (row[KIND] not in (RUNS, "systems") or iris[p] in systems)
+            for p in included.others()
+            if p not in taken and (rows[p][KIND] != "systems" or iri_of(p) in systems)
         ]
         for path, facts in self.cache.rule_facts(more).items():
-            world.add(iris[path], facts)
+            world.add(iri_of(path), facts)
         self.loader.derived(_alike(world, runs, others, added=True))
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -251,6 +251,18 @@ class Cache:
                 (json.dumps(paths),),
             )
         return {path: unpack(facts) for path, facts in rows}
+
+    def paths_of(self, keys: Iterable[Sequence[str]]) -> dict[tuple[str, str], list[str]]:
+        """The files of the records of these (kind, id), from the cache's account of the
+        last build (two files may hold one id), by the index of the keys."""
+        out: dict[tuple[str, str], list[str]] = {}
+        for kind, rid, path in self.db.execute(
+            "SELECT kind, id, path FROM entry WHERE (kind, id) IN (SELECT json_extract(value, "
+            "'$[0]'), json_extract(value, '$[1]') FROM json_each(?))",
+            (json.dumps([list(k) for k in keys]),),
+        ):
+            out.setdefault((kind, rid), []).append(path)
+        return out
 
     def index(self) -> Entries:
         """Every entry without its quads, links and line map (each read when asked)."""
