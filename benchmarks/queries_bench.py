@@ -3,6 +3,7 @@ the shipped records copied to N runs (synth.replicate, which keeps the runs on s
 of accelerator), this checkout's text against another commit's (git show), in the same run.
 
     python benchmarks/queries_bench.py [--runs 12000] [--against HEAD~2] [--rounds 3]
+                                       [--query NAME ...]
 
 The folder is built once (in a temporary place); each query runs `rounds` times, old and new
 alternating, and the best time of each is reported with the rows it answered.
@@ -44,6 +45,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=12_000)
     parser.add_argument("--against", default="HEAD~2")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--query", action="append", default=[], metavar="NAME", help="only these (repeatable)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["BENCHGRAPH_CACHE"] = str(Path(tmp) / "cache")
@@ -61,6 +65,8 @@ def main() -> int:
         print("| query | old s | old rows | new s | new rows |")
         print("|---|---:|---:|---:|---:|")
         for name, query in saved_queries().items():
+            if args.query and name not in args.query:
+                continue
             before = old_text(args.against, name)
             best = {"old": (float("inf"), 0), "new": (float("inf"), 0)}
             for _ in range(args.rounds):

@@ -29,13 +29,28 @@ def test_list_prints_every_saved_query_with_its_title_and_parameters(tmp_path, c
         assert line.split(None, 1)[1] == query.title
     params = [line.split()[:2] for line in out if line.startswith(" ")]
     assert params == [
-        ["--param", f"{p.name}={p.type.upper()}{',...' if p.many else ''}"]
+        [
+            "--param",
+            f"{p.name}={'|'.join(p.choices) or p.type.upper()}{',...' if p.many else ''}",
+        ]
         for q in saved.values()
         for p in q.params
     ]
     assert any(p for q in saved.values() for p in q.params)  # the list shows some
     low = out[[line.split()[0] for line in out].index("low-confidence") + 2]
     assert "--param status=STATUS,..." in low and "default bg:Draft, bg:Provisional" in low
+
+
+def test_list_prints_a_closed_text_parameter_s_choices_not_the_generic_hint(capsys):
+    """per-watt's power takes wall or board only: the list says so, not "a name as the records
+    write it: llama2-70b-99, Offline", which would send a user typing a benchmark name."""
+    assert main(["query", "--list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    (power,) = [line for line in out if "--param power=" in line]
+    assert power.split()[1] == "power=wall|board"
+    assert power.endswith("one of wall, board") and "llama2-70b-99" not in power
+    (benchmark,) = [line for line in out if "--param benchmark=" in line]
+    assert "a name as the records write it" in benchmark  # an open text keeps its hint
 
 
 def _error(capsys, *args: str) -> str:

@@ -82,41 +82,47 @@ def test_scaling_lines_per_source_part_and_split(store):
         lines.setdefault(r["line"], []).append(
             (int(r["count"]), Decimal(r["share"]), r["split"], r["status"], r["run"])
         )
-    prefix = "example/tables@c1c1c1c1c1c1: "
-    pcie = prefix + "Part without a fabric, Model A, 128 in / 128 out, "
-    fabric = prefix + "Part with a fabric, Model A, 128 in / 128 out, "
+
+    # part, split, engine and version, repository; then the model and conditions
+    def label(part: str, split: str) -> str:
+        return (
+            f"{part}, {split}, Engine X, version not stated (example/tables): "
+            "Model A, 128 in / 128 out"
+        )
+
+    pcie, fabric = "Part without a fabric", "Part with a fabric"
     assert sorted(lines) == sorted(
         [
-            fabric + "TP varies at PP1",
-            fabric + "split not stated",
-            pcie + "TP varies at PP1",
-            pcie + "TP varies at PP2",
-            pcie + "PP varies at TP1",
-            pcie + "PP varies at TP2",
+            label(fabric, "TP varies at PP1"),
+            label(fabric, "split not stated"),
+            label(pcie, "TP varies at PP1"),
+            label(pcie, "TP varies at PP2"),
+            label(pcie, "PP varies at TP1"),
+            label(pcie, "PP varies at TP2"),
         ]
     )
     none, present = "NoScaleUpFabric", "ScaleUpFabricPresent"
-    assert lines[pcie + "TP varies at PP1"] == [
+    assert lines[label(pcie, "TP varies at PP1")] == [
         (1, Decimal(1), "TP1 x PP1", none, "scale-pcie-1"),
         (2, Decimal("0.8"), "TP2 x PP1", none, "scale-pcie-2"),
         (4, Decimal("0.6"), "TP4 x PP1", none, "scale-pcie-4"),
     ]
-    assert lines[fabric + "TP varies at PP1"] == [
+    assert lines[label(fabric, "TP varies at PP1")] == [
         (1, Decimal(1), "TP1 x PP1", present, "scale-fabric-1"),
         (2, Decimal("0.95"), "TP2 x PP1", present, "scale-fabric-2"),
         (4, Decimal("0.9"), "TP4 x PP1", present, "scale-fabric-4"),
     ]
     # TP2xPP2 and TP1xPP4-like splits are different lines: the pipeline line at TP1 and the
     # tensor line at PP2 each start where their fixed size is
-    assert lines[pcie + "PP varies at TP1"] == [
+    assert lines[label(pcie, "PP varies at TP1")] == [
         (1, Decimal(1), "TP1 x PP1", none, "scale-pcie-1"),
         (2, Decimal("0.75"), "TP1 x PP2", none, "scale-pcie-pp2"),
     ]
-    (start, end) = lines[pcie + "TP varies at PP2"]
+    (start, end) = lines[label(pcie, "TP varies at PP2")]
     assert start[:3] == (2, Decimal(1), "TP1 x PP2")
     assert end[0] == 4 and end[1] == Decimal("0.9333")  # 70 / 75, to 4 decimals
     # a run whose source states no split is on the count-only line, never on a TP line
-    assert lines[fabric + "split not stated"] == [
+    assert lines[label(fabric, "split not stated")] == [
         (1, Decimal(1), "TP1 x PP1", present, "scale-fabric-1"),
         (8, Decimal("0.5"), "not stated", present, "scale-fabric-unstated"),
     ]
@@ -158,8 +164,7 @@ def test_shipped_scaling_puts_parts_without_a_fabric_beside_nvlink(shipped):
     assert ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "NoScaleUpFabric") in status
     assert ("NVIDIA H100 SXM 80 GB", "ScaleUpFabricPresent") in status
     assert ("NVIDIA H200 SXM 141 GB", "ScaleUpFabricPresent") in status
-    sources = {r["line"].split(":")[0] for r in rows}
-    assert {s.split("@")[0] for s in sources} == {
+    assert {r["source"].split("@")[0] for r in rows} == {
         "NVIDIA/TensorRT-LLM",
         "argonne-lcf/LLM-Inference-Bench",
     }

@@ -1,8 +1,9 @@
 """`scaling-by-fabric`'s parameters (model, source, part, precision, reference count): each of
 the first four narrows the answer to exactly the rows of the whole answer on the lines that
-match it; the reference count makes each share one of the line's figure at that count; a
-hostile value never becomes query text (refused, naming the parameter, or one term in its own
-VALUES).
+match it (a source as a repository, one table, or a version as people write it: 0.17,
+TensorRT-LLM 0.17); the reference count makes each share one of the line's figure at that
+count; a hostile value never becomes query text (refused, naming the parameter, or one term in
+its own VALUES). Lines are labelled by part, split and version, never by a commit.
 
 Data: the shipped data, built once for the module."""
 
@@ -21,7 +22,9 @@ from paths import DATA
 
 SCALING = saved_queries()["scaling-by-fabric"]
 ID = "https://w3id.org/benchgraph/id/"
-V017 = "NVIDIA/TensorRT-LLM@258c7540c035"  # the v0.17 tables (README: L40S against H100 SXM)
+V017 = "0.17"  # the v0.17 tables (README: L40S against H100 SXM), as people write the version
+RELEASE = "TensorRT-LLM 0.17"  # how the line labels and ?engineVersion name it
+TABLE = "NVIDIA/TensorRT-LLM@258c7540c035"  # the same tables as the source column gives them
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +71,10 @@ def test_scaling_takes_model_source_part_precision_and_reference_count():
         ({"part": ["nvidia-l40s"]}, lambda r, lab: r["partLabel"] == lab["nvidia-l40s"]),
         ({"precision": ["FP8"]}, lambda r, lab: ", FP8, " in r["line"]),
         ({"source": ["NVIDIA/TensorRT-LLM"]}, lambda r, lab: r["source"].startswith("NVIDIA/")),
-        ({"source": [V017]}, lambda r, lab: r["source"] == V017),
+        ({"source": [TABLE]}, lambda r, lab: r["source"] == TABLE),
+        ({"source": [V017]}, lambda r, lab: r["engineVersion"] == RELEASE),
+        ({"source": ["v0.17"]}, lambda r, lab: r["engineVersion"] == RELEASE),
+        ({"source": ["tensorrt-llm 0.17"]}, lambda r, lab: r["engineVersion"] == RELEASE),
         (
             {"source": ["NVIDIA/TensorRT-LLM"], "part": ["acc:nvidia-l40s"], "precision": ["FP8"]},
             lambda r, lab: (
@@ -78,7 +84,17 @@ def test_scaling_takes_model_source_part_precision_and_reference_count():
             ),
         ),
     ],
-    ids=["model", "part", "precision", "repository", "one-table", "three"],
+    ids=[
+        "model",
+        "part",
+        "precision",
+        "repository",
+        "one-table",
+        "version",
+        "v-version",
+        "engine-and-version-any-case",
+        "three",
+    ],
 )
 def test_each_parameter_keeps_exactly_the_matching_rows_in_their_order(store, every, given, keep):
     labels = {
@@ -110,14 +126,14 @@ def test_the_reference_count_makes_the_share_one_of_that_count_s_figure(store, e
     assert set(lines) == {k for k, v in whole.items() if any(r["count"] == "4" for r in v)}
     assert set(lines) < set(whole)
     for line, points in lines.items():
-        if not line.startswith(V017):
-            continue  # an Argonne label does not name the engine: two lines may share it
         assert [r["run"] for r in points] == [r["run"] for r in whole[line]]
         at_four = [float(r["share"]) for r in points if r["count"] == "4"]
         assert statistics.mean(at_four) == pytest.approx(1.0, abs=1e-3)
         base = statistics.mean(float(r["perAccelerator"]) for r in points if r["count"] == "4")
         for r in points:
-            assert float(r["share"]) == pytest.approx(float(r["perAccelerator"]) / base, abs=1e-3)
+            # relative: both figures are rounded to 4 decimals, and Argonne's shares reach 30
+            want = float(r["perAccelerator"]) / base
+            assert float(r["share"]) == pytest.approx(want, rel=1e-3, abs=1e-3)
     # the README's figure, now read straight off the rows: the L40S keeps a median 0.59 of its
     # 4-GPU throughput per GPU at 8 GPUs (Llama 3.1 70B, FP8, tensor parallelism)
     l40s = [
@@ -125,12 +141,62 @@ def test_the_reference_count_makes_the_share_one_of_that_count_s_figure(store, e
         for r in rows
         if r["partLabel"] == _label(store, ID + "accelerators/nvidia-l40s")
         and r["modelLabel"] == _label(store, ID + "models/llama3.1-70b")
-        and r["source"] == V017
+        and r["engineVersion"] == RELEASE
         and ", FP8, " in r["line"]
         and "TP varies" in r["line"]
         and r["count"] == "8"
     ]
     assert len(l40s) == 9 and statistics.median(l40s) == pytest.approx(0.59, abs=0.005)
+
+
+def test_the_v017_tables_are_the_runs_whose_version_is_0_17(store, every):
+    """The version given is the table's: the same rows as its commit, as the README says."""
+    by_table = _rows(store, {"source": [TABLE]})
+    assert by_table and _rows(store, {"source": [V017]}) == by_table
+    assert {r["engineVersion"] for r in by_table} == {RELEASE}
+
+
+def test_a_line_is_labelled_by_part_split_and_version_never_a_commit(store, every):
+    """A line's label starts with its part and split, then names the engine and version as the
+    records give them (or says none is stated) and the repository; one label is one source."""
+    sources: dict[str, set[str]] = {}
+    for r in every:
+        line = r["line"]
+        sources.setdefault(line, set()).add(r["source"])
+        assert not re.search(r"[0-9a-f]{12}", line), line
+        assert line.startswith(r["partLabel"] + ", "), line
+        split = line[len(r["partLabel"]) + 2 :]
+        assert re.match(r"(TP varies at PP\d+|PP varies at TP\d+|split not stated), ", split)
+        repo = r["source"].split("@")[0]
+        assert f", {r['engineVersion']} ({repo}): {r['modelLabel']}" in line, line
+    assert all(len(s) == 1 for s in sources.values())  # never two tables under one label
+    versions = {r["engineVersion"] for r in every}
+    assert RELEASE in versions
+    assert "TensorRT-LLM, version not stated" in versions  # the later tables state none
+    assert any(v.endswith(", version not stated") and "vLLM" in v for v in versions)  # Argonne
+    labels = {r["line"] for r in every if r["engineVersion"] == RELEASE}
+    assert labels and all(", TensorRT-LLM 0.17 (NVIDIA/TensorRT-LLM): " in k for k in labels)
+
+
+def test_a_version_given_never_matches_a_run_that_states_none(store):
+    """Argonne's runs state no engine version: no version given reaches them, nor does the
+    "v" that would prefix an unstated one."""
+    assert _rows(store, {"source": ["v"]}) == []
+    rows = _rows(store, {"source": ["argonne-lcf/LLM-Inference-Bench"]})
+    assert rows and all(r["engineVersion"].endswith(", version not stated") for r in rows)
+    # the column as shown is taken too: every line it names, and only those
+    shown = _rows(store, {"source": ["vLLM, version not stated"]})
+    assert shown and {r["engineVersion"] for r in shown} == {"vLLM, version not stated"}
+
+
+def test_a_source_matches_a_whole_name_never_a_part_of_one(store):
+    """The names a source is matched against are kept apart by "|", which no value may hold:
+    a part of a name, or two names joined, match nothing or are refused."""
+    for part in ("0.1", "TensorRT", "NVIDIA", "17", "v0"):
+        assert _rows(store, {"source": [part]}) == [], part
+    for joined in ("0.17|v0.17", "|0.17|", "NVIDIA/TensorRT-LLM|0.17"):
+        with pytest.raises(ParameterError, match=r"^source: .* is not a name \(letters"):
+            with_values(SCALING.text, SCALING.params, {"source": [joined]})
 
 
 def test_a_reference_count_no_line_measured_answers_no_rows(store):

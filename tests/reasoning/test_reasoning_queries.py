@@ -121,6 +121,7 @@ EXPECTED = {
             "partLabel",
             "modelLabel",
             "split",
+            "engineVersion",
             "source",
             "run",
         ),
@@ -137,50 +138,43 @@ EXPECTED = {
     ),
     # No source of the fixture derives a fact: tests/test_fabric_parts.py checks one that does.
     "derived-facts": (("record", "field", "sources"), []),
+    # a profile: one row per part, the facts its record states (the fixture's H100 SXM states
+    # its memory and form factor, its interconnects only as ids: no fabric field), its runs by
+    # fabric status (mixed-2node, on the RTX PRO 6000 and the H100 SXM, is a run with a fabric)
     "accelerator-profile": (
-        ("subject", "property", "value"),
+        (
+            "accelerator",
+            "name",
+            "vendor",
+            "architecture",
+            "memoryGB",
+            "memoryType",
+            "formFactor",
+            "hostLink",
+            "hostLanes",
+            "fabric",
+            "fabricLink",
+            "fabricGBps",
+            "tdpW",
+            "runs",
+            "runsWithFabric",
+            "runsWithoutFabric",
+            "runsFabricNotPublished",
+        ),
         [
-            ("accelerators/nvidia-h100-sxm", "dct:modified", "2026-09-01"),
-            ("accelerators/nvidia-h100-sxm", "dct:source", "accelerators/nvidia-h100-sxm#source-1"),
-            ("accelerators/nvidia-h100-sxm", "rdf:type", "schema:ProductModel"),
-            ("accelerators/nvidia-h100-sxm", "rdf:type", "Accelerator"),
-            ("accelerators/nvidia-h100-sxm", "rdfs:label", "H100 SXM"),
-            (
-                "accelerators/nvidia-h100-sxm",
-                "skos:exactMatch",
-                "https://example.org/external/nvidia-h100-sxm",
-            ),
-            (
-                "accelerators/nvidia-h100-sxm",
-                "skos:note",
-                "The accelerator the profile query is asked about.",
-            ),
-            (
-                "accelerators/nvidia-h100-sxm",
-                "schema:sameAs",
-                "https://example.org/external/nvidia-h100-sxm",
-            ),
-            ("accelerators/nvidia-h100-sxm", "formFactor", "SxmModule"),
-            ("accelerators/nvidia-h100-sxm", "interconnect", "interconnects/nvlink-4"),
-            ("accelerators/nvidia-h100-sxm", "interconnect", "interconnects/nvswitch-4"),
-            ("accelerators/nvidia-h100-sxm", "memoryGB", "80"),
-            ("accelerators/nvidia-h100-sxm", "recordId", "nvidia-h100-sxm"),
-            ("accelerators/nvidia-h100-sxm", "revision", "accelerators/nvidia-h100-sxm#revision-1"),
-            ("accelerators/nvidia-h100-sxm", "vendor", "NVIDIA"),
-            ("benchmarks/h100-1x-tp1", "accelerator", "accelerators/nvidia-h100-sxm"),
-            ("benchmarks/h100-2node-tp8-pp2", "accelerator", "accelerators/nvidia-h100-sxm"),
-            ("benchmarks/h100-8x-acc999", "accelerator", "accelerators/nvidia-h100-sxm"),
-            ("benchmarks/h100-8x-dp8", "accelerator", "accelerators/nvidia-h100-sxm"),
-            ("benchmarks/h100-8x-unstated", "accelerator", "accelerators/nvidia-h100-sxm"),
-            ("benchmarks/mixed-2node", "accelerator", "accelerators/nvidia-h100-sxm"),
-            ("interconnects/nvlink-4", "role", "ScaleUpFabricRole"),
-            ("interconnects/nvswitch-4", "role", "ScaleUpFabricRole"),
-            ("systems/h100-two-nodes", "accelerator", "accelerators/nvidia-h100-sxm"),
-            (
-                "systems/h100-two-nodes#accelerators-1",
-                "accelerator",
-                "accelerators/nvidia-h100-sxm",
-            ),
+            ("accelerators/arc-pro-b70", "Arc Pro B70", "Intel")
+            + (None,) * 10
+            + ("1", "0", "1", "0"),
+            ("accelerators/nvidia-h100-sxm", "H100 SXM", "NVIDIA", None, "80", None)
+            + ("SXM module",)
+            + (None,) * 6
+            + ("6", "6", "0", "0"),
+            ("accelerators/unpublished-npu", "NPU with no published interconnect", "Example")
+            + (None,) * 10
+            + ("2", "0", "0", "2"),
+            ("accelerators/rtx-pro-6000", "RTX PRO 6000 (PCIe only)", "NVIDIA")
+            + (None,) * 10
+            + ("2", "1", "1", "0"),
         ],
     ),
     # mixed-2node (99) and h100-8x-acc999 (99.9): one model and metric, two accuracy targets,
@@ -540,13 +534,44 @@ def test_shipped_speculative_decoding(shipped_store):
 
 
 def test_shipped_accelerator_profile(shipped_store):
-    rows = {
-        (r["subject"], r["property"], r["value"])
-        for r in _shipped(shipped_store, "accelerator-profile")
-    }
-    assert ("interconnects/nvlink-4", "role", "ScaleUpFabricRole") in rows
-    # NVSwitch belongs to a baseboard, not to the module: a 4-GPU board has none
-    assert not {s for s, _, _ in rows if s.startswith("interconnects/nvswitch")}
+    """A profile, not triples: one row per accelerator with its facts as columns, and its runs
+    counted by fabric status; the parameter picks one part's row."""
+    from benchgraph.query.params import with_values
+    from benchgraph.query.render import run
+
+    rows = _shipped(shipped_store, "accelerator-profile")
+    parts = [a for (a,) in select(shipped_store, "SELECT ?a WHERE { ?a a bg:Accelerator }")]
+    assert sorted(r["accelerator"] for r in rows) == sorted(parts)
+    by_part = {r["accelerator"]: r for r in rows}
+    h100 = by_part["accelerators/nvidia-h100-sxm"]
+    assert (h100["formFactor"], h100["fabric"], h100["memoryGB"], h100["tdpW"]) == (
+        "SXM module",
+        "built-in peer fabric",
+        "80",
+        "700",
+    )
+    # NVSwitch belongs to a baseboard, not to the module: the part's link is NVLink alone
+    assert (h100["fabricLink"], h100["fabricGBps"]) == ("NVLink 4", "900")
+    assert (h100["hostLink"], h100["hostLanes"]) == ("PCI Express 5.0", "16")
+    l40s = by_part["accelerators/nvidia-l40s"]
+    assert l40s["fabric"] == "no peer fabric" and l40s["fabricLink"] is None  # none stated
+    assert int(l40s["runsWithoutFabric"]) > 0 and l40s["runsWithFabric"] == "0"
+    (on_h100,) = select(
+        shipped_store,
+        "SELECT (COUNT(DISTINCT ?r) AS ?n) WHERE { ?r a bg:BenchmarkRun ; "
+        "bg:accelerator <https://w3id.org/benchgraph/id/accelerators/nvidia-h100-sxm> }",
+    )
+    assert h100["runs"] == on_h100[0] and int(h100["runs"]) > 0
+    for r in rows:  # every run on a part has a fabric status: the three counts are its runs
+        counts = (r["runsWithFabric"], r["runsWithoutFabric"], r["runsFabricNotPublished"])
+        assert int(r["runs"]) == sum(map(int, counts)), r
+    query = saved_queries()["accelerator-profile"]
+    picked = run(
+        shipped_store, with_values(query.text, query.params, {"accelerator": ["nvidia-l40s"]})
+    )
+    names = [v.value for v in picked.variables]
+    (one,) = [{n: _value(s[n]) for n in names} for s in picked]
+    assert one == l40s
 
 
 # The units the shipped runs give values of one quantity in, in the SI unit (the test's own
@@ -658,6 +683,7 @@ def test_a_title_promising_other_rows_is_honest(fixture_store):
     """condition-beats and changed-after do list a run more than once: their titles say so."""
     said = {n for n, q in saved_queries().items() if OTHER_ROWS.search(q.title)}
     assert said == {
+        "accelerator-profile",
         "condition-beats",
         "changed-after",
         "per-accelerator",

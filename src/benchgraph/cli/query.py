@@ -175,7 +175,7 @@ def _examples() -> str:
 def listing(saved: dict) -> str:
     """Every saved query: its name and title, then a line for each parameter it takes (how
     --param gives it, what it is and its default)."""
-    from ..query.params import TYPES, typed
+    from ..query.params import typed
 
     width = max(map(len, saved), default=0)
     out = []
@@ -184,9 +184,10 @@ def listing(saved: dict) -> str:
         for p in query.params:
             default = ", ".join(typed(t) for t in p.default if t != "UNDEF")
             label = f"{p.label}: " if p.label and p.label != p.name else ""
+            value = "|".join(p.choices) if p.choices else p.type.upper()
             out.append(
-                f"{'':{width}}    --param {p.name}={p.type.upper()}{',...' if p.many else ''}"
-                f"  {label}{TYPES[p.type]}" + (f"; default {default}" if default else "") + "\n"
+                f"{'':{width}}    --param {p.name}={value}{',...' if p.many else ''}"
+                f"  {label}{p.hint}" + (f"; default {default}" if default else "") + "\n"
             )
     return "".join(out)
 

@@ -78,8 +78,16 @@ class Parameter:
             "many": self.many,
             "label": self.label or self.name,
             "default": [typed(t) for t in self.default if t != "UNDEF"],
-            "hint": TYPES[self.type],
+            "hint": self.hint,
         }
+
+    @property
+    def hint(self) -> str:
+        """What a value is: its choices where a text has a closed list (`one of wall, board`),
+        else its type's words."""
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        return TYPES[self.type]
 
 
 def parse_params(text: str, path: str = "") -> tuple[tuple[Parameter, ...], list[Problem]]:
