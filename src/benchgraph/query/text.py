@@ -32,13 +32,13 @@ MAX_OPERATORS_ENV = "BENCHGRAPH_QUERY_MAX_OPERATORS"
 # MINUSes or 800 BINDs in a row, or 800 triple patterns of one subject (1 server in 10; the
 # point varies between runs), about 800 parts at the lowest; Virtuoso crashes at 4,650 `&&`
 # and 6,500 `+`. At 400 parts no server died (each kind 10 times on fresh Oxigraph servers, 3
-# on Virtuosos): half the lowest. The largest saved query (scaling-by-fabric) has 349.
+# on Virtuosos): half the lowest. The largest saved query (scaling-by-fabric) has 395.
 DEFAULT_MAX_PARTS = settings.SETTINGS["QUERY_MAX_PARTS"].default  # 400
 MAX_PARTS_ENV = "BENCHGRAPH_QUERY_MAX_PARTS"
 # rdflib's parse costs about 0.3 ms a token (a 100,000-row VALUES: 30 s), so a text rdflib
 # must read (one with FROM or SERVICE, one that may pass the parts budget, any query sent to a
 # store server) may have this many tokens at most: some 1.5 s of parse. The largest saved
-# query (scaling-by-fabric) has 1,453.
+# query (scaling-by-fabric) has 1,674.
 DEFAULT_MAX_TOKENS = settings.SETTINGS["QUERY_MAX_TOKENS"].default  # 5,000
 MAX_TOKENS_ENV = "BENCHGRAPH_QUERY_MAX_TOKENS"
 
