@@ -482,7 +482,9 @@ def test_scaling_charts_one_model_and_source_at_a_time(tables, browser):
     assert "These rows mix 3 comparable groups (by ?modelLabel, ?source)" in chart["notes"][0]
     (first,) = set(map(tuple, chart["rows"]))
     assert len(chart["rows"]) == in_result[first] and chart["lines"]
-    assert all(line.startswith(first[1]) for line in chart["lines"])  # each line its source's
+    # each line names its source's repository and version, never the table's commit
+    repo, commit = first[1].split("@")
+    assert all(f" ({repo}): " in line and commit not in line for line in chart["lines"])
     # narrowed by its parameters to one model, table and precision: one group, no FP16 line
     browser.get(
         tables.url + "/?example=scaling-by-fabric&model=llama3.1-70b"
