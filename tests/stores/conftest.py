@@ -9,11 +9,13 @@ without both stores.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from benchgraph.store.http import StoreUnavailable
 from stores import servers
 
 HERE = Path(__file__).parent
@@ -42,6 +44,45 @@ def _available(name: str) -> None:
 def start(name: str, folder) -> servers.Server:
     _available(name)
     return {"oxigraph": servers.start_oxigraph, "virtuoso": servers.start_virtuoso}[name](folder)
+
+
+def start_pushed(name: str, mktemp: Callable[[], Path], fill: Callable[[servers.Server], None]):
+    """A server of its own with `fill(server)` done (a push), its credentials in the
+    environment meanwhile. Debian's Virtuoso 7.2.5 has died under a push's concurrent PUTs
+    ("double free or corruption" in its output, CI under load, in either module that pushes
+    a store of its own): a crash of the server itself, not an answer of benchgraph's, is
+    tried once more on a fresh server, with a warning that quotes its output. Returns the
+    server and its folder."""
+    for attempt in range(2):
+        folder = mktemp()
+        server = start(name, folder)
+        try:
+            with pytest.MonkeyPatch.context() as mp:
+                for key, value in server.env.items():
+                    mp.setenv(key, value)
+                fill(server)
+            return server, folder
+        except StoreUnavailable:
+            died = server.proc.poll() is not None
+            server.stop()
+            if not died or attempt:
+                raise
+            warnings.warn(
+                f"{server.name} died during the push (exit code {server.proc.returncode}); "
+                f"its output: {_tail(server.log)}",
+                stacklevel=2,
+            )
+        except BaseException:
+            server.stop()
+            raise
+    raise AssertionError("unreachable")
+
+
+def _tail(log: Path) -> str:
+    try:
+        return log.read_text(errors="replace")[-300:]
+    except OSError:
+        return "(none)"
 
 
 @pytest.fixture(scope="session", params=["oxigraph", "virtuoso"])

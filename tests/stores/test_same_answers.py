@@ -6,7 +6,6 @@ literal it is (engines write each in their own lexical form)."""
 from __future__ import annotations
 
 import subprocess
-import warnings
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -21,12 +20,11 @@ from benchgraph.query.params import with_values
 from benchgraph.query.render import run
 from benchgraph.query.saved import saved_queries
 from benchgraph.store.export import dump
-from benchgraph.store.http import StoreUnavailable
 from benchgraph.store.push import local_graphs, push
 from benchgraph.store.remote import RemoteStore
 from paths import DATA, ROOT
 from stores import servers
-from stores.conftest import start
+from stores.conftest import start, start_pushed
 from stores.test_push import store_quads
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -127,28 +125,14 @@ def pushed_shipped(request, shipped, tmp_path_factory):
     """The shipped data pushed into a server of its own (the session's servers would then
     remove its 13k graphs one request each for the next test's records), then read from a
     read-only setup."""
-    server = None
+
+    def fill(server):
+        push(shipped.open(), shipped.key, server.query, server.graph_store)
+
+    server, folder = start_pushed(
+        request.param, lambda: tmp_path_factory.mktemp(f"shipped-{request.param}"), fill
+    )
     try:
-        for attempt in range(2):
-            folder = tmp_path_factory.mktemp(f"shipped-{request.param}")
-            server = start(request.param, folder)
-            try:
-                with pytest.MonkeyPatch.context() as mp:
-                    for key, val in server.env.items():
-                        mp.setenv(key, val)
-                    push(shipped.open(), shipped.key, server.query, server.graph_store)
-                break
-            except StoreUnavailable:
-                # Debian's Virtuoso 7.2.5 once died under the push's concurrent PUTs ("double
-                # free or corruption" in its output, CI under load): a crash of the server
-                # itself, not an answer of benchgraph's, is tried once more on a fresh one
-                if server.proc.poll() is None or attempt:
-                    raise
-                warnings.warn(
-                    f"{server.name} died during the push (exit code {server.proc.returncode}); "
-                    f"its output: {_tail(server.log)}",
-                    stacklevel=1,
-                )
         if server.name == "oxigraph":
             server.stop()
             server = servers.start_oxigraph(folder, read_only=True)
@@ -156,15 +140,7 @@ def pushed_shipped(request, shipped, tmp_path_factory):
         else:
             yield ReadOnly(server.name, server.query + "-auth", servers.add_reader(server))
     finally:
-        if server is not None:
-            server.stop()
-
-
-def _tail(log) -> str:
-    try:
-        return log.read_text(errors="replace")[-300:]
-    except OSError:
-        return "(none)"
+        server.stop()
 
 
 @pytest.fixture

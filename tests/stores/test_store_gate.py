@@ -25,7 +25,7 @@ from benchgraph.store.push import push
 from benchgraph.store.remote import MANIFEST, RemoteStore
 from benchgraph.web import create_app
 from stores import servers
-from stores.conftest import start
+from stores.conftest import start_pushed
 from stores.test_push import RECORDS
 from web.web_support import Listener
 
@@ -50,15 +50,15 @@ class Setup:
 @pytest.fixture(scope="module", params=["oxigraph", "virtuoso"])
 def setup(request, tmp_path_factory):
     name = request.param
-    folder = tmp_path_factory.mktemp(f"gate-{name}")
-    server = start(name, folder)
+    graphs: set[str] = set()
+
+    def fill(server):
+        result = build(RECORDS, skip_invalid=True)
+        push(result.open(), result.key, server.query, server.graph_store, full=True)
+        graphs.update(RemoteStore(server.query).manifest())
+
+    server, folder = start_pushed(name, lambda: tmp_path_factory.mktemp(f"gate-{name}"), fill)
     try:
-        with pytest.MonkeyPatch.context() as mp:
-            for key, value in server.env.items():
-                mp.setenv(key, value)
-            result = build(RECORDS, skip_invalid=True)
-            push(result.open(), result.key, server.query, server.graph_store, full=True)
-            graphs = set(RemoteStore(server.query).manifest())
         if name == "oxigraph":  # the writer stopped, the same store served read-only
             server.stop()
             server = servers.start_oxigraph(folder, read_only=True)
