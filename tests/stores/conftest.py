@@ -48,34 +48,49 @@ def start(name: str, folder) -> servers.Server:
 
 def start_pushed(name: str, mktemp: Callable[[], Path], fill: Callable[[servers.Server], None]):
     """A server of its own with `fill(server)` done (a push), its credentials in the
-    environment meanwhile. Debian's Virtuoso 7.2.5 has died under a push's concurrent PUTs
-    ("double free or corruption" in its output, CI under load, in either module that pushes
-    a store of its own): a crash of the server itself, not an answer of benchgraph's, is
-    tried once more on a fresh server, with a warning that quotes its output. Returns the
-    server and its folder."""
+    environment meanwhile, answering. Debian's Virtuoso 7.2.5 has died under a push's
+    concurrent PUTs ("double free or corruption" in its output, CI under load, in either
+    module that pushes a store of its own): a failure of the server itself (it ended, or
+    answers not even ASK {} after the push), not an answer of benchgraph's, is tried once
+    more on a fresh server, with a warning that quotes its output. Returns the server and
+    its folder."""
     for attempt in range(2):
-        folder = mktemp()
-        server = start(name, folder)
+        server = start(name, folder := mktemp())
         try:
-            with pytest.MonkeyPatch.context() as mp:
-                for key, value in server.env.items():
-                    mp.setenv(key, value)
-                fill(server)
-            return server, folder
-        except StoreUnavailable:
-            died = server.proc.poll() is not None
-            server.stop()
-            if not died or attempt:
-                raise
-            warnings.warn(
-                f"{server.name} died during the push (exit code {server.proc.returncode}); "
-                f"its output: {_tail(server.log)}",
-                stacklevel=2,
-            )
+            failure = _filled(server, fill)
         except BaseException:
             server.stop()
             raise
+        if failure is None:
+            return server, folder
+        server.stop()
+        if attempt:
+            raise failure
+        warnings.warn(
+            f"{server.name} failed during or after the push ({failure}); exit code "
+            f"{server.proc.returncode}; its output: {_tail(server.log)}",
+            stacklevel=2,
+        )
     raise AssertionError("unreachable")
+
+
+def _filled(server: servers.Server, fill: Callable[[servers.Server], None]) -> Exception | None:
+    """None once `fill` is done and the server answers; the server's own failure, else;
+    benchgraph's errors, and a store that could not be reached while it ran, are raised."""
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            for key, value in server.env.items():
+                mp.setenv(key, value)
+            fill(server)
+    except StoreUnavailable as exc:
+        if server.proc.poll() is None:
+            raise
+        return exc
+    try:
+        servers.answering(server)
+    except RuntimeError as exc:  # it ended, or answers nothing
+        return exc
+    return None
 
 
 def _tail(log: Path) -> str:

@@ -132,6 +132,13 @@ def _wait(url: str, proc: subprocess.Popen, log: Path, timeout: float = START_WI
     )
 
 
+def answering(server: Server, within: float = START_WITHIN) -> None:
+    """Until the running server answers ASK {} (EndedAtStart if it ended, RuntimeError if it
+    did not answer within `within`): after a push, Debian's Virtuoso 7.2.5 has once stopped
+    answering anything, idle, with its locks held."""
+    _wait(server.query, server.proc, server.log, within)
+
+
 def _started(start: Callable[[], Server]) -> Server:
     """`start()` again on fresh ports where the server ended at start, up to STARTS times."""
     for attempt in range(STARTS):
