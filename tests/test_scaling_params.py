@@ -28,11 +28,17 @@ TABLE = "NVIDIA/TensorRT-LLM@258c7540c035"  # the same tables as the source colu
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
+def shipped(tmp_path_factory):
+    """The shipped data's store (its name marks the tests that use it slow: slow_tests.py)."""
     import os
 
     os.environ["BENCHGRAPH_CACHE"] = str(tmp_path_factory.mktemp("scaling-cache"))
     return build(DATA, skip_invalid=True).open()
+
+
+@pytest.fixture(scope="module")
+def store(shipped):
+    return shipped
 
 
 @pytest.fixture(scope="module")
