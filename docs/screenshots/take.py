@@ -21,6 +21,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from benchgraph.query.params import with_values
+from benchgraph.query.saved import saved_queries
+
 HERE = Path(__file__).parent
 BY_BATCH = """PREFIX bg: <https://w3id.org/benchgraph/ontology#>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
@@ -41,9 +44,11 @@ WRONG = "SELECT ?run WHERE { ?run a bg:BenchmarkRun ; mlperf:scenario ?scenario 
 QUERIES = HERE.parent.parent / "queries"
 
 
-def narrowed(name: str, condition: str, before: str) -> str:
-    """A saved query with one more FILTER, put before its closing `before` clause."""
-    text = (QUERIES / f"{name}.rq").read_text(encoding="utf-8")
+def narrowed(name: str, condition: str, before: str, given: dict | None = None) -> str:
+    """A saved query with its parameters `given` (as the query page's form sends them) and
+    one more FILTER, put before its closing `before` clause."""
+    query = saved_queries(QUERIES)[name]
+    text = with_values(query.text, query.params, given or {})
     text = "\n".join(line for line in text.splitlines() if not line.startswith("# "))
     at = text.rindex("}\n" + before)
     return text[:at] + f"  FILTER({condition})\n" + text[at:]
@@ -54,9 +59,8 @@ PER_WATT = narrowed("per-watt", '?unit = "tok/J" && ?powerKind = "system (wall)"
 # NVIDIA's tables of the 70B models at FP8 only: the v0.17 table measures the A100 at FP16,
 # which is no fabric effect beside FP8 lines. The source and precision as its parameters give
 # them (a FILTER more on the query's columns would pass the server's 400-part limit).
-SCALING = narrowed("scaling-by-fabric", 'CONTAINS(?modelLabel, "70B")', "ORDER BY").replace(
-    "VALUES ?source { UNDEF }", 'VALUES ?source { "NVIDIA/TensorRT-LLM" }').replace(
-    "VALUES ?precision { UNDEF }", 'VALUES ?precision { "FP8" }')
+SCALING = narrowed("scaling-by-fabric", 'CONTAINS(?modelLabel, "70B")', "ORDER BY",
+                   {"source": ["NVIDIA/TensorRT-LLM"], "precision": ["FP8"]})
 CHART_DRAWN = ("var c = document.querySelector('.yasr canvas');"
                "return !!(c && Chart.getChart(c) && Chart.getChart(c).chartArea);")
 ROWS_DRAWN = "return document.querySelectorAll('.yasr table tbody tr').length > 0;"
