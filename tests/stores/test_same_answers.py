@@ -20,6 +20,7 @@ from benchgraph.query.params import with_values
 from benchgraph.query.render import run
 from benchgraph.query.saved import saved_queries
 from benchgraph.store.export import dump
+from benchgraph.store.http import StoreTimeout
 from benchgraph.store.push import local_graphs, push
 from benchgraph.store.remote import RemoteStore
 from paths import DATA, ROOT
@@ -51,6 +52,7 @@ NUMERIC = {
 }
 QUERIES = saved_queries()
 RECORDS = ROOT / "tests" / "web" / "data" / "records"
+ARGONNE = "argonne-lcf/LLM-Inference-Bench"
 
 
 def value(term: object) -> tuple | None:
@@ -161,13 +163,27 @@ def test_shipped_data_quad_counts(reading, shipped):
     assert held == {name: g.quads for name, g in local.items()}
 
 
+def answered(store: RemoteStore, text: str, engine: str):
+    """The rows the store gives. Virtuoso's planner refuses a query whose cost it estimates
+    over its limit (400 s, the default a served Virtuoso has), and its estimate of one query
+    differs between servers holding the same data (scaling-by-fabric: 43-2,035 s; it runs in
+    7-9 s where let through): that refusal, which the README describes, is an expected
+    failure naming the estimate; any other error, and any answer that differs, fails."""
+    try:
+        return rows(run(store, text))
+    except StoreTimeout as e:
+        if engine == "virtuoso" and "estimated execution time" in str(e):
+            pytest.xfail(f"Virtuoso's planner refused it by its estimate: {e}")
+        raise
+
+
 @pytest.mark.parametrize("name", sorted(QUERIES))
 def test_saved_query_same_rows(name, pushed_shipped, reading, embedded_answers):
     remote = reading
     # as `query --example` sends it: a parameter whose default is every value (UNDEF) has no
     # clause, which Virtuoso's planner refuses (query/params.py); the embedded store ran the file
     query = QUERIES[name]
-    got = rows(run(remote, with_values(query.text, query.params, {})))
+    got = answered(remote, with_values(query.text, query.params, {}), pushed_shipped.name)
     want = embedded_answers[name]
     assert got == want, (
         f"{name} on {pushed_shipped.name}: only there "
@@ -180,7 +196,7 @@ def test_saved_query_same_rows(name, pushed_shipped, reading, embedded_answers):
     ("name", "given"),
     [
         ("scaling-by-fabric", {"source": ["TensorRT-LLM 0.17"]}),
-        ("scaling-by-fabric", {"source": ["argonne-lcf/LLM-Inference-Bench"]}),
+        ("scaling-by-fabric", {"source": [ARGONNE]}),
         ("accelerator-profile", {"accelerator": ["nvidia-l40s"]}),
     ],
     ids=["scaling-by-fabric-version", "scaling-by-fabric-stating-none", "accelerator-profile-part"],
@@ -188,16 +204,15 @@ def test_saved_query_same_rows(name, pushed_shipped, reading, embedded_answers):
 def test_saved_query_with_a_parameter_same_rows(name, given, pushed_shipped, reading, shipped):
     """A value given narrows the answer alike on every store: the version matched among a
     line's names (a run stating none has none, where Virtuoso reads an unbound as "")."""
-    if pushed_shipped.name == "virtuoso" and name == "scaling-by-fabric":
-        # README says it: Virtuoso's planner costs this query differently on servers holding
-        # the same data (43 s on one fresh push, 475 and 2,035 s on others, its limit 400 s),
-        # and once Virtuoso stopped answering anything while running it
-        pytest.skip("scaling-by-fabric with a source: not answered reliably by Virtuoso 7.2.5")
+    if pushed_shipped.name == "virtuoso" and given.get("source") == [ARGONNE]:
+        # README says it: let through its planner, this one stops Virtuoso 7.2.5 answering
+        # any query until it is restarted (3 of 3 tries, the server idle)
+        pytest.skip("scaling-by-fabric with Argonne's source stops Virtuoso 7.2.5")
     query = QUERIES[name]
     text = with_values(query.text, query.params, given)
     want = rows(run(shipped.open(), text))
     assert want
-    got = rows(run(reading, text))
+    got = answered(reading, text, pushed_shipped.name)
     assert got == want, f"{name} on {pushed_shipped.name}"
 
 
