@@ -206,7 +206,7 @@ def test_saved_query_with_a_parameter_same_rows(name, given, pushed_shipped, rea
     line's names (a run stating none has none, where Virtuoso reads an unbound as "")."""
     if pushed_shipped.name == "virtuoso" and given.get("source") == [ARGONNE]:
         # README says it: let through its planner, this one stops Virtuoso 7.2.5 answering
-        # any query until it is restarted (3 of 3 tries, the server idle)
+        # any query until it is restarted (4 of 4 tries, the server idle)
         pytest.skip("scaling-by-fabric with Argonne's source stops Virtuoso 7.2.5")
     query = QUERIES[name]
     text = with_values(query.text, query.params, given)
