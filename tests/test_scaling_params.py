@@ -37,24 +37,19 @@ def shipped(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def store(shipped):
-    return shipped
+def every(shipped):
+    return _rows(shipped, {})
 
 
-@pytest.fixture(scope="module")
-def every(store):
-    return _rows(store, {})
-
-
-def _rows(store, given: dict[str, list[str]]) -> list[dict]:
-    result = run(store, with_values(SCALING.text, SCALING.params, given))
+def _rows(shipped, given: dict[str, list[str]]) -> list[dict]:
+    result = run(shipped, with_values(SCALING.text, SCALING.params, given))
     names = [v.value for v in result.variables]
     return [{n: (None if s[n] is None else s[n].value) for n in names} for s in result]
 
 
-def _label(store, iri: str) -> str:
+def _label(shipped, iri: str) -> str:
     (row,) = run(
-        store, f"SELECT ?l WHERE {{ <{iri}> <http://www.w3.org/2000/01/rdf-schema#label> ?l }}"
+        shipped, f"SELECT ?l WHERE {{ <{iri}> <http://www.w3.org/2000/01/rdf-schema#label> ?l }}"
     )
     return row["l"].value
 
@@ -102,25 +97,25 @@ def test_scaling_takes_model_source_part_precision_and_reference_count():
         "three",
     ],
 )
-def test_each_parameter_keeps_exactly_the_matching_rows_in_their_order(store, every, given, keep):
+def test_each_parameter_keeps_exactly_the_matching_rows_in_their_order(shipped, every, given, keep):
     labels = {
-        "llama3.1-70b": _label(store, ID + "models/llama3.1-70b"),
-        "nvidia-l40s": _label(store, ID + "accelerators/nvidia-l40s"),
+        "llama3.1-70b": _label(shipped, ID + "models/llama3.1-70b"),
+        "nvidia-l40s": _label(shipped, ID + "accelerators/nvidia-l40s"),
     }
     expected = [r for r in every if keep(r, labels)]
     assert expected and len(expected) < len(every)
-    assert _rows(store, given) == expected
+    assert _rows(shipped, given) == expected
 
 
-def test_a_precision_given_never_joins_a_run_that_states_none(store, every):
+def test_a_precision_given_never_joins_a_run_that_states_none(shipped, every):
     """Argonne's rows state no precision setting: given FP8, only lines saying FP8 remain."""
     assert any(not re.search(r", (FP|BF|INT)\d+,", r["line"]) for r in every)
-    rows = _rows(store, {"precision": ["FP8"]})
+    rows = _rows(shipped, {"precision": ["FP8"]})
     assert rows and all(", FP8, " in r["line"] for r in rows)
 
 
-def test_the_reference_count_makes_the_share_one_of_that_count_s_figure(store, every):
-    rows = _rows(store, {"reference": ["4"]})
+def test_the_reference_count_makes_the_share_one_of_that_count_s_figure(shipped, every):
+    rows = _rows(shipped, {"reference": ["4"]})
     lines: dict[str, list[dict]] = {}
     for r in rows:
         lines.setdefault(r["line"], []).append(r)
@@ -145,8 +140,8 @@ def test_the_reference_count_makes_the_share_one_of_that_count_s_figure(store, e
     l40s = [
         float(r["share"])
         for r in rows
-        if r["partLabel"] == _label(store, ID + "accelerators/nvidia-l40s")
-        and r["modelLabel"] == _label(store, ID + "models/llama3.1-70b")
+        if r["partLabel"] == _label(shipped, ID + "accelerators/nvidia-l40s")
+        and r["modelLabel"] == _label(shipped, ID + "models/llama3.1-70b")
         and r["engineVersion"] == RELEASE
         and ", FP8, " in r["line"]
         and "TP varies" in r["line"]
@@ -155,14 +150,14 @@ def test_the_reference_count_makes_the_share_one_of_that_count_s_figure(store, e
     assert len(l40s) == 9 and statistics.median(l40s) == pytest.approx(0.59, abs=0.005)
 
 
-def test_the_v017_tables_are_the_runs_whose_version_is_0_17(store, every):
+def test_the_v017_tables_are_the_runs_whose_version_is_0_17(shipped, every):
     """The version given is the table's: the same rows as its commit, as the README says."""
-    by_table = _rows(store, {"source": [TABLE]})
-    assert by_table and _rows(store, {"source": [V017]}) == by_table
+    by_table = _rows(shipped, {"source": [TABLE]})
+    assert by_table and _rows(shipped, {"source": [V017]}) == by_table
     assert {r["engineVersion"] for r in by_table} == {RELEASE}
 
 
-def test_a_line_is_labelled_by_part_split_and_version_never_a_commit(store, every):
+def test_a_line_is_labelled_by_part_split_and_version_never_a_commit(shipped, every):
     """A line's label starts with its part and split, then names the engine and version as the
     records give them (or says none is stated) and the repository; one label is one source."""
     sources: dict[str, set[str]] = {}
@@ -184,29 +179,29 @@ def test_a_line_is_labelled_by_part_split_and_version_never_a_commit(store, ever
     assert labels and all(", TensorRT-LLM 0.17 (NVIDIA/TensorRT-LLM): " in k for k in labels)
 
 
-def test_a_version_given_never_matches_a_run_that_states_none(store):
+def test_a_version_given_never_matches_a_run_that_states_none(shipped):
     """Argonne's runs state no engine version: no version given reaches them, nor does the
     "v" that would prefix an unstated one."""
-    assert _rows(store, {"source": ["v"]}) == []
-    rows = _rows(store, {"source": ["argonne-lcf/LLM-Inference-Bench"]})
+    assert _rows(shipped, {"source": ["v"]}) == []
+    rows = _rows(shipped, {"source": ["argonne-lcf/LLM-Inference-Bench"]})
     assert rows and all(r["engineVersion"].endswith(", version not stated") for r in rows)
     # the column as shown is taken too: every line it names, and only those
-    shown = _rows(store, {"source": ["vLLM, version not stated"]})
+    shown = _rows(shipped, {"source": ["vLLM, version not stated"]})
     assert shown and {r["engineVersion"] for r in shown} == {"vLLM, version not stated"}
 
 
-def test_a_source_matches_a_whole_name_never_a_part_of_one(store):
+def test_a_source_matches_a_whole_name_never_a_part_of_one(shipped):
     """The names a source is matched against are kept apart by "|", which no value may hold:
     a part of a name, or two names joined, match nothing or are refused."""
     for part in ("0.1", "TensorRT", "NVIDIA", "17", "v0"):
-        assert _rows(store, {"source": [part]}) == [], part
+        assert _rows(shipped, {"source": [part]}) == [], part
     for joined in ("0.17|v0.17", "|0.17|", "NVIDIA/TensorRT-LLM|0.17"):
         with pytest.raises(ParameterError, match=r"^source: .* is not a name \(letters"):
             with_values(SCALING.text, SCALING.params, {"source": [joined]})
 
 
-def test_a_reference_count_no_line_measured_answers_no_rows(store):
-    assert _rows(store, {"reference": ["3"], "source": [V017]}) == []
+def test_a_reference_count_no_line_measured_answers_no_rows(shipped):
+    assert _rows(shipped, {"reference": ["3"], "source": [V017]}) == []
 
 
 HOSTILE = [
@@ -243,8 +238,8 @@ def test_a_hostile_value_is_refused_or_one_term(name, value):
 
 
 @pytest.mark.parametrize("name", ["source", "precision"])
-def test_a_hostile_name_that_is_one_term_matches_nothing(store, name):
-    assert _rows(store, {name: ["FP8) UNION (x"]}) == []
+def test_a_hostile_name_that_is_one_term_matches_nothing(shipped, name):
+    assert _rows(shipped, {name: ["FP8) UNION (x"]}) == []
 
 
 def test_a_quote_or_brace_in_a_text_value_is_refused():
@@ -257,9 +252,9 @@ def test_a_quote_or_brace_in_a_text_value_is_refused():
         with_values(SCALING.text, SCALING.params, {"part": ["model:x"]})
 
 
-def test_no_parameter_sends_no_clause_and_the_file_s_answer(store, every):
+def test_no_parameter_sends_no_clause_and_the_file_s_answer(shipped, every):
     sent = with_values(SCALING.text, SCALING.params, {})
     assert "UNDEF" in SCALING.text and "UNDEF" not in sent
-    raw = run(store, SCALING.text)
+    raw = run(shipped, SCALING.text)
     names = [v.value for v in raw.variables]
     assert [{n: (None if s[n] is None else s[n].value) for n in names} for s in raw] == every

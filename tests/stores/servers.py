@@ -134,8 +134,8 @@ def _wait(url: str, proc: subprocess.Popen, log: Path, timeout: float = START_WI
 
 def answering(server: Server, within: float = START_WITHIN) -> None:
     """Until the running server answers ASK {} (EndedAtStart if it ended, RuntimeError if it
-    did not answer within `within`): after a push, Debian's Virtuoso 7.2.5 has once stopped
-    answering anything, idle, with its locks held."""
+    did not answer within `within`): a server that died or hangs after its push fails
+    there, once, not in every test that reads it."""
     _wait(server.query, server.proc, server.log, within)
 
 
