@@ -563,3 +563,27 @@ def test_a_skip_invalid_rebuild_leaves_out_and_takes_back_unchanged_records(
     part.write_text(text, encoding="utf-8")
     mended, result = quads("kept")
     assert not result.left_out and mended == quads("fresh-2")[0] == kept
+
+
+def test_a_large_bulk_load_is_compacted_before_the_build_ends(copy_data, monkeypatch, tmp_path):
+    """A build that bulk loads more than COMPACT_FROM merges the store's files before it ends
+    (else the next build's flush waited for that merge); the store holds the same quads."""
+    import benchgraph.pipeline.steps as steps
+
+    data = copy_data(TEST_DATA / "fabric")
+
+    def built(limit: int, cache: str):
+        monkeypatch.setattr(steps, "COMPACT_FROM", limit)
+        monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / cache))
+        result = build(data)
+        files = len(list(result.store_path.glob("*.sst")))
+        store = result.open()
+        quads = sorted(str(q) for q in store)
+        del store
+        return result, files, quads
+
+    plain, plain_files, plain_quads = built(1 << 62, "plain")
+    compacted, compacted_files, compacted_quads = built(0, "compacted")
+    assert "compact" in compacted.timings
+    assert compacted_files < plain_files
+    assert compacted_quads == plain_quads

@@ -25,7 +25,7 @@ from ..reasoning.ontology import ontology_closure, reasoner
 from ..records.files import max_record_bytes, scan_record_files
 from ..records.provenance import display_base, display_path, last_commits
 from ..store.cache import DIGEST, KIND, Cache, Entries, Entry
-from ..store.load import Loader, forget_store
+from ..store.load import COMPACT_FROM, Loader, forget_store
 from ..timing import Timer
 from ..validation.incremental import check_dataset
 from ..validation.links import link_problems
@@ -104,7 +104,8 @@ class _Build:
 
     def run(self) -> BuildResult:
         """scan, then reuse the last build when nothing changed; otherwise plan, open the
-        store, convert, check, load, derive (each timed under its name) and finish."""
+        store, convert, check, load, derive, compact (each timed under its name) and
+        finish."""
         self.scan()
         self.timer.lap("scan")
         if self.up_to_date():
@@ -112,7 +113,7 @@ class _Build:
         self.plan()
         self.open_store()
         try:
-            for step in (self.convert, self.check, self.load, self.derive):
+            for step in (self.convert, self.check, self.load, self.derive, self.compact):
                 step()
                 self.timer.lap(step.__name__)
         finally:
@@ -261,6 +262,12 @@ class _Build:
         """The cross-record rules, into the inferred graph (pipeline.derive)."""
         self.derivation.included = self.included
         derive(self.derivation, self.runs, self.judged)
+
+    def compact(self) -> None:
+        """After a large bulk load, merge the store's files now, not in the next build's
+        flush (store.load.COMPACT_FROM); also faster queries of the built store."""
+        if self.loader.bulk_loaded >= COMPACT_FROM:
+            self.store.optimize()
 
     def close_store(self) -> None:
         self.store.flush()

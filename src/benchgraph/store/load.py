@@ -197,6 +197,7 @@ class Loader:
         self.pending = set(json.loads(cache.meta(PENDING) or "[]"))
         self.changed: set[str] = set(self.pending)
         self.converted: set[str] = set()  # graphs of the records this build converted
+        self.bulk_loaded = 0  # bytes of N-Quads this build bulk loaded (see COMPACT_FROM)
         cache.db.execute("CREATE TABLE IF NOT EXISTS inferred (graph TEXT PRIMARY KEY, nq BLOB)")
         # a record's derived lines (nq), or for a run its kind's (Derived)
         cache.db.execute(
@@ -227,10 +228,12 @@ class Loader:
                 text = self._take(batch, feed)
                 if text:
                     feed.put(text, len(batch))
+                    self.bulk_loaded += len(text)
             if self.deriver is not None:
                 text = self._derived(self.deriver.rest())
                 if text:
                     feed.put(text, 0)
+                    self.bulk_loaded += len(text)
             feed.close()
         except BaseException:
             feed.stop()
@@ -531,6 +534,15 @@ class _Diff:
 # new files, which a store of 100k runs then compacts, and an edit's flush waited for that
 # (7-15 s in `finish` after a fabric edit at 100k).
 SMALL_WRITE = 16 * 1024 * 1024
+# From this many bytes of N-Quads bulk loaded in one build, the build compacts the store
+# before it ends (pipeline.steps). Each bulk load writes files of its own, which RocksDB
+# merges in the background; a build ends before that is done, and the next one to open the
+# store for writing took it up again, its flush waiting for it: 7-18 s in `finish` of an
+# accelerator's edit at 100k runs (2.7 GB of N-Quads, "Stalling writes because we have 20
+# level-0 files" in the store's LOG), none seen at 30k (0.8 GB). Compacting took 20-23 s at
+# 100k, whose cold build then took 0.94-1.05x its time without it (the same CPU: the merge
+# is done once either way), and no edit after it waited (benchmarks/reports/build-compact.md).
+COMPACT_FROM = 1024 * 1024 * 1024
 
 
 def _write(store: ox.Store, text: bytes) -> None:
