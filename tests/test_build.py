@@ -572,7 +572,8 @@ def test_a_large_bulk_load_is_compacted_before_the_build_ends(copy_data, monkeyp
 
     data = copy_data(TEST_DATA / "fabric")
 
-    def built(limit: int, cache: str):
+    def built(limit: int, cache: str) -> tuple[int, list[str]]:
+        """The store's files and its quads, built with this limit."""
         monkeypatch.setattr(steps, "COMPACT_FROM", limit)
         monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / cache))
         result = build(data)
@@ -580,10 +581,9 @@ def test_a_large_bulk_load_is_compacted_before_the_build_ends(copy_data, monkeyp
         store = result.open()
         quads = sorted(str(q) for q in store)
         del store
-        return result, files, quads
+        return files, quads
 
-    plain, plain_files, plain_quads = built(1 << 62, "plain")
-    compacted, compacted_files, compacted_quads = built(0, "compacted")
-    assert "compact" in compacted.timings
+    plain_files, plain_quads = built(1 << 62, "plain")
+    compacted_files, compacted_quads = built(0, "compacted")
     assert compacted_files < plain_files
     assert compacted_quads == plain_quads
