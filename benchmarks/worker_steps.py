@@ -6,6 +6,9 @@ on the same runs in one process (the build's workers do the same, two at a time)
 The runs are the shipped data/'s first --runs run files (sorted by path); a plain libyaml
 load of each file is timed beside them, for reference (the record reader composes nodes with
 libyaml instead, to keep each field's line). Prints a Markdown table, ms a record.
+
+It makes process()'s calls itself, in process()'s order, to time each: a step added to
+process() must be added here too, or the table leaves it out.
 """
 
 from __future__ import annotations
