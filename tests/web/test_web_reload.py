@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import shutil
 import signal
 import threading
@@ -211,6 +212,61 @@ def test_sighup_rebuilds_in_the_serving_process_without_a_restart(tmp_path, web_
         assert health["rebuilds"] == 2 and health["last_rebuild"]["reason"] == "SIGHUP"
         assert server_processes(server) == before  # gunicorn and its workers: not restarted
     finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_one_builder_rebuilds_from_what_it_is_told_and_another_starts_if_it_dies(
+    tmp_path, web_cache, records
+):
+    server = serve(tmp_path, web_cache, records, "--watch", "--settle", "0.2")
+
+    def edited(value: str, n: int) -> dict:
+        set_memory(records, H100, value)
+        wait_for(lambda: memory(server) == (float(value), 96), f"the edit to {value}", server)
+        wait_for(lambda: rebuilds(server) >= n, f"rebuild {n} counted", server)
+        return server.health()["last_rebuild"]
+
+    try:
+        first = edited("81", 1)
+        assert first["scan"] == "told", first  # it remembered the folder as the server began
+        second = edited("82", 2)
+        assert second["builder"] == first["builder"] and second["scan"] == "told", second
+        psutil.Process(second["builder"]).kill()  # as the kernel's OOM killer would
+        third = edited("83", 3)
+        assert third["builder"] != second["builder"] and third["scan"] == "full", third
+        fourth = edited("84", 4)
+        assert fourth["builder"] == third["builder"] and fourth["scan"] == "told", fourth
+        server.proc.send_signal(signal.SIGHUP)  # a change the watcher may have missed
+        wait_for(lambda: rebuilds(server) >= 5, "the SIGHUP's rebuild", server)
+        assert server.health()["last_rebuild"]["scan"] == "full"
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_a_builder_whose_code_changed_hands_over_to_a_new_one(tmp_path, web_cache, records):
+    import benchgraph
+
+    shapes = Path(benchgraph.__file__).parent / "resources" / "shapes" / "benchgraph-shapes.ttl"
+    server = serve(tmp_path, web_cache, records, "--watch", "--settle", "0.2")
+    was = shapes.stat()
+    try:
+        set_memory(records, H100, "81")
+        wait_for(lambda: rebuilds(server) >= 1, "the first rebuild", server)
+        first = server.health()["last_rebuild"]
+        # the same bytes, a new time: as an edit and its undoing would leave it
+        os.utime(shapes, ns=(was.st_atime_ns, was.st_mtime_ns + 1_000_000_000))
+        set_memory(records, H100, "82")
+        wait_for(lambda: memory(server) == (82, 96), "the edit served", server)
+        wait_for(lambda: rebuilds(server) >= 2, "the second rebuild", server)
+        second = server.health()["last_rebuild"]
+        assert second["result"] == "ok" and second["builder"] != first["builder"], second
+        assert not psutil.pid_exists(first["builder"]) or (
+            psutil.Process(first["builder"]).status() == psutil.STATUS_ZOMBIE
+        )
+    finally:
+        os.utime(shapes, ns=(was.st_atime_ns, was.st_mtime_ns))
         server.stop()
 
 

@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             watcher = _watch(args, queries, reloader)
             reloader.watching = watcher.watching
             reloader.publish()
+            reloader.start()
         config |= served.app_config() | {"SNAPSHOT_FILE": str(root / snapshots.POINTER)}
         note = "; watching for changes" if watcher else ""
         return _serve(args, root, config, reloader, str(args.data), note)

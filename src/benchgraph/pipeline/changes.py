@@ -4,8 +4,12 @@ its size or modification time changed, or when it was written too recently to te
 from __future__ import annotations
 
 import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
 
-from ..records.files import RecordFileError, read_record_bytes
+from ..records.files import RecordFileError, max_record_bytes, read_record_bytes, scan_record_files
+from ..records.provenance import last_commits
 from ..store.cache import COMMIT, DIGEST, HASH, MTIME, PROBLEMS, SIZE, Entries
 
 RACY_NS = 2_000_000_000  # a file written this recently may change again unseen (see file_digests)
@@ -64,3 +68,27 @@ def file_digests(
         if row is None or row[DIGEST] != out[name]:
             stale.append((path, name))
     return out, stats, stale
+
+
+@dataclass
+class Found:
+    """What a scan found of a data folder's record files against the cache's index: the
+    files (as scan_record_files lists them), their last commits, when the scan began, and
+    file_digests' digests, stats and stale files."""
+
+    files: list[tuple[str, str, int, int]]
+    commits: dict[str, str]
+    now: int
+    digests: dict[str, str]
+    stats: dict[str, tuple]
+    stale: list[tuple[str, str]]
+
+
+def scan(data_dir: Path, prefix: str, before: Entries) -> Found:
+    """List, stat and digest every record file of data_dir (display paths under `prefix`)."""
+    commits = last_commits(data_dir)
+    now = time.time_ns()  # before any file is read (see file_digests)
+    files = scan_record_files(data_dir, f"{prefix}/")
+    return Found(
+        files, commits, now, *file_digests(files, commits, before, now, max_record_bytes())
+    )

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,17 +21,17 @@ from ..locks import held, posix_lock_holder
 from ..namespaces import ONTOLOGY_IRI
 from ..rdf.nquads import nquads
 from ..reasoning.ontology import ontology_closure, reasoner
-from ..records.files import max_record_bytes, scan_record_files
-from ..records.provenance import display_base, display_path, last_commits
+from ..records.provenance import display_base, display_path
 from ..store.cache import DIGEST, KIND, Cache, Entries, Entry
 from ..store.load import COMPACT_FROM, Loader, forget_store
 from ..timing import Timer
 from ..validation.incremental import check_dataset
 from ..validation.links import link_problems
-from .changes import file_digests
+from .changes import scan
 from .derive import Derivation
 from .derive import derive as derive  # the cross-record rules, into the inferred graph
 from .key import code_key
+from .session import Session
 from .workers import converted
 
 # Present while a build may have written the store without committing the cache's account
@@ -71,11 +70,19 @@ def cache_dir_for(data_dir: Path) -> Path:
     return root / f"{data_dir.resolve().name}-{name}" / code_key()[:16]
 
 
-def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None) -> BuildResult:
+def build(
+    data_dir: Path,
+    *,
+    skip_invalid: bool = False,
+    jobs: int | None = None,
+    session: Session | None = None,
+) -> BuildResult:
     """Build (or bring up to date) the query store of data_dir.
 
     Raises RecordsInvalid when a record has a violation, unless skip_invalid, which leaves
-    out the invalid records and those linking to them and reports each.
+    out the invalid records and those linking to them and reports each. A long-lived
+    builder passes its `session` (pipeline/session.py): what it remembers of the last build
+    and the paths its watcher told it, in place of a full scan.
     """
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
@@ -87,7 +94,7 @@ def build(data_dir: Path, *, skip_invalid: bool = False, jobs: int | None = None
         _drop_stale_builds(work)
         cache = Cache(work / "cache.sqlite")
         try:
-            return _Build(data_dir, work, cache, skip_invalid, jobs).run()
+            return _Build(data_dir, work, cache, skip_invalid, jobs, session).run()
         finally:
             cache.close()
 
@@ -96,10 +103,16 @@ class _Build:
     """One build over one cache: run() is the order of its steps, each a method below."""
 
     def __init__(
-        self, data_dir: Path, work: Path, cache: Cache, skip_invalid: bool, jobs: int | None
+        self,
+        data_dir: Path,
+        work: Path,
+        cache: Cache,
+        skip_invalid: bool,
+        jobs: int | None,
+        session: Session | None,
     ) -> None:
         self.data_dir, self.work, self.cache = data_dir, work, cache
-        self.skip_invalid, self.jobs = skip_invalid, jobs
+        self.skip_invalid, self.jobs, self.session = skip_invalid, jobs, session
         self.timer = Timer()
 
     def run(self) -> BuildResult:
@@ -122,15 +135,19 @@ class _Build:
 
     def scan(self) -> None:
         """What each record file is now, against what the last build made of it."""
-        self.commits = last_commits(self.data_dir)
         self.prefix = display_path(self.data_dir, display_base(self.data_dir))
-        now = time.time_ns()  # before any file is read (see changes.file_digests)
-        files = scan_record_files(self.data_dir, f"{self.prefix}/")
-        self.before = self.cache.index()  # each file's last build, without its quads
-        self.digests, self.stats, self.stale = file_digests(
-            files, self.commits, self.before, now, max_record_bytes()
-        )
-        self.gone = [p for p in self.before if p not in self.digests]
+        if self.session is not None:
+            found, self.before = self.session.scan(
+                self.data_dir, self.prefix, self.cache, self.work
+            )
+        else:
+            self.before = self.cache.index()  # each file's last build, without its quads
+            found = scan(self.data_dir, self.prefix, self.before)
+        self.commits, self.digests, self.stats = found.commits, found.digests, found.stats
+        self.stale = list(found.stale)  # plan() sorts it
+        rows = self.before.rows
+        same = rows.keys() == self.digests.keys()  # as a set, in C: mostly so
+        self.gone = [] if same else [p for p in rows if p not in self.digests]
 
     def up_to_date(self) -> bool:
         """Whether the last build stands as it is (no record changed or went)."""

@@ -27,14 +27,18 @@ def git_toplevel(data_dir: Path) -> Path | None:
     return Path(out.strip()).resolve() if out else None
 
 
-def last_commits(data_dir: Path) -> dict[str, str]:
+def last_commits(data_dir: Path, only: list[str] | None = None) -> dict[str, str]:
     """Map each committed, unmodified file below data_dir (path from the repo root) to the
-    commit that last changed it. One `git log` pass, so it stays fast at 100k files."""
+    commit that last changed it. One `git log` pass, so it stays fast at 100k files; `only`:
+    of these files (paths from the repo root) alone."""
     top = git_toplevel(data_dir)
     if top is None:
         return {}
-    rel = os.path.relpath(data_dir.resolve(), top)
-    log = _git(top, "log", "--format=@%H", "--name-only", "--no-renames", "--", rel) or ""
+    rel = [os.path.relpath(data_dir.resolve(), top)] if only is None else only
+    if not rel:
+        return {}
+    git = (top, "--literal-pathspecs")  # a file named with * or [ is that file
+    log = _git(*git, "log", "--format=@%H", "--name-only", "--no-renames", "--", *rel) or ""
     commits: dict[str, str] = {}
     current = ""
     for line in log.splitlines():
@@ -42,11 +46,17 @@ def last_commits(data_dir: Path) -> dict[str, str]:
             current = line[1:]
         elif line and line not in commits:
             commits[line] = current
-    dirty = _git(top, "status", "--porcelain", "--untracked-files=all", "-z", "--", rel) or ""
+    dirty = _git(*git, "status", "--porcelain", "--untracked-files=all", "-z", "--", *rel) or ""
     for entry in dirty.split("\0"):
         if len(entry) > 3:
             commits.pop(entry[3:], None)
     return commits
+
+
+def git_head(data_dir: Path) -> str | None:
+    """The commit checked out in the work tree holding data_dir (None: not in git)."""
+    out = _git(data_dir, "rev-parse", "HEAD")
+    return out.strip() if out else None
 
 
 def _git(cwd: Path, *args: str) -> str | None:

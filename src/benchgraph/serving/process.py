@@ -36,6 +36,7 @@ def run_server_process(settings: Path, reloader: Reloader) -> int:
             except subprocess.TimeoutExpired:
                 reloader.tick()
     finally:
+        reloader.stop()  # and its builder
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if proc.poll() is None:
