@@ -302,6 +302,14 @@ SETTINGS: dict[str, Setting] = {
             "with KiB, MiB or GiB); a bigger one is that record's problem",
             BUILD,
         ),
+        _s(
+            "BUILDER_MAX_MB",
+            2048,
+            "int",
+            "serve --watch's builder ends after a rebuild that took its resident memory past "
+            "this, to give it back (the next rebuild starts a new one)",
+            BUILD,
+        ),
         # -- remote stores: push's account, and the read-only one of serve, query, export
         _s("STORE_USER", None, "str", "push's user at the store (basic or digest)", STORE),
         _s("STORE_PASSWORD", None, "str", "push's password", STORE),

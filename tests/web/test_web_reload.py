@@ -47,8 +47,12 @@ def records(tmp_path) -> Path:
     return target
 
 
-def serve(tmp_path: Path, web_cache: Path, records: Path, *args: str) -> LiveServer:
-    return start_server(tmp_path, web_cache, "--data", str(records), "--timeout", "20", *args)
+def serve(
+    tmp_path: Path, web_cache: Path, records: Path, *args: str, env: dict | None = None
+) -> LiveServer:
+    return start_server(
+        tmp_path, web_cache, "--data", str(records), "--timeout", "20", *args, env=env
+    )
 
 
 def set_memory(records: Path, path: str, value: str) -> None:
@@ -267,6 +271,28 @@ def test_a_builder_whose_code_changed_hands_over_to_a_new_one(tmp_path, web_cach
         )
     finally:
         os.utime(shapes, ns=(was.st_atime_ns, was.st_mtime_ns))
+        server.stop()
+
+
+@pytest.mark.slow
+def test_a_builder_past_its_memory_limit_ends_and_the_next_rebuild_has_a_new_one(
+    tmp_path, web_cache, records
+):
+    server = serve(
+        tmp_path, web_cache, records, "--watch", "--settle", "0.2",
+        env={"BENCHGRAPH_BUILDER_MAX_MB": "1"},  # every builder is past it
+    )  # fmt: skip
+    try:
+        builders = []
+        for n, value in enumerate(("81", "82"), 1):
+            set_memory(records, H100, value)
+            wait_for(lambda v=value: memory(server) == (float(v), 96), f"{value} served", server)
+            wait_for(lambda n=n: rebuilds(server) >= n, f"rebuild {n} counted", server)
+            last = server.health()["last_rebuild"]
+            assert last["result"] == "ok" and "ends" not in last, last
+            builders.append(last["builder"])
+        assert builders[0] != builders[1]
+    finally:
         server.stop()
 
 

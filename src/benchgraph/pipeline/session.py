@@ -19,6 +19,7 @@ tell is found by the full scan of the next remembering, so it is built by the ne
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
 import time
 from collections.abc import Iterable
@@ -100,6 +101,8 @@ class Session:
             found = scan(data_dir, prefix, before)
             if cache.generation() != generation:
                 return
+        except sqlite3.Error:  # locked by another build for long: the next build scans
+            return
         finally:
             cache.close()
         self._memory = _Memory(

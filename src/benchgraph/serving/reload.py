@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import settings
 from ..pipeline.session import Session
 from . import snapshots
 
@@ -207,10 +209,11 @@ class Reloader:
         asked again."""
         for _ in range(2):
             outcome = self._ask(self.job.__dict__)
+            if outcome.pop("ends", False) or outcome.get("result") == "restart":
+                self._proc.wait()  # it ends after saying so
+                self._proc = None
             if outcome.get("result") != "restart":
                 return outcome
-            self._proc.wait()  # it ends after saying so
-            self._proc = None
         return {"result": "failed", "error": "the builder's code kept changing"}
 
     def _builder(self, first: dict[str, Any] | None = None) -> subprocess.Popen:
@@ -327,10 +330,27 @@ def main() -> int:
             outcome = run_job(job, session)
             # which builder, and whether it read only the told files or scanned them all
             outcome |= {"builder": os.getpid(), "scan": session.scanned or None}
-            sys.stdout.write(json.dumps(outcome) + "\n")
+            ends = _peak_bytes() > _end_above()
+            sys.stdout.write(json.dumps(outcome | {"ends": ends}) + "\n")
             sys.stdout.flush()
+            if ends:
+                return 0
         session.remember()
     return 0
+
+
+def _end_above() -> int:
+    """Bytes of peak resident memory past which a builder ends after its answer, to give
+    back what a large rebuild took (a cold build of 100k records peaks near 3 GB, and Python
+    keeps what it freed); the next one starts afresh and scans in full once. An edit's
+    rebuild at 100k stays far under the default, so the builder lives on."""
+    raw = settings.raw("BUILDER_MAX_MB")
+    return int(raw if raw else settings.SETTINGS["BUILDER_MAX_MB"].default) * 1024 * 1024
+
+
+def _peak_bytes() -> int:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # Linux counts in KiB
 
 
 def _warm(job: Job, session: Session) -> None:
