@@ -73,12 +73,11 @@ def file_digests(
 @dataclass
 class Found:
     """What a scan found of a data folder's record files against the cache's index: the
-    files (as scan_record_files lists them), their last commits, when the scan began, and
-    file_digests' digests, stats and stale files."""
+    files (as scan_record_files lists them), their last commits, and file_digests' digests,
+    stats and stale files."""
 
     files: list[tuple[str, str, int, int]]
     commits: dict[str, str]
-    now: int
     digests: dict[str, str]
     stats: dict[str, tuple]
     stale: list[tuple[str, str]]
@@ -89,6 +88,4 @@ def scan(data_dir: Path, prefix: str, before: Entries) -> Found:
     commits = last_commits(data_dir)
     now = time.time_ns()  # before any file is read (see file_digests)
     files = scan_record_files(data_dir, f"{prefix}/")
-    return Found(
-        files, commits, now, *file_digests(files, commits, before, now, max_record_bytes())
-    )
+    return Found(files, commits, *file_digests(files, commits, before, now, max_record_bytes()))

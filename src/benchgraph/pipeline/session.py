@@ -147,6 +147,8 @@ def _told_scan(data_dir: Path, memory: _Memory, told: set[str]) -> Found | None:
             gone.add(name)
             files[i] = None
             continue
+        except OSError:  # a folder above it unreadable now: the full scan says what it holds
+            return None
         if stat.S_ISDIR(st.st_mode):
             return None  # a folder now: the full scan walks it
         files[i] = (path, name, st.st_size, st.st_mtime_ns)
@@ -162,7 +164,6 @@ def _told_scan(data_dir: Path, memory: _Memory, told: set[str]) -> Found | None:
     return Found(
         [f for f in files if f is not None] if gone else files,
         commits,
-        was.now,
         _less(was.digests, gone) | digests,
         {n: v for n, v in was.stats.items() if n not in names} | stats,
         stale,
