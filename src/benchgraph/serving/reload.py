@@ -142,7 +142,10 @@ class Reloader:
     def start(self) -> None:
         """Start the builder now, to scan while nothing is asked of it (serve --watch), so
         that the first edit's rebuild reads only what changed."""
-        self._builder({"warm": True} | self.job.__dict__)
+        try:
+            self._builder({"warm": True} | self.job.__dict__)
+        except OSError:  # it did not start, or ended at once: the first rebuild says why
+            self._proc = None
 
     # --- what asks for a rebuild -------------------------------------------------------
     def changed(self, paths: set[str]) -> None:
