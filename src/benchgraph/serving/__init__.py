@@ -3,7 +3,7 @@
     prepare.py      a private copy of a build with --with files and its description
     description.py  the dataset described in VoID and DCAT
     snapshots.py    served copies, handed to server processes by a pointer file
-    reload.py       rebuilds on a change or SIGHUP, each in a fresh process
+    reload.py       rebuilds on a change or SIGHUP, in a builder process that lives on
     watch.py        what a served dataset is made of, watched for changes
     process.py      the serving process's loop around the server process
 
