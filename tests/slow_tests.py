@@ -12,6 +12,7 @@ from __future__ import annotations
 SHIPPED_DATA = {"shipped", "shipped_store"}
 
 SLOW = {
+    "tests/test_cli_build_watch.py::test_a_save_is_built_from_the_saved_file_and_a_broken_one_is_named",
     "tests/importers/test_argonne_power.py::test_the_power_table_makes_no_run_of_its_own",
     "tests/importers/test_import_argonne.py::test_a_part_derived_for_each_framework_cites_what_it_rests_on",
     "tests/importers/test_import_argonne.py::test_the_gh200_rows_are_on_the_96_gb_member_derived_from_jlse_s_node",

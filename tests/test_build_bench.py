@@ -44,6 +44,12 @@ def test_the_build_benchmark_reports_every_step(tmp_path):
     assert row[0] == "40"
     # every figure is there: records, quads, the build, the edits, the peers
     assert all(cell and cell != "-" for cell in row), row
+    # and the edits as serve --watch's builder and as `build --watch` make them
+    text = out.read_text(encoding="utf-8")
+    told, cli = text.split("The same four edits with `benchgraph build --watch`")
+    for part in (told, cli):
+        (edits,) = table(part.split("The same four edits")[-1], "| runs | edit one run s")
+        assert edits[0] == "40" and all(float(c) > 0 for c in edits[1:]), edits
 
 
 @pytest.mark.slow

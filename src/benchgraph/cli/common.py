@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from ..errors import VIOLATION, CannotRun
+from ..errors import VIOLATION, BenchgraphError, CannotRun, RecordsInvalid
 from ..store.extra import joined
 
 # pySHACL's: 0 fine, 1 the records do not conform, 2 benchgraph cannot run
@@ -22,14 +22,32 @@ def data_folder(args) -> None:
         )
 
 
-def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True):
+def told(exc: BenchgraphError, args) -> int:
+    """Say on stderr why a command stopped; its exit code."""
+    if isinstance(exc, RecordsInvalid):
+        # the violations each (they stop the build), the rest counted: validate lists them
+        for problem in exc.problems:
+            if problem.severity == VIOLATION:
+                print(problem, file=sys.stderr)
+        print(
+            f"benchgraph: {counted(exc.problems, 0, getattr(args, 'data', 'data'))}; nothing "
+            "was built: fix the violations, or build with --skip-invalid",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
+    print(f"benchgraph: {exc}", file=sys.stderr)
+    return EXIT_CANNOT_RUN
+
+
+def built(args, skip_invalid: bool = True, summary_if_unchanged: bool = True, session=None):
     """Build (or reuse) the dataset of --data; tell its problems on stderr: the violations
     and the records left out each when the records changed (or `summary_if_unchanged` is
-    false), and always one line that counts them and the warnings (`validate` lists all)."""
+    false), and always one line that counts them and the warnings (`validate` lists all).
+    `session`: a pipeline.session.Session (build --watch), told the changed files."""
     from ..pipeline.steps import build
 
     data_folder(args)
-    result = build(args.data, skip_invalid=skip_invalid)
+    result = build(args.data, skip_invalid=skip_invalid, session=session)
     listed = result.changed or not summary_if_unchanged
     if listed:
         for problem in result.problems:

@@ -11,9 +11,9 @@ import argparse
 import os
 import sys
 
-from ..errors import VIOLATION, BenchgraphError, CannotRun, RecordsInvalid
+from ..errors import BenchgraphError
 from . import build, completion, export, imports, link, push, query, serve, validate
-from .common import EXIT_CANNOT_RUN, EXIT_INVALID, EXIT_OK, counted
+from .common import EXIT_OK, told
 
 
 def parser() -> argparse.ArgumentParser:
@@ -44,23 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         # Point stdout at /dev/null so the interpreter's last flush cannot fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except RecordsInvalid as exc:
-        # the violations each (they stop the build), the rest counted: validate lists them
-        for problem in exc.problems:
-            if problem.severity == VIOLATION:
-                print(problem, file=sys.stderr)
-        print(
-            f"benchgraph: {counted(exc.problems, 0, getattr(args, 'data', 'data'))}; nothing "
-            "was built: fix the violations, or build with --skip-invalid",
-            file=sys.stderr,
-        )
-        return EXIT_INVALID
-    except CannotRun as exc:
-        print(f"benchgraph: {exc}", file=sys.stderr)
-        return EXIT_CANNOT_RUN
     except BenchgraphError as exc:
-        print(f"benchgraph: {exc}", file=sys.stderr)
-        return EXIT_CANNOT_RUN
+        return told(exc, args)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from ..records.files import max_record_bytes
 from ..records.provenance import git_head, last_commits
 from ..store.cache import Cache, Entries
 from .changes import Found, file_digests, scan
+from .workers import warm
 
 
 @dataclass
@@ -88,6 +89,7 @@ class Session:
         """After a build, while no other is asked for: a full scan against the cache as that
         build committed it. Kept only if no build committed the cache during it."""
         self._memory = None
+        warm()
         if self._last is None:
             return
         data_dir, prefix, work = self._last
