@@ -134,10 +134,15 @@ def write_ahead(snapshot: Snapshot) -> None:
     for ext in export.FORMATS:
         if ext not in MEDIA_TYPES:
             continue
+        if snapshot.closed:
+            return
         try:
             _written(snapshot, ext)
         except Exception:  # a store that is down, a worker killed: written on request
-            log.exception("snapshot %s: the %s dump not written ahead", snapshot.id, ext)
+            if snapshot.closed:  # swapped out (its workers stopped) or shut: nothing amiss
+                log.info("snapshot %s served no more: its dumps not written ahead", snapshot.id)
+            else:
+                log.exception("snapshot %s: the %s dump not written ahead", snapshot.id, ext)
             return
 
 
