@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import queue
 import re
 import resource
 import shutil
@@ -31,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -172,16 +174,26 @@ def watch_edits(data: Path, run: Path, acc: Path) -> dict:
         text=True,
         env=os.environ | {"PYTHONUNBUFFERED": "1"},
     )
+    lines: queue.Queue[str | None] = queue.Queue()
+    said: list[str] = []
+
+    def read() -> None:  # all it says, read as said: a full pipe would stop it
+        for line in proc.stderr:
+            said.append(line)
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
 
     def built() -> float:
         """Seconds of the next build, by its line; then wait until it watches again."""
         took = None
-        for line in proc.stderr:
+        while (line := lines.get(timeout=600)) is not None:
             found = re.search(r" in ([0-9.]+) s, the changed files read", line)
             took = float(found.group(1)) if found else took
             if "watching" in line:
                 return took
-        raise RuntimeError("build --watch ended")
+        raise RuntimeError("build --watch ended: " + "".join(said[-20:]))
 
     out = {}
     try:
@@ -196,7 +208,13 @@ def watch_edits(data: Path, run: Path, acc: Path) -> dict:
             out[name] = built()
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=120)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise RuntimeError(
+                "build --watch did not end on SIGINT: " + "".join(said[-20:])
+            ) from None
     return out
 
 

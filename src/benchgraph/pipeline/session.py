@@ -4,10 +4,10 @@ told which files changed stats and reads only those.
 A build learns what changed by listing and stat-ing every record file and reading the
 cache's index of them: 0.5 s and 0.23 s at 100k files, most of an edited run's build
 (benchmarks/reports/build-levers.md). `benchgraph serve --watch`'s builder process
-(serving/reload.py) is told the changed paths by its watcher, and remembers, after each
-build while it waits for the next, what a full scan finds then: the files, their digests
-against the index, their git commits, and the cache's generation. The next build re-reads
-only the told files.
+(serving/reload.py) and `benchgraph build --watch` (cli/build.py) are told the changed paths
+by a watcher, and remember, after each build while they wait for the next, what a full scan
+finds then: the files, their digests against the index, their git commits, and the cache's
+generation. The next build re-reads only the told files.
 
 It scans in full, as `benchgraph build` always does, when it remembers nothing of this folder;
 when another build has committed the cache since (its generation); when git's HEAD moved (the
