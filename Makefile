@@ -35,8 +35,8 @@ test-fast: install-test
 	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: install-test
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks docs
+	$(BIN)/ruff format --check src tests benchmarks docs
 
 bench: install-test
 	$(BIN)/python benchmarks/build_bench.py

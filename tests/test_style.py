@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-TREES = ["src", "tests", "benchmarks"]
+TREES = ["src", "tests", "benchmarks", "docs"]
 
 
 @pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=" ".join)
