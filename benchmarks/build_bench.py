@@ -207,13 +207,16 @@ def watch_edits(data: Path, run: Path, acc: Path) -> dict:
             edit(path, change)
             out[name] = built()
     finally:
-        proc.send_signal(signal.SIGINT)
+        # SIGTERM: a benchmark started in the background (`cmd &` in a script) has its
+        # children ignore SIGINT
+        proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(timeout=120)
+            if proc.wait(timeout=120) != 0:
+                raise RuntimeError("build --watch ended badly: " + "".join(said[-20:]))
         except subprocess.TimeoutExpired:
             proc.kill()
             raise RuntimeError(
-                "build --watch did not end on SIGINT: " + "".join(said[-20:])
+                "build --watch did not end on SIGTERM: " + "".join(said[-20:])
             ) from None
     return out
 

@@ -60,6 +60,9 @@ def test_a_save_is_built_from_the_saved_file_and_a_broken_one_is_named(copy_data
         stdout=subprocess.DEVNULL,
         text=True,
         env=os.environ | {"PYTHONUNBUFFERED": "1"},
+        # as a terminal starts it: SIGINT at its default (a suite started in the background
+        # by a script, as CI's is, has every child ignore it)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         lines = Lines(proc)

@@ -552,21 +552,3 @@ def test_the_watcher_ignores_temporary_files_and_sees_folders(tmp_path):
     assert wanted(str(data / "accelerators"))
     shutil.rmtree(data / "accelerators")
     assert wanted(str(data / "accelerators"))  # a folder of records, deleted
-
-
-def test_a_stopped_watcher_has_no_thread_left_running(tmp_path):
-    """Its threads end with stop(): one left in watchfiles' native code as the interpreter
-    exits could keep `build --watch` from ending on Ctrl-C."""
-    from benchgraph.serving.watch import Watcher
-
-    seen = threading.Event()
-    watcher = Watcher(lambda paths: seen.set())
-    watcher.tree(tmp_path)
-    watcher.folder(tmp_path, ".rq")
-    deadline = time.monotonic() + WAIT
-    while not seen.is_set() and time.monotonic() < deadline:  # until it watches: sees a write
-        (tmp_path / "x.yaml").write_text(f"id: x{time.monotonic()}\n", encoding="utf-8")
-        seen.wait(0.5)
-    assert seen.is_set()
-    watcher.stop()
-    assert [t for t in watcher._threads if t.is_alive()] == []

@@ -9,6 +9,7 @@ only those (pipeline/session.py): 0.4 s at 100k (benchmarks/reports/build-levers
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 import time
@@ -103,6 +104,7 @@ def _watch(args) -> int:
     from ..serving.watch import Watcher
 
     data_folder(args)  # a folder to watch, or nothing to do
+    signal.signal(signal.SIGTERM, _interrupted)  # `kill` ends it as Ctrl-C does
     session, changes = Session(), _Changes()
     watcher = Watcher(changes.add, poll=args.watch_poll)
     try:
@@ -124,6 +126,14 @@ def _watch(args) -> int:
         return EXIT_OK
     finally:
         watcher.stop()
+
+
+def _interrupted(_signum, _frame) -> None:
+    """SIGTERM: end as Ctrl-C ends it, a build under way stopped as a build stops on Ctrl-C.
+    (SIGINT is Python's own. A shell that starts a command in the background without job
+    control has it ignore SIGINT, as CI's and a script's `cmd &` do: there only SIGTERM
+    reaches it.)"""
+    raise KeyboardInterrupt
 
 
 class _Changes:

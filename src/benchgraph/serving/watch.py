@@ -17,7 +17,6 @@ import logging
 import os
 import re
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -132,11 +131,5 @@ class Watcher:
         except Exception:  # a watcher that fails leaves the server serving, and says so
             log.exception("watching %s stopped", ", ".join(map(str, paths)))
 
-    def stop(self, wait: float = 2.0) -> None:
-        """Stop watching, and wait (up to `wait` s) for the watching threads to end: each
-        sees the stop within a step (50 ms), and one left inside watchfiles' native code
-        while the interpreter exits could keep the process from ending."""
+    def stop(self) -> None:
         self._stop.set()
-        deadline = time.monotonic() + wait
-        for thread in self._threads:
-            thread.join(max(deadline - time.monotonic(), 0))
