@@ -101,7 +101,7 @@ def _watch(args) -> int:
     the next save may mend it."""
     from ..pipeline.session import Session
     from ..serving.reload import SETTLE
-    from ..serving.watch import Watcher
+    from ..serving.watch import Watcher, shown
 
     data_folder(args)  # a folder to watch, or nothing to do
     signal.signal(signal.SIGTERM, _interrupted)  # `kill` ends it as Ctrl-C does
@@ -117,10 +117,7 @@ def _watch(args) -> int:
             print(f"benchgraph: watching {args.data} (Ctrl-C ends)", file=sys.stderr, flush=True)
             session.remember()  # while nothing changes: the next build reads what it is told
             paths = changes.settled(SETTLE)
-            shown = ", ".join(sorted(paths)[:3]) + (
-                f" (+{len(paths) - 3})" if len(paths) > 3 else ""
-            )
-            print(f"benchgraph: changed: {shown}", file=sys.stderr, flush=True)
+            print(f"benchgraph: changed: {shown(paths)}", file=sys.stderr, flush=True)
             session.told(paths)
     except KeyboardInterrupt:
         return EXIT_OK

@@ -35,6 +35,7 @@ from typing import Any
 from .. import settings
 from ..pipeline.session import Session
 from . import snapshots
+from .watch import shown
 
 SETTLE = 0.5  # seconds without a change before a rebuild starts
 
@@ -173,10 +174,7 @@ class Reloader:
                 changed, self._changed = sorted(self._changed), set()
                 if not reason:  # the builder reads these files again, no others
                     self.job.changed = changed
-                shown = ", ".join(changed[:3]) + (
-                    f" (+{len(changed) - 3})" if len(changed) > 3 else ""
-                )
-                reason = f"{reason + '; ' if reason else ''}changed: {shown}"
+                reason = f"{reason + '; ' if reason else ''}changed: {shown(changed)}"
         if reason:
             self.rebuild(reason)
         self.sweep()

@@ -46,6 +46,12 @@ TEMPORARY = re.compile(
 RECORD_SUFFIXES = (".yaml", ".yml")
 
 
+def shown(paths: set[str] | list[str]) -> str:
+    """Changed paths as a log line names them: the first three in order, and how many more."""
+    ordered = sorted(paths)
+    return ", ".join(ordered[:3]) + (f" (+{len(ordered) - 3})" if len(ordered) > 3 else "")
+
+
 class DataFilter:
     """Which changes in a data folder may change what a build reads: a record file, or a
     folder of them (made, renamed, deleted); not an editor's temporary file, even one with
