@@ -328,10 +328,11 @@ class Loader:
 
     def finish(
         self, included: Entries, touched: list[Entry] | None, quiet: Container[tuple[str, str]] = ()
-    ) -> tuple[list[str] | None, list[str] | None]:
+    ) -> tuple[dict[str, str | None] | None, list[str] | None]:
         """Make the store hold exactly `included` and the ontology; return the runs and
-        systems whose cross-record facts must be derived again, and the runs whose
-        comparisons must be judged again (None, None: all of them; see reaching).
+        systems whose cross-record facts must be derived again (IRI -> its file, where
+        known), and the runs whose comparisons must be judged again (None, None: all of
+        them; see reaching).
 
         `touched`: the only records whose graphs may differ from what the store holds (the
         changed ones, old and new versions); None: compare every record's. `quiet`: (kind,
@@ -714,13 +715,14 @@ def reaching(
     included: Entries,
     cache: Cache,
     quiet: Container[tuple[str, str]] = (),
-) -> tuple[list[str], list[str]]:
+) -> tuple[dict[str, str | None], list[str]]:
     """The runs and systems whose cross-record facts may change with the changed records
     (kind, id): those records themselves and every record linking to one, transitively
     (a run -> its system -> an accelerator -> an interconnect), but not through the `quiet`
-    ones (whose edit others cannot see); and the runs among them whose comparisons must be
-    judged again: those changed and those reading a changed metric."""
-    reached = set(changed)
+    ones (whose edit others cannot see), each IRI with the file its link was found in (None
+    for the changed records); and the runs among them whose comparisons must be judged
+    again: those changed and those reading a changed metric."""
+    reached: dict[tuple[str, str], str | None] = dict.fromkeys(changed)
     judged = {k for k in changed if k[0] == "benchmarks"}
     todo = [k for k in changed if k[0] in LINKED_KINDS and k not in quiet]
     while todo:  # nothing links to runs: a run's edit reaches only itself
@@ -734,12 +736,15 @@ def reaching(
                 if kind == "metrics":
                     judged.add(key)
                 if key not in reached:
-                    reached.add(key)
+                    reached[key] = path
                     if key[0] in LINKED_KINDS:
                         todo.append(key)
+    runs = {
+        str(record_iri(kind, rid)): path
+        for (kind, rid), path in reached.items()
+        if kind in ("benchmarks", "systems")
+    }
     return (
-        sorted(
-            str(record_iri(kind, rid)) for kind, rid in reached if kind in ("benchmarks", "systems")
-        ),
+        dict(sorted(runs.items())),
         sorted(str(record_iri(kind, rid)) for kind, rid in judged if kind == "benchmarks"),
     )
