@@ -109,6 +109,7 @@ class Entries(Mapping[str, Entry]):
     def __init__(self, rows: dict[str, tuple], made: dict[str, Entry], source: Cache):
         self.rows, self._made, self._source = rows, made, source
         self._others: list[str] | None = None
+        self._kinded: Entries | bool | None = None  # with_kind() (False: this index)
 
     def others(self) -> list[str]:
         """The paths of the records that are not runs (those runs link to: few), found once
@@ -157,14 +158,28 @@ class Entries(Mapping[str, Entry]):
         return Entries(rows, made, self._source)
 
     def with_kind(self, excluding: Iterable[str] = ()) -> Entries:
-        """The entries of readable records (kind known), but those `excluding`."""
+        """The entries of readable records (kind known), but those `excluding`. Made once
+        without `excluding` (the check and the load both ask; each copy and pass over 100k
+        rows took 10-20 ms), and the same index when nothing is left out."""
+        kinded = self._kinded
+        if kinded is None:
+            unread = [p for p, r in self.rows.items() if r[KIND] is None]
+            kinded = self._less(unread) if unread else self
+            self._kinded = kinded if unread else False  # itself: no cycle to keep it alive
+        elif kinded is False:
+            kinded = self
+        drop = [p for p in excluding if p in kinded.rows]
+        return kinded._less(drop) if drop else kinded
+
+    def _less(self, drop: list[str]) -> Entries:
         # a copy less the few to drop: 3x faster at 100k than a comprehension keeping the rest
         rows = dict(self.rows)
-        for p in [p for p, r in rows.items() if r[KIND] is None]:
-            del rows[p]
-        for p in excluding:
+        for p in drop:
             rows.pop(p, None)
-        return Entries(rows, self._made, self._source)
+        out = Entries(rows, self._made, self._source)
+        if self._others is not None:
+            out._others = [p for p in self._others if p in rows]
+        return out
 
     def problems(self) -> list[Problem]:
         """Every entry's own problems (reading only the rows that have some)."""
