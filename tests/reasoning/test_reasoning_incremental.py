@@ -365,6 +365,37 @@ def test_two_files_of_one_id_in_one_load_leave_the_last_one_read(tmp_path, copy_
     assert incremental ^ _quads(build_store(data, tmp_path / "fresh")) == set()
 
 
+def test_an_edit_reaching_runs_leaves_out_both_files_of_one_id(tmp_path, copy_data, monkeypatch):
+    """An edit's derivation takes each run's file from the link that reached it: with
+    --skip-invalid both files of one id are left out, and an edit to the part they link to
+    derives neither of them, as a fresh build does not."""
+    from benchgraph.pipeline.steps import build
+
+    data = copy_data(REASONING)
+    twin = data / "benchmarks" / "zz" / "h100-1x-tp1.yaml"
+    twin.parent.mkdir()
+    twin.write_text((data / "benchmarks/h100-1x-tp1.yaml").read_text(encoding="utf-8"))
+
+    def built(cache: Path) -> ox.Store:
+        monkeypatch.setenv("BENCHGRAPH_CACHE", str(cache))
+        result = build(data, skip_invalid=True)
+        left_out = sorted(p.rsplit("/", 2)[-2] for p in result.left_out)
+        assert left_out == ["benchmarks", "zz"]  # both files of the id, nothing else
+        return result.open()
+
+    store = built(tmp_path / "cache")
+    assert _status(store)["h100-8x-dp8"][0] == "ScaleUpFabricPresent"
+    assert "h100-1x-tp1" not in _status(store)
+    del store
+    _edit(data / "accelerators/nvidia-h100-sxm.yaml", "[nvlink-4, nvswitch-4]", "[pcie-gen5]")
+    store = built(tmp_path / "cache")
+    assert _status(store)["h100-8x-dp8"][0] == "NoScaleUpFabric"
+    assert "h100-1x-tp1" not in _status(store)
+    incremental = _quads(store)
+    del store
+    assert incremental ^ _quads(built(tmp_path / "fresh")) == set()
+
+
 def test_a_failure_while_the_store_loads_is_raised_as_itself(tmp_path, copy_data, monkeypatch):
     import benchgraph.pipeline.workers as workers
 

@@ -36,9 +36,8 @@ class Derivation:
         self.runs: dict[str, list[tuple[str, str]]] = {}
         self.others: list[tuple[str, str]] = []  # (graph, IRI) of records others link to
         self.done: set[str] = set()  # graphs derived as they loaded
-        self.loader: Loader | None = None  # set by the build, as are these two
+        self.loader: Loader | None = None  # set by the build, as is `included`
         self.included: Entries | None = None
-        self.ids_shared = True  # whether some id is held by two files (not known: as if so)
 
     # --- as the records load (store.load.Deriver) ----------------------------------------
     def take(self, entries: list[Entry]) -> Derived:
@@ -100,10 +99,11 @@ class Derivation:
                 if graph_name_of(row) not in self.done
             ]
         else:
-            # the files of these records: the one a link found, where no id is held by two
-            # files; else looked up in the cache (16k lookups took 0.06-0.18 s at 100k; a
-            # dict of every record's key, a pass over 100k rows)
-            known = {} if self.ids_shared else {i: p for i, p in records.items() if p}
+            # the files of these records: the one a link found (an id held by two files
+            # refuses the build, or with --skip-invalid leaves both out, so a file in
+            # `included` is its id's only one); else looked up in the cache (16k lookups
+            # took 0.06-0.18 s at 100k; a dict of every record's key, a pass over 100k rows)
+            known = {i: p for i, p in records.items() if p}
             found = self.cache.paths_of(
                 [iri.rsplit("/", 2)[1:] for iri in records if iri not in known]
             )

@@ -278,7 +278,6 @@ class _Build:
     def derive(self) -> None:
         """The cross-record rules, into the inferred graph (pipeline.derive)."""
         self.derivation.included = self.included
-        self.derivation.ids_shared = any(p.code == "duplicate-id" for p in self.problems)
         derive(self.derivation, self.runs, self.judged)
 
     def compact(self) -> None:
