@@ -83,7 +83,6 @@ class Watcher:
         self.poll = poll
         self.watching: list[str] = []
         self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
 
     def tree(self, folder: Path) -> None:
         """Watch a data folder and everything below it."""
@@ -111,11 +110,9 @@ class Watcher:
         if not paths:
             return
         self.watching += [str(p) + ("/**" if recursive else "") for p in paths]
-        thread = threading.Thread(
+        threading.Thread(
             target=self._run, args=(paths, recursive, wanted), name="watch", daemon=True
-        )
-        thread.start()
-        self._threads.append(thread)
+        ).start()
 
     def _run(self, paths: list[Path], recursive: bool, wanted: Callable[[str], bool]) -> None:
         import watchfiles
