@@ -4,6 +4,10 @@ query reaches the store."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pyoxigraph as ox
 import pytest
 
@@ -11,6 +15,7 @@ from benchgraph.pipeline.steps import build
 from benchgraph.store.export import dumps
 from benchgraph.store.push import push
 from benchgraph.web import create_app
+from stores.servers import free_port
 from stores.test_push import RECORDS
 
 RUN = "ev-sglang-dsv41-production-decode-tok-s-per-user"
@@ -149,3 +154,38 @@ def test_result_over_the_cap_is_refused(server, tmp_path):
             assert r.status_code == 422 and r.get_json()["title"] == "result too large"
         finally:
             app.extensions["benchgraph"].close()
+
+
+SERVE_AND_END = """
+import sys
+from benchgraph.web import create_app
+config = {"STORE_URL": sys.argv[1], "QUERY_WORKERS": 1}
+if len(sys.argv) > 2:
+    config["DUMP_DIR"] = sys.argv[2]
+app = create_app(config)
+print(app.extensions["benchgraph"].dump_dir, flush=True)
+"""
+
+
+def test_a_remote_stores_own_dumps_folder_goes_when_the_app_ends(tmp_path):
+    """With no DUMP_DIR, a remote store's dumps are written to a folder made for them, which
+    the app deletes when its process ends (each app made one in /tmp and left it there); a
+    DUMP_DIR the user gave is kept. The store is down here: the app serves it all the same."""
+    url = f"http://127.0.0.1:{free_port()}/query"
+
+    def served(*args: str) -> Path:
+        done = subprocess.run(
+            [sys.executable, "-c", SERVE_AND_END, url, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return Path(done.stdout.strip().splitlines()[-1])
+
+    made = served()
+    assert made.name.startswith("benchgraph-dumps-") and not made.exists()
+    given = tmp_path / "dumps"
+    given.mkdir()
+    (given / "kept.nq").write_text("")
+    assert served(str(given)) == given and (given / "kept.nq").exists()

@@ -147,13 +147,15 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
     except CannotRun:  # down now: its queries answer 503 until it is back
         key = None
     key = key or hashlib.blake2b(url.encode(), digest_size=16).hexdigest()
-    dump_dir = Path(c["DUMP_DIR"] or tempfile.mkdtemp(prefix="benchgraph-dumps-"))
+    # no DUMP_DIR: a folder of its own, deleted when the app shuts (Snapshot.close)
+    scratch = None if c["DUMP_DIR"] else Path(tempfile.mkdtemp(prefix="benchgraph-dumps-"))
     return Snapshot(
         store_path=Path(),
         key=key,
         pool=QueryPool(_pool_settings(c, url)),
-        dump_dir=dump_dir,
+        dump_dir=scratch or Path(c["DUMP_DIR"]),
         url=url,
+        scratch=scratch,
     )
 
 

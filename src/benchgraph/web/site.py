@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -57,6 +59,10 @@ class Snapshot:
     records: int | None = None
     held: IO[bytes] | None = None  # the shared lock that keeps its folder on disk
     url: str | None = None  # a remote store's query URL, served in place of store_path
+    # a folder made for it alone (a remote store's dumps where no DUMP_DIR was given):
+    # deleted on close by the process that made it, not by a server's forked workers
+    scratch: Path | None = None
+    _owner: int = field(default_factory=os.getpid)
     _rendered: dict[tuple, bytes] = field(default_factory=dict)
     _made: dict[str, Any] = field(default_factory=dict)
     _making: threading.Lock = field(default_factory=threading.Lock)
@@ -150,6 +156,8 @@ class Snapshot:
         if self.held is not None:
             self.held.close()
             self.held = None
+        if self.scratch is not None and os.getpid() == self._owner:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class Site:
