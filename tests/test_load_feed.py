@@ -4,7 +4,10 @@ build with its own error instead of a hang, leaving no pipe behind."""
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
 
@@ -114,6 +117,21 @@ def test_a_failure_of_the_workers_ends_the_loads(loader, tmp_path):
         _add(loader, _batches(20, 3, fail_after=7))
     assert not list((tmp_path / "tmp").iterdir())
     assert not [t for t in threading.enumerate() if "_guard" in t.name and t.is_alive()]
+
+
+def test_pipes_a_killed_build_left_are_removed_by_the_next(loader, tmp_path):
+    """kill -9 of a build leaves its pipes' folder in the temporary folder: the next build
+    removes those of ended processes, and not those of a build still running."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    left = tmp_path / "tmp" / f"benchgraph-load-{ended.pid}-x1y2"
+    left.mkdir()
+    os.mkfifo(left / "3.nq")
+    running = tmp_path / "tmp" / f"benchgraph-load-{os.getppid()}-z3w4"
+    running.mkdir()
+    _add(loader, _batches(3, 2))
+    assert loader.cache.loaded_count() == 6
+    assert list((tmp_path / "tmp").iterdir()) == [running]
 
 
 def test_loads_grow_and_the_last_one_is_small():
