@@ -19,8 +19,8 @@ CONTRACTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 ]["contracts"]
 # What importers/ and links/ may import, as their __init__ says: records and the base floor
 RECORDS_AND_BASE = {
-    "records", "vocab", "resources", "locks", "timing", "namespaces", "errors", "_version",
-    "settings",
+    "records", "vocab", "resources", "locks", "scratch", "timing", "namespaces", "errors",
+    "_version", "settings",
 }  # fmt: skip
 
 

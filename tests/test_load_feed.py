@@ -4,10 +4,7 @@ build with its own error instead of a hang, leaving no pipe behind."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import tempfile
 import threading
 
@@ -17,6 +14,7 @@ import pytest
 import benchgraph.store.load as load_module
 from benchgraph.store.cache import Cache, Entry
 from benchgraph.store.load import Loader, StoreRefused, _load_size
+from test_scratch import held_elsewhere
 
 GRAPH = "https://w3id.org/benchgraph/graph/benchmarks/"
 
@@ -121,17 +119,17 @@ def test_a_failure_of_the_workers_ends_the_loads(loader, tmp_path):
 
 def test_pipes_a_killed_build_left_are_removed_by_the_next(loader, tmp_path):
     """kill -9 of a build leaves its pipes' folder in the temporary folder: the next build
-    removes those of ended processes, and not those of a build still running."""
-    ended = subprocess.Popen([sys.executable, "-c", "pass"])
-    ended.wait()
-    left = tmp_path / "tmp" / f"benchgraph-load-{ended.pid}-x1y2"
-    left.mkdir()
-    os.mkfifo(left / "3.nq")
-    running = tmp_path / "tmp" / f"benchgraph-load-{os.getppid()}-z3w4"
-    running.mkdir()
-    _add(loader, _batches(3, 2))
-    assert loader.cache.loaded_count() == 6
-    assert list((tmp_path / "tmp").iterdir()) == [running]
+    removes it, and not the folder of a build still running (benchgraph.scratch)."""
+    killed, running = (held_elsewhere(tmp_path / "tmp", "load") for _ in range(2))
+    killed[0].send_signal(signal.SIGKILL)
+    killed[0].wait()
+    try:
+        _add(loader, _batches(3, 2))
+        assert loader.cache.loaded_count() == 6
+        assert list((tmp_path / "tmp").iterdir()) == [running[1]]
+    finally:
+        running[0].kill()
+        running[0].wait()
 
 
 def test_loads_grow_and_the_last_one_is_small():

@@ -183,8 +183,15 @@ def worker_started(parent: int) -> None:
     made it), end now if the parent is already gone, and let go of the parent's locks
     (_let_go did, at the fork)."""
     _let_go()
+    end_with(parent, signal.SIGKILL)
+
+
+def end_with(parent: int, signum: int) -> None:
+    """Have this process sent `signum` when its parent, `parent`, ends, however it ends
+    (Linux sends it when the parent's thread that started this process ends); end now if the
+    parent is already gone."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
     if os.getppid() != parent:  # the parent ended before prctl took effect
         os._exit(1)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from .. import scratch
 from ..errors import CannotRun
 from ..serving import snapshots
 from ..serving.prepare import prepare
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     config = _app_config(args)
     if args.store:
         return _serve_store(args, config)
-    root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
+    root = scratch.make("serve")
     watcher = None
     try:
         queries = _queries_dir()
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if watcher is not None:
             watcher.stop()
-        shutil.rmtree(root, ignore_errors=True)
+        scratch.remove(root)
 
 
 def _serve(
@@ -141,7 +141,13 @@ def _serve(
     store alike, and run it until interrupted."""
     path = root / "serve.json"
     path.write_text(
-        json.dumps({"app": config, "gunicorn": _gunicorn_options(args, config)}),
+        json.dumps(
+            {
+                "app": config,
+                "gunicorn": _gunicorn_options(args, config),
+                "parent": os.getpid(),  # the server ends with this process (web/server.py)
+            }
+        ),
         encoding="utf-8",
     )
     host = _bracketed(config["BIND_HOST"])
@@ -200,7 +206,7 @@ def _serve_store(args: argparse.Namespace, config: dict[str, Any]) -> int:
 
     check_url(args.store, "--store")
     warning = _check_read_only(args.store)
-    root = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
+    root = scratch.make("serve")
     try:
         config |= {
             "STORE_URL": args.store,
@@ -209,7 +215,7 @@ def _serve_store(args: argparse.Namespace, config: dict[str, Any]) -> int:
         }
         return _serve(args, root, config, _NoReloads(), f"the store {args.store}")
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        scratch.remove(root)
 
 
 def _check_read_only(url: str) -> str | None:

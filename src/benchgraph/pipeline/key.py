@@ -31,6 +31,7 @@ BUILD_MODULES = (
     "vocab.py",
     "resources.py",
     "locks.py",
+    "scratch.py",
     "timing.py",
     "store/cache.py",
     "store/load.py",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import scratch
 from ..errors import CannotRun
 from ..store.extra import copy_with, graph_of
 from . import description, snapshots
@@ -76,7 +76,7 @@ class Served:
     def cleanup(self) -> None:
         """Delete the copy (only from the process that made it)."""
         if os.getpid() == self.owner:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            scratch.remove(self.workdir)
 
 
 def prepare(
@@ -96,7 +96,7 @@ def prepare(
     queries on the shipped data); compacted they run as fast. It takes about 1.5 s at the
     shipped size and 10 s of CPU at 100k runs, so `serve` does it on start, not on reloads."""
     if root is None:
-        workdir = Path(tempfile.mkdtemp(prefix="benchgraph-serve-"))
+        workdir = scratch.make("serve")
     else:
         workdir = Path(tempfile.mkdtemp(prefix=snapshots.PREFIX, dir=root))
     copy = workdir / "store"
@@ -114,7 +114,7 @@ def prepare(
             _optimize(copy)
         snapshots.mark(workdir)
     except BaseException:
-        shutil.rmtree(workdir, ignore_errors=True)
+        scratch.remove(workdir)
         raise
     return Served(
         copy,

@@ -23,17 +23,15 @@ import itertools
 import json
 import os
 import queue
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 
 import pyoxigraph as ox
 
+from .. import scratch
 from ..errors import VIOLATION, CannotRun, Problem
 from ..namespaces import GRAPH, ID, INFERRED_GRAPH, ONTOLOGY_IRI, RUN, record_iri, renamed
 from ..records.files import size_text
@@ -49,9 +47,6 @@ GRAPHS, IDS = str(GRAPH), str(ID)
 _LENIENT = True
 PENDING = "underived"  # the cache's meta key of graphs refused builds loaded, not derived
 READ = 2000  # records read from the cache at once to be loaded again
-# The folder of a build's named pipes to the store's loads (_Feed), in the system's temporary
-# folder (a data folder's file system may have no named pipes), named with the build's pid.
-PIPES = "benchgraph-load-"
 QUEUED = 6  # batches the build may hand on before the loads take them (about 40 MB each)
 # Loads running at once: each holds what it read until it ends (at 100k shipped runs,
 # unbounded: 3.1-3.3 GB at the peak, two: 2.7-2.9 GB).
@@ -559,21 +554,6 @@ def _write(store: ox.Store, text: bytes) -> None:
         store.bulk_load(text, ox.RdfFormat.N_QUADS, lenient=_LENIENT)
 
 
-def _sweep_pipes() -> None:
-    """Remove the pipes' folders of builds killed before they could (kill -9 leaves them):
-    those whose pid no process has now."""
-    for left in Path(tempfile.gettempdir()).glob(f"{PIPES}*-*"):
-        pid = left.name.removeprefix(PIPES).split("-", 1)[0]
-        if not pid.isdigit():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(left, ignore_errors=True)
-        except OSError:  # another user's process: alive
-            continue
-
-
 def forget_store(cache: Cache) -> None:
     """Forget what the cache says the store holds (the store is gone): the next Loader loads
     every record and has all derived."""
@@ -601,8 +581,7 @@ class _Feed:
         self.handed: set[str] = set()  # graphs handed to the load
         self.again: dict[str, tuple] = {}  # graphs met again after (see Loader.add)
         self.queue: queue.Queue[tuple[bytes, int] | None] = queue.Queue(QUEUED)
-        _sweep_pipes()
-        self.folder = tempfile.TemporaryDirectory(prefix=f"{PIPES}{os.getpid()}-")
+        self.folder = scratch.make("load")  # the pipes' (kill -9 of a build leaves it)
         self.done = False  # no more text: set by the writer at the end, or by stop
         self.errors: list[BaseException] = []
         self.loads: list[threading.Thread] = []
@@ -643,7 +622,7 @@ class _Feed:
         self.writer.join()  # it starts the loads: after it, self.loads is whole
         for t in self.loads:
             t.join()
-        self.folder.cleanup()
+        scratch.remove(self.folder)
 
     def _guard(self, work: Callable[..., None], *args: object) -> None:
         try:
@@ -677,7 +656,7 @@ class _Feed:
         while not self.done:
             if len(self.loads) >= LOADS_AT_ONCE:  # each holds what it read until it ends
                 self.loads[-LOADS_AT_ONCE].join()
-            pipe = os.path.join(self.folder.name, f"{n}.nq")
+            pipe = os.path.join(self.folder, f"{n}.nq")
             os.mkfifo(pipe)
             load = threading.Thread(target=self._guard, args=(self._load, pipe), daemon=True)
             self.loads.append(load)

@@ -5,9 +5,12 @@ serving.process)."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
+
+from ..locks import end_with
 
 
 def run_gunicorn(app_config: dict[str, Any], options: dict[str, Any]) -> None:
@@ -35,6 +38,11 @@ def main(argv: list[str]) -> int:
     """`python -m benchgraph.web.server SETTINGS_JSON`: the server process `benchgraph serve`
     starts."""
     settings = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    if "parent" in settings:
+        # `benchgraph serve` killed (kill -9, the out-of-memory killer) left the server
+        # serving on its port, its snapshot's folder left to be swept (scratch.py): it is
+        # stopped as Ctrl-C stops it
+        end_with(settings["parent"], signal.SIGTERM)
     run_gunicorn(settings["app"], settings["gunicorn"])
     return 0
 

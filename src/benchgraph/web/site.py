@@ -13,7 +13,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from typing import IO, Any
 import pyoxigraph as ox
 from flask import g, has_request_context
 
+from .. import scratch as scratch_folders
 from ..query.saved import SavedQuery, SavedQueryError
 from ..serving import snapshots
 from ..store import open as open_store
@@ -157,7 +157,7 @@ class Snapshot:
             self.held.close()
             self.held = None
         if self.scratch is not None and os.getpid() == self._owner:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            scratch_folders.remove(self.scratch)
 
 
 class Site:
