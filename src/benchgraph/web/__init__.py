@@ -133,7 +133,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
     """The remote store as the served snapshot: its key the pushed build's (else one made
     of the URL), its dumps written from what it holds."""
-    from .. import scratch as scratch_folders
+    from .. import scratch
     from ..query.inspect import check_store_query
     from ..store.http import CannotRun
     from ..store.remote import RemoteStore
@@ -147,14 +147,14 @@ def _remote_snapshot(c: Mapping[str, Any]) -> Snapshot:
         key = None
     key = key or hashlib.blake2b(url.encode(), digest_size=16).hexdigest()
     # no DUMP_DIR: a folder of its own, deleted when the app shuts (Snapshot.close)
-    scratch = None if c["DUMP_DIR"] else scratch_folders.make("dumps")
+    own = None if c["DUMP_DIR"] else scratch.make("dumps")
     return Snapshot(
         store_path=Path(),
         key=key,
         pool=QueryPool(_pool_settings(c, url)),
-        dump_dir=scratch or Path(c["DUMP_DIR"]),
+        dump_dir=own or Path(c["DUMP_DIR"]),
         url=url,
-        scratch=scratch,
+        own_folder=own,
     )
 
 

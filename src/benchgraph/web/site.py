@@ -23,7 +23,7 @@ from typing import IO, Any
 import pyoxigraph as ox
 from flask import g, has_request_context
 
-from .. import scratch as scratch_folders
+from .. import scratch
 from ..query.saved import SavedQuery, SavedQueryError
 from ..serving import snapshots
 from ..store import open as open_store
@@ -61,7 +61,7 @@ class Snapshot:
     url: str | None = None  # a remote store's query URL, served in place of store_path
     # a folder made for it alone (a remote store's dumps where no DUMP_DIR was given):
     # deleted on close by the process that made it, not by a server's forked workers
-    scratch: Path | None = None
+    own_folder: Path | None = None
     _owner: int = field(default_factory=os.getpid)
     _rendered: dict[tuple, bytes] = field(default_factory=dict)
     _made: dict[str, Any] = field(default_factory=dict)
@@ -156,8 +156,8 @@ class Snapshot:
         if self.held is not None:
             self.held.close()
             self.held = None
-        if self.scratch is not None and os.getpid() == self._owner:
-            scratch_folders.remove(self.scratch)
+        if self.own_folder is not None and os.getpid() == self._owner:
+            scratch.remove(self.own_folder)
 
 
 class Site:
