@@ -57,3 +57,17 @@ def test_a_killed_processs_folder_goes_and_a_living_ones_stays(tmp_path, monkeyp
         living.wait()
     # a process that ended without removing its folder let go of it all the same
     assert scratch.sweep("serve") == [living_folder]
+
+
+def test_a_forked_process_removes_none_of_its_parents_folders(tmp_path, monkeypatch):
+    """A server's worker forked from the process that made a folder, ending, leaves it."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    made = scratch.make("dumps")
+    child = os.fork()
+    if child == 0:  # pragma: no cover (the child's own exit code says it)
+        scratch.remove(made)
+        os._exit(0 if made.is_dir() else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0 and made.is_dir()
+    scratch.remove(made)
+    assert not made.exists()

@@ -18,7 +18,9 @@ import tempfile
 from pathlib import Path
 
 OWNER = ".owner"
-_OWNED: dict[Path, int] = {}  # this process's folders -> the descriptor holding their lock
+# the folders made here -> (the descriptor holding their lock, the pid of the process that
+# made them: a process forked from it inherits this table, and removes none of them)
+_OWNED: dict[Path, tuple[int, int]] = {}
 
 
 def make(kind: str) -> Path:
@@ -30,16 +32,20 @@ def make(kind: str) -> Path:
     fd = os.open(path / f"{OWNER}.new", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     os.rename(path / f"{OWNER}.new", path / OWNER)
-    _OWNED[path] = fd
+    _OWNED[path] = (fd, os.getpid())
     return path
 
 
 def remove(path: Path) -> None:
-    """Remove a folder this process made, and let go of it."""
+    """Remove a folder and let go of it; nothing in a process forked from the one that made
+    it (a server's worker ending must not take its parent's folder)."""
+    owned = _OWNED.get(path)
+    if owned is not None and owned[1] != os.getpid():
+        return
     shutil.rmtree(path, ignore_errors=True)
-    fd = _OWNED.pop(path, None)
-    if fd is not None:
-        os.close(fd)
+    if owned is not None:
+        del _OWNED[path]
+        os.close(owned[0])
 
 
 def sweep(kind: str) -> list[Path]:

@@ -10,7 +10,6 @@ imports another for it.
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
 import tempfile
@@ -35,7 +34,6 @@ class Served:
     workdir: Path
     invalid_records: list[str] = field(default_factory=list)
     problem_counts: dict[str, int] = field(default_factory=dict)
-    owner: int = field(default_factory=os.getpid)
     left_out: dict[str, str] = field(default_factory=dict)
     records: int = 0
     built_at: float = field(default_factory=time.time)
@@ -74,9 +72,8 @@ class Served:
         }
 
     def cleanup(self) -> None:
-        """Delete the copy (only from the process that made it)."""
-        if os.getpid() == self.owner:
-            scratch.remove(self.workdir)
+        """Delete the copy (only from the process that made it: scratch.remove)."""
+        scratch.remove(self.workdir)
 
 
 def prepare(

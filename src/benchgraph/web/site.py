@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -59,10 +58,9 @@ class Snapshot:
     records: int | None = None
     held: IO[bytes] | None = None  # the shared lock that keeps its folder on disk
     url: str | None = None  # a remote store's query URL, served in place of store_path
-    # a folder made for it alone (a remote store's dumps where no DUMP_DIR was given):
-    # deleted on close by the process that made it, not by a server's forked workers
+    # a folder made for it alone (a remote store's dumps where no DUMP_DIR was given),
+    # deleted on close (by the process that made it: scratch.remove)
     own_folder: Path | None = None
-    _owner: int = field(default_factory=os.getpid)
     _rendered: dict[tuple, bytes] = field(default_factory=dict)
     _made: dict[str, Any] = field(default_factory=dict)
     _making: threading.Lock = field(default_factory=threading.Lock)
@@ -156,7 +154,7 @@ class Snapshot:
         if self.held is not None:
             self.held.close()
             self.held = None
-        if self.own_folder is not None and os.getpid() == self._owner:
+        if self.own_folder is not None:
             scratch.remove(self.own_folder)
 
 
