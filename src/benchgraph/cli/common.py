@@ -84,7 +84,8 @@ def description(result, store=None, extra=(), reason: bool = False) -> list:
         from ..serving.prepare import data_key
 
         return describe(store, data_key(result.key, list(extra), reason))
-    return cached(result.open(), result.key, result.store_path.parent / "dumps")
+    work = result.store_path.parent
+    return cached(result.open(), result.key, work / "dumps", work)
 
 
 def remote(args):

@@ -4,16 +4,19 @@ licences, made from the store itself.
 One graph, `<graph/description>`, that the server loads into what it serves (so it is
 queryable and in every dump) and `benchgraph export` adds to its dump. It holds no clock
 time and names no blank node, so the same data gives the same bytes: the version is the
-package's and the data's build key. Counting classes and properties reads every quad (about
-5 s at 4M quads), so it is made once per served snapshot and kept beside its dumps
-(`cached`), not at build time.
+package's and the data's build key. Counting graphs, classes and properties in the store
+reads every quad (16.5 s at 8M quads), so the counts come from the build's cache where they
+can (serving/counts.py: a rebuild counts again only the graphs it changed), and the
+description is made once per served snapshot and kept beside its dumps (`cached`), not at
+build time.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -28,6 +31,7 @@ from ..namespaces import (
     LINK_GRAPH,
     ONTOLOGY_IRI,
 )
+from . import counts
 
 VOID = "http://rdfs.org/ns/void#"
 DCAT = "http://www.w3.org/ns/dcat#"
@@ -73,8 +77,9 @@ LINKS = (
 )
 
 
-def describe(store: ox.Store, key: str) -> list[ox.Quad]:
-    """The description of what `store` holds (its description graph left out)."""
+def describe(store: ox.Store, key: str, counted: Counter | None = None) -> list[ox.Quad]:
+    """The description of what `store` holds (its description graph left out), with its
+    counts read from the store, or `counted` (counts.totals) in their place."""
     out = _Out()
     d = DATASET
     out.add(d, RDF_TYPE, _n(VOID + "Dataset"), _n(DCAT + "Dataset"))
@@ -100,23 +105,101 @@ def describe(store: ox.Store, key: str) -> list[ox.Quad]:
         )
         out.add(dist, _n(DCT + "format"), ox.Literal(media))
 
-    graphs = {str(r["g"].value): int(r["n"].value) for r in store.query(COUNT_GRAPHS)}
-    graphs.pop(str(DESCRIPTION_GRAPH), None)
-    out.add(d, _n(VOID + "triples"), _int(sum(graphs.values())))
-    _graph_kinds(out, graphs)
-    _partitions(out, store)
-    _sources(out, store)
-    if str(LINK_GRAPH) in graphs:
-        _linkset(out, store, graphs[str(LINK_GRAPH)])
+    found = _Counts.of(counted) if counted is not None else _Counts.read(store)
+    out.add(
+        d,
+        _n(VOID + "triples"),
+        _int(sum(t for _, t in found.kinds.values()) + sum(found.others.values())),
+    )
+    _graph_kinds(out, found.kinds, found.others)
+    _partitions(out, found.classes, found.properties)
+    _sources(out, found.sources)
+    if str(LINK_GRAPH) in found.others:
+        _linkset(out, found.links)
     return [ox.Quad(s, p, o, GRAPH_NAME) for s, p, o in sorted(out.triples, key=str)]
 
 
-def cached(store: ox.Store, key: str, folder: Path) -> list[ox.Quad]:
-    """describe(), kept as `folder/<key>/description.nq` for the next start on the same data."""
+class _Counts:
+    """What the description counts: record graphs by kind (graphs, quads), the other graphs'
+    quads, subjects by class, quads by property, records by source (licence, publisher,
+    repository) and the link graph's quads by predicate and site."""
+
+    def __init__(self, kinds, others, classes, properties, sources, links):
+        self.kinds: dict[str, tuple[int, int]] = kinds
+        self.others: dict[str, int] = others
+        self.classes: list[tuple[ox.NamedNode, int]] = classes
+        self.properties: list[tuple[ox.NamedNode, int]] = properties
+        self.sources: list[tuple[object, object, object, int]] = sources
+        self.links: list[tuple[ox.NamedNode, str, int]] = links
+
+    @classmethod
+    def read(cls, store: ox.Store) -> _Counts:
+        """Counted in the store, every quad read."""
+        graphs = {str(r["g"].value): int(r["n"].value) for r in store.query(COUNT_GRAPHS)}
+        graphs.pop(str(DESCRIPTION_GRAPH), None)
+        kinds, others = by_kind(graphs)
+        links = []
+        if str(LINK_GRAPH) in graphs:
+            for r in store.query(LINKS, default_graph=ox.NamedNode(str(LINK_GRAPH))):
+                target = r["target"].value if r["target"] is not None else ""
+                links.append((r["p"], target, int(r["n"].value)))
+        return cls(
+            {kind: (len(sizes), sum(sizes)) for kind, sizes in kinds.items()},
+            others,
+            [
+                (r["c"], int(r["n"].value))
+                for r in store.query(COUNT_CLASSES)
+                if isinstance(r["c"], ox.NamedNode)
+            ],
+            [(r["p"], int(r["n"].value)) for r in store.query(COUNT_PROPERTIES)],
+            [
+                (r["licence"], r["publisher"], r["repository"], int(r["records"].value))
+                for r in store.query(SOURCES)
+            ],
+            links,
+        )
+
+    @classmethod
+    def of(cls, counted: Counter) -> _Counts:
+        """From counts.totals."""
+        parts: dict[str, dict[str, int]] = defaultdict(dict)
+        for name, n in counted.items():
+            part, _, rest = name.partition("\t")
+            parts[part][rest] = n
+        others = dict(parts["graph"])
+        others.pop(str(DESCRIPTION_GRAPH), None)
+        sources = []
+        for row, n in parts["source"].items():
+            licence, publisher, repository = json.loads(row)
+            sources.append(
+                (
+                    counts.term(licence),
+                    counts.term(publisher) if publisher else None,
+                    counts.term(repository) if repository else None,
+                    n,
+                )
+            )
+        links = []
+        for row, n in parts["link"].items():
+            p, target = json.loads(row)
+            links.append((ox.NamedNode(p), target, n))
+        return cls(
+            {kind: (n, parts["triples"].get(kind, 0)) for kind, n in parts["kind"].items()},
+            others,
+            [(ox.NamedNode(c), n) for c, n in parts["class"].items()],
+            [(ox.NamedNode(p), n) for p, n in parts["property"].items()],
+            sources,
+            links,
+        )
+
+
+def cached(store: ox.Store, key: str, folder: Path, work: Path | None = None) -> list[ox.Quad]:
+    """describe(), kept as `folder/<key>/description.nq` for the next start on the same data;
+    its counts from the cache of the build in `work` where they can be (counts.totals)."""
     path = folder / key / "description.nq"
     if path.is_file():
         return list(ox.parse(path=str(path), format=ox.RdfFormat.N_QUADS))
-    quads = describe(store, key)
+    quads = describe(store, key, counts.totals(work, key, store) if work else None)
     partial = path.with_name(f"description.nq.{os.getpid()}.part")  # see dumps.sweep
     # A server still on the last snapshot sweeps the other snapshots' folders once it has
     # written a dump (web/dumps.sweep): it leaves one holding this process's partial file,
@@ -166,12 +249,11 @@ def by_kind(graphs: dict[str, int]) -> tuple[dict[str, list[int]], dict[str, int
     return dict(kinds), others
 
 
-def _graph_kinds(out: _Out, graphs: dict[str, int]) -> None:
+def _graph_kinds(out: _Out, kinds: dict[str, tuple[int, int]], others: dict[str, int]) -> None:
     """A subset per kind of graph: the records of each kind (one graph each, counted, not
-    listed: 100k records would be 100k entries), the inferred graph, the ontology, the links
-    and any graph loaded beside them."""
-    kinds, others = by_kind(graphs)
-    for kind, counts in sorted(kinds.items()):
+    listed: 100k records would be 100k entries; graphs and quads), the inferred graph, the
+    ontology, the links and any graph loaded beside them."""
+    for kind, (graphs, quads) in sorted(kinds.items()):
         part = _iri("records", kind)
         out.add(DATASET, _n(VOID + "subset"), part)
         out.add(part, RDF_TYPE, _n(VOID + "Dataset"))
@@ -186,8 +268,8 @@ def _graph_kinds(out: _Out, graphs: dict[str, int]) -> None:
             ),
         )
         out.add(part, _n(VOID + "uriSpace"), ox.Literal(f"{ID}{kind}/"))
-        out.add(part, _n(VOID + "entities"), _int(len(counts)))
-        out.add(part, _n(VOID + "triples"), _int(sum(counts)))
+        out.add(part, _n(VOID + "entities"), _int(graphs))
+        out.add(part, _n(VOID + "triples"), _int(quads))
     titles = {
         str(INFERRED_GRAPH): "what inference adds",
         str(ONTOLOGY_IRI): "the ontology",
@@ -208,13 +290,7 @@ def _graph_kinds(out: _Out, graphs: dict[str, int]) -> None:
         out.add(part, _n(VOID + "triples"), _int(count))
 
 
-def _partitions(out: _Out, store: ox.Store) -> None:
-    classes = [
-        (r["c"], int(r["n"].value))
-        for r in store.query(COUNT_CLASSES)
-        if isinstance(r["c"], ox.NamedNode)
-    ]
-    properties = [(r["p"], int(r["n"].value)) for r in store.query(COUNT_PROPERTIES)]
+def _partitions(out: _Out, classes: list, properties: list) -> None:
     out.add(DATASET, _n(VOID + "classes"), _int(len(classes)))
     out.add(DATASET, _n(VOID + "properties"), _int(len(properties)))
     for c, n in classes:
@@ -229,35 +305,32 @@ def _partitions(out: _Out, store: ox.Store) -> None:
         out.add(part, _n(VOID + "triples"), _int(n))
 
 
-def _sources(out: _Out, store: ox.Store) -> None:
+def _sources(out: _Out, rows: list) -> None:
     """Each source the records cite with a licence: its publisher, repository, licence and
     how many records cite it."""
-    for r in store.query(SOURCES):
-        named = [
-            r[k].value if r[k] is not None else "" for k in ("licence", "publisher", "repository")
-        ]
+    for licence, publisher, repository, n in rows:
+        named = [t.value if t is not None else "" for t in (licence, publisher, repository)]
         source = _iri("source", "\n".join(named))
         out.add(DATASET, _n(DCT + "source"), source)
-        out.add(source, _n(DCT + "license"), r["licence"])
-        if r["publisher"] is not None:
-            out.add(source, _n(DCT + "publisher"), r["publisher"])
-        if r["repository"] is not None:
-            out.add(source, _n(DCT + "title"), r["repository"])
-        out.add(source, _n(VOID + "entities"), _int(int(r["records"].value)))
+        out.add(source, _n(DCT + "license"), licence)
+        if publisher is not None:
+            out.add(source, _n(DCT + "publisher"), publisher)
+        if repository is not None:
+            out.add(source, _n(DCT + "title"), repository)
+        out.add(source, _n(VOID + "entities"), _int(n))
 
 
-def _linkset(out: _Out, store: ox.Store, triples: int) -> None:
+def _linkset(out: _Out, rows: list) -> None:
     """The link graph as linksets: one per link predicate and target site."""
-    for r in store.query(LINKS, default_graph=ox.NamedNode(str(LINK_GRAPH))):
-        target = r["target"].value if r["target"] is not None else ""
-        part = _iri("linkset", f"{r['p'].value}\n{target}")
+    for p, target, n in rows:
+        part = _iri("linkset", f"{p.value}\n{target}")
         out.add(DATASET, _n(VOID + "subset"), part)
         out.add(part, RDF_TYPE, _n(VOID + "Linkset"))
-        out.add(part, _n(VOID + "linkPredicate"), r["p"])
+        out.add(part, _n(VOID + "linkPredicate"), p)
         out.add(part, _n(VOID + "subjectsTarget"), DATASET)
         if target:
             out.add(part, _n(VOID + "objectsTarget"), ox.NamedNode(target))
-        out.add(part, _n(VOID + "triples"), _int(int(r["n"].value)))
+        out.add(part, _n(VOID + "triples"), _int(n))
 
 
 def _iri(kind: str, name: str) -> ox.NamedNode:

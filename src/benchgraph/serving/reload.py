@@ -356,14 +356,19 @@ def _peak_bytes() -> int:
 
 def _warm(job: Job, session: Session) -> None:
     """The served build, brought up to date (it is, unless something changed since the
-    server built it) so that the session knows where its cache is."""
+    server built it) so that the session knows where its cache is; and its description's
+    counts, kept per graph (serving/counts.py): each rebuild's description then counts
+    only the graphs it changed (0.5-0.7 s at 100k runs, against 13.6-16.8 s from the store)."""
     from ..errors import BenchgraphError
     from ..pipeline.steps import build
+    from .counts import totals
 
     try:
-        build(Path(job.data), skip_invalid=True, session=session)
+        result = build(Path(job.data), skip_invalid=True, session=session)
     except BenchgraphError:
-        pass  # the next rebuild meets it and says so
+        return  # the next rebuild meets it and says so
+    if not job.extra:  # with outside graphs the description reads the store
+        totals(result.store_path.parent, result.key, result.open(), start=True)
 
 
 def _code_stamp() -> list[tuple[str, int, int]]:
