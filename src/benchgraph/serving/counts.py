@@ -105,114 +105,112 @@ def totals(work: Path, key: str, store: ox.Store, start: bool = False) -> Counte
     yet, unless `start`: counting every graph the first time takes longer than the store's
     own counts (18.4-23.2 s at 100k runs against 13.6-16.8 s), which `serve --watch`'s
     builder does while it waits (serving/reload.py), not a command's or a server's start."""
-    if not (work / "cache.sqlite").is_file():
+    cache = work / "cache.sqlite"
+    if not cache.is_file():
         return None
-    cache = sqlite3.connect(f"file:{work / 'cache.sqlite'}?mode=ro", uri=True)
-    kept = None
+    db = None
     try:
-        cache.execute("BEGIN")  # one state of the cache throughout
-        # the last build's result, committed with its account of the store
-        row = cache.execute("SELECT value FROM meta WHERE key = 'result'").fetchone()
-        if row is None or row[0] is None or json.loads(row[0])["key"] != key:
-            return None
-        loaded = dict(cache.execute("SELECT graph, digest FROM loaded"))
-        if ONTOLOGY not in loaded:
-            return None
-        kept = sqlite3.connect(work / "counts.sqlite", timeout=60, isolation_level=None)
-        kept.execute(
+        # the cache beside, read only: the graphs to count again are found by joins, in C
+        db = sqlite3.connect(
+            (work / "counts.sqlite").resolve().as_uri(), uri=True, timeout=60, isolation_level=None
+        )
+        db.execute("ATTACH DATABASE ? AS cache", (cache.resolve().as_uri() + "?mode=ro",))
+        db.execute(
             "CREATE TABLE IF NOT EXISTS counted (graph TEXT PRIMARY KEY, digest TEXT, counts TEXT)"
             " WITHOUT ROWID"
         )
-        kept.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-        kept.execute("CREATE TABLE IF NOT EXISTS name (id INTEGER PRIMARY KEY, name TEXT)")
-        kept.execute("BEGIN IMMEDIATE")  # one process counts at a time
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        db.execute("CREATE TABLE IF NOT EXISTS name (id INTEGER PRIMARY KEY, name TEXT)")
+        db.execute("BEGIN IMMEDIATE")  # one process counts at a time, on one state of the cache
         try:
-            said = dict(kept.execute("SELECT key, value FROM meta WHERE key != 'totals'"))
-            has = kept.execute("SELECT 1 FROM meta WHERE key = 'totals'").fetchone()
-            found = None
-            if "unsure" not in said and (has or start):
-                found = _brought_up(cache, kept, loaded, store)
+            found = _brought_up(db, key, store, start)
         except Unsure as exc:
-            kept.execute("ROLLBACK")
+            db.execute("ROLLBACK")
             # such records stay: counted in the store from now on, not tried again each time
-            kept.execute("INSERT OR REPLACE INTO meta VALUES ('unsure', ?)", (str(exc),))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('unsure', ?)", (str(exc),))
             return None
         except BaseException:
-            kept.execute("ROLLBACK")
+            db.execute("ROLLBACK")
             raise
-        kept.execute("COMMIT")
+        db.execute("COMMIT")
         return found
     except sqlite3.OperationalError:  # counts.sqlite not writable, or held too long
         return None
     finally:
-        cache.close()
-        if kept is not None:
-            kept.close()
+        if db is not None:
+            db.close()
 
 
-def _brought_up(
-    cache: sqlite3.Connection, kept: sqlite3.Connection, loaded: dict, store: ox.Store
-) -> Counter:
-    counted = {g: d for g, d in kept.execute("SELECT graph, digest FROM counted")}
-    row = kept.execute("SELECT value FROM meta WHERE key = 'totals'").fetchone()
-    total = Counter(json.loads(row[0])) if row else Counter()
-    if not row:
-        counted = {}
-        kept.execute("DELETE FROM counted")
+def _brought_up(db: sqlite3.Connection, key: str, store: ox.Store, start: bool) -> Counter | None:
+    # the last build's result, committed with its account of the store (`loaded`)
+    row = db.execute("SELECT value FROM cache.meta WHERE key = 'result'").fetchone()
+    if row is None or row[0] is None or json.loads(row[0])["key"] != key:
+        return None
+    said = dict(db.execute("SELECT key, value FROM meta"))
+    if "unsure" in said or ("totals" not in said and not start):
+        return None
+    total = Counter(json.loads(said["totals"])) if "totals" in said else Counter()
+    if "totals" not in said:
+        db.execute("DELETE FROM counted")
     # each graph's counts keyed by a number for each name: 83 MB at 100k runs (as names,
     # 152 MB packed)
-    names = dict(kept.execute("SELECT id, name FROM name"))
+    names = dict(db.execute("SELECT id, name FROM name"))
     ids = {name: i for i, name in names.items()}
-    stale = [g for g, d in counted.items() if loaded.get(g) != d]
-    for (text,) in _rows(kept, "SELECT counts FROM counted", stale):
+    stale = db.execute(
+        "SELECT c.graph, c.counts FROM counted c LEFT JOIN cache.loaded l ON l.graph = c.graph"
+        " WHERE l.digest IS NOT c.digest"
+    ).fetchall()
+    for _, text in stale:
         total.subtract({names[int(i)]: n for i, n in json.loads(text).items()})
-    kept.executemany("DELETE FROM counted WHERE graph = ?", [(g,) for g in stale])
-    fresh = [g for g, d in loaded.items() if counted.get(g) != d]
+    db.executemany("DELETE FROM counted WHERE graph = ?", [(g,) for g, _ in stale])
+    fresh = dict(
+        db.execute(
+            "SELECT l.graph, l.digest FROM cache.loaded l LEFT JOIN counted c ON c.graph = l.graph"
+            " WHERE c.digest IS NOT l.digest"
+        )
+    )
     new = []
-    for graph, text in _texts(cache, fresh, store):
+    for graph, text in _texts(db, fresh, store):
         found = count(text, (graph, INFERRED, LINKS))
         total.update(found)
         for name in found.keys() - ids.keys():
             ids[name] = len(ids)
-            kept.execute("INSERT INTO name VALUES (?, ?)", (ids[name], name))
-        new.append((graph, loaded[graph], json.dumps({ids[k]: n for k, n in found.items()})))
-    kept.executemany("INSERT OR REPLACE INTO counted VALUES (?, ?, ?)", new)
+            db.execute("INSERT INTO name VALUES (?, ?)", (ids[name], name))
+        new.append((graph, fresh[graph], json.dumps({ids[k]: n for k, n in found.items()})))
+    if len(new) != len(fresh):
+        raise Unsure(
+            f"the cache has not the quads of {sorted(fresh.keys() - {g for g, *_ in new})}"
+        )
+    db.executemany("INSERT INTO counted VALUES (?, ?, ?)", new)
     total = +total  # without the zeros
-    kept.execute(
+    db.execute(
         "INSERT OR REPLACE INTO meta VALUES ('totals', ?)", (json.dumps(total, sort_keys=True),)
     )
-    return total + _derived(cache)
+    return total + _derived(db)
 
 
-def _rows(db: sqlite3.Connection, query: str, graphs: list[str]):
-    for i in range(0, len(graphs), 20_000):
-        yield from db.execute(
-            query + " WHERE graph IN (SELECT value FROM json_each(?))",
-            (json.dumps(graphs[i : i + 20_000]),),
-        )
-
-
-def _texts(cache: sqlite3.Connection, graphs: list[str], store: ox.Store):
+def _texts(db: sqlite3.Connection, graphs: dict[str, str], store: ox.Store):
     """(graph, its N-Quads: the record's or the ontology's own, and its share of the inferred
-    and link graphs) of these graphs, as the store holds them."""
-    paths = {}
-    wanted = set(graphs)
-    for path, kind, rid in cache.execute("SELECT path, kind, id FROM entry WHERE kind IS NOT NULL"):
-        graph = f"{GRAPHS}{kind}/{rid}"
-        if graph in wanted:
-            paths[path] = graph
-    shares = dict(_rows(cache, "SELECT graph, nq FROM inferred", graphs))
-    listed = list(paths)
-    for i in range(0, len(listed), 2000):
-        part = listed[i : i + 2000]
-        for path, stated in cache.execute(
-            "SELECT path, stated FROM body WHERE path IN (SELECT value FROM json_each(?))",
-            (json.dumps(part),),
-        ):
-            graph = paths[path]
-            share = shares.get(graph)
-            yield graph, unpack(stated) + (unpack(share) if share else "")
-    if ONTOLOGY in wanted:
+    and link graphs) of these graphs (graph -> the digest loaded), as the store holds them."""
+    listed = json.dumps(list(graphs))
+    shares = dict(
+        db.execute(
+            "SELECT graph, nq FROM cache.inferred WHERE graph IN (SELECT value FROM json_each(?))",
+            (listed,),
+        )
+    )
+    rows = db.execute(
+        f"SELECT '{GRAPHS}' || e.kind || '/' || e.id, e.digest, b.stated FROM cache.entry e"
+        " JOIN cache.body b ON b.path = e.path WHERE e.kind IS NOT NULL"
+        f" AND '{GRAPHS}' || e.kind || '/' || e.id IN (SELECT value FROM json_each(?))",
+        (listed,),
+    )
+    for graph, digest, stated in rows:
+        if digest != graphs[graph]:  # another file of the same id, not loaded
+            continue
+        share = shares.get(graph)
+        yield graph, unpack(stated) + (unpack(share) if share else "")
+    if ONTOLOGY in graphs:
         share = shares.get(ONTOLOGY)
         yield ONTOLOGY, _ontology(store) + (unpack(share) if share else "")
 
@@ -223,16 +221,16 @@ def _ontology(store: ox.Store) -> str:
     return "".join(f"{line[:-2]} <{ONTOLOGY}> .\n" for line in text.decode().splitlines())
 
 
-def _derived(cache: sqlite3.Connection) -> Counter:
+def _derived(db: sqlite3.Connection) -> Counter:
     """The counts of what the cross-record rules derived (store.load.Derived): lines of
     records of their own, and for runs alike a kind's lines once, times its runs."""
     out: Counter = Counter()
-    for (nq,) in cache.execute("SELECT nq FROM derived WHERE nq IS NOT NULL"):
+    for (nq,) in db.execute("SELECT nq FROM cache.derived WHERE nq IS NOT NULL"):
         out.update(count(unpack(nq), (INFERRED,)))
-    for kind, runs in cache.execute(
-        "SELECT kind, count(*) FROM derived WHERE kind IS NOT NULL GROUP BY kind"
+    for kind, runs in db.execute(
+        "SELECT kind, count(*) FROM cache.derived WHERE kind IS NOT NULL GROUP BY kind"
     ):
-        row = cache.execute("SELECT nq FROM derived_kind WHERE kind = ?", (kind,)).fetchone()
+        row = db.execute("SELECT nq FROM cache.derived_kind WHERE kind = ?", (kind,)).fetchone()
         if row is None:
             raise Unsure(f"the lines of derived kind {kind} are not in the cache")
         for name, n in count(unpack(row[0]).replace(f"<{RUN}", "<x:run"), (INFERRED,)).items():
