@@ -17,7 +17,9 @@ import hashlib
 import json
 import os
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 
@@ -119,18 +121,18 @@ def describe(store: ox.Store, key: str, counted: Counter | None = None) -> list[
     return [ox.Quad(s, p, o, GRAPH_NAME) for s, p, o in sorted(out.triples, key=str)]
 
 
+@dataclass
 class _Counts:
     """What the description counts: record graphs by kind (graphs, quads), the other graphs'
     quads, subjects by class, quads by property, records by source (licence, publisher,
     repository) and the link graph's quads by predicate and site."""
 
-    def __init__(self, kinds, others, classes, properties, sources, links):
-        self.kinds: dict[str, tuple[int, int]] = kinds
-        self.others: dict[str, int] = others
-        self.classes: list[tuple[ox.NamedNode, int]] = classes
-        self.properties: list[tuple[ox.NamedNode, int]] = properties
-        self.sources: list[tuple[object, object, object, int]] = sources
-        self.links: list[tuple[ox.NamedNode, str, int]] = links
+    kinds: dict[str, tuple[int, int]]
+    others: dict[str, int]
+    classes: list[tuple[ox.NamedNode, int]]
+    properties: list[tuple[ox.NamedNode, int]]
+    sources: list[tuple[Any, Any, Any, int]]
+    links: list[tuple[ox.NamedNode, str, int]]
 
     @classmethod
     def read(cls, store: ox.Store) -> _Counts:
