@@ -177,10 +177,9 @@ def _brought_up(db: sqlite3.Connection, key: str, store: ox.Store, start: bool) 
             ids[name] = len(ids)
             db.execute("INSERT INTO name VALUES (?, ?)", (ids[name], name))
         new.append((graph, fresh[graph], json.dumps({ids[k]: n for k, n in found.items()})))
-    if len(new) != len(fresh):
-        raise Unsure(
-            f"the cache has not the quads of {sorted(fresh.keys() - {g for g, *_ in new})}"
-        )
+    missing = sorted(fresh.keys() - {g for g, *_ in new})
+    if missing:
+        raise Unsure(f"the cache has not the quads of {len(missing)} graph(s): {missing[:3]}")
     db.executemany("INSERT INTO counted VALUES (?, ?, ?)", new)
     total = +total  # without the zeros
     db.execute(
