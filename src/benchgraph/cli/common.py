@@ -84,8 +84,7 @@ def description(result, store=None, extra=(), reason: bool = False) -> list:
         from ..serving.prepare import data_key
 
         return describe(store, data_key(result.key, list(extra), reason))
-    work = result.store_path.parent
-    return cached(result.open(), result.key, work / "dumps", work)
+    return cached(result.open(), result.key, result.store_path.parent)
 
 
 def remote(args):

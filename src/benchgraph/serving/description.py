@@ -195,13 +195,14 @@ class _Counts:
         )
 
 
-def cached(store: ox.Store, key: str, folder: Path, work: Path | None = None) -> list[ox.Quad]:
-    """describe(), kept as `folder/<key>/description.nq` for the next start on the same data;
-    its counts from the cache of the build in `work` where they can be (counts.totals)."""
-    path = folder / key / "description.nq"
+def cached(store: ox.Store, key: str, work: Path) -> list[ox.Quad]:
+    """describe() of the build in `work` (or a copy of it), kept as
+    `work/dumps/<key>/description.nq` for the next start on the same data; its counts from
+    that build's cache where they can be (counts.totals)."""
+    path = work / "dumps" / key / "description.nq"
     if path.is_file():
         return list(ox.parse(path=str(path), format=ox.RdfFormat.N_QUADS))
-    quads = describe(store, key, counts.totals(work, key, store) if work else None)
+    quads = describe(store, key, counts.totals(work, key, store))
     partial = path.with_name(f"description.nq.{os.getpid()}.part")  # see dumps.sweep
     # A server still on the last snapshot sweeps the other snapshots' folders once it has
     # written a dump (web/dumps.sweep): it leaves one holding this process's partial file,

@@ -104,9 +104,7 @@ def prepare(
         # served, queryable and in every dump: the description of what this copy holds,
         # keyed by the data alone (not the saved queries the page shows), as `export` keys
         # it, so that a dump is byte for byte the CLI's export of the same data
-        store.extend(
-            description.cached(store, data_key(result.key, extra, reason), dumps, dumps.parent)
-        )
+        store.extend(description.cached(store, data_key(result.key, extra, reason), dumps.parent))
         store.flush()
         del store
         if optimize:
