@@ -190,8 +190,19 @@ def end_with(parent: int, signum: int) -> None:
     """Have this process sent `signum` when its parent, `parent`, ends, however it ends
     (Linux sends it when the parent's thread that started this process ends); end now if the
     parent is already gone."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
-    if os.getppid() != parent:  # the parent ended before prctl took effect
-        os._exit(1)
+    ending_with(signum, parent)()
+
+
+def ending_with(signum: int, parent: int | None = None) -> Callable[[], None]:
+    """end_with as a subprocess preexec_fn: the child is sent `signum` when this process
+    (`parent`) ends. libc is found here, before the fork: the child only calls it."""
+    parent = os.getpid() if parent is None else parent
+    prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+
+    def child() -> None:
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+        if os.getppid() != parent:  # the parent ended before prctl took effect
+            os._exit(1)
+
+    return child

@@ -8,11 +8,13 @@ On a loaded machine (other suites beside this one) a start is waited for by its 
 server's own process answering on its port, with deadlines far past what a start takes alone
 (START_WITHIN); a port another process took between free_port() and the server's bind makes
 the server end at start, and it is started again on fresh ports (STARTS).
+
+Each server is sent SIGTERM when the process that started it ends, however it ends
+(locks.ending_with): `stop` is never reached when a test run is killed with `kill -9`.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import signal
@@ -26,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchgraph.locks import PR_SET_PDEATHSIG
+from benchgraph.locks import ending_with
 
 VIRTUOSO_USER, VIRTUOSO_PASSWORD = "dba", "dba"  # a fresh database's own administrator
 # The serving account the README tells Virtuoso's operators to make: it can only read.
@@ -99,23 +101,6 @@ def _listens(proc: subprocess.Popen, port: int) -> bool:
     except psutil.Error:
         pass
     return False
-
-
-def _ending_with_us() -> Callable[[], None]:
-    """A preexec_fn: the server is sent SIGTERM when this process ends, however it ends (its
-    `stop` is not reached when a test run is killed: a `kill -9` of `.ci/run` left both
-    servers running, holding their ports and files). libc is found here, before the fork:
-    the child only calls it."""
-    parent = os.getpid()
-    prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
-
-    def child() -> None:
-        if prctl is not None:
-            prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        if os.getppid() != parent:  # this process ended before prctl took effect
-            os._exit(1)
-
-    return child
 
 
 def oxigraph_binary() -> str | None:
@@ -197,7 +182,7 @@ def _start_oxigraph(folder: Path, read_only: bool) -> Server:
         ],
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
-        preexec_fn=_ending_with_us(),
+        preexec_fn=ending_with(signal.SIGTERM),
     )
     base = f"http://127.0.0.1:{port}"
     server = Server("oxigraph", f"{base}/query", f"{base}/store", proc, log)
@@ -270,7 +255,7 @@ def _start_virtuoso(folder: Path) -> Server:
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=_ending_with_us(),
+        preexec_fn=ending_with(signal.SIGTERM),
     )
     base = f"http://127.0.0.1:{http}"
     server = Server(
