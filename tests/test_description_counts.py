@@ -1,7 +1,7 @@
 """The dataset description's counts from the build cache (serving/counts.py) are the store's
 own: on the shipped data, and after each kind of edit a rebuild counts again (a run, a
 part's fabric that changes thousands of runs' derived quads, a record removed and one
-added); and they are refused where they could not be exact."""
+added, a record removed alone); and they are refused where they could not be exact."""
 
 from __future__ import annotations
 
@@ -61,6 +61,9 @@ def test_the_counts_kept_per_graph_are_the_stores_after_every_kind_of_edit(copy_
     copy = runs[2].with_name("copied-run-for-counts.yaml")
     shutil.copy(runs[2], copy)
     _edit(copy, lambda r: r.update(id="copied-run-for-counts"))
+    _same_as_the_store(data)
+
+    runs[3].unlink()  # a graph gone, none new: found by the number of graphs alone
     _same_as_the_store(data)
 
 

@@ -211,7 +211,13 @@ class Cache:
             "CREATE TABLE IF NOT EXISTS body (path TEXT PRIMARY KEY, stated BLOB,"
             " inferred BLOB, lines TEXT)"
         )
-        self.db.execute("CREATE TABLE IF NOT EXISTS loaded (graph TEXT PRIMARY KEY, digest TEXT)")
+        # `n` grows with every graph loaded, never reused (AUTOINCREMENT): what changed since
+        # a known `n` is a range of it, which serving/counts.py reads in place of comparing
+        # every graph's digest (0.55 s a rebuild at 100k runs)
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS loaded (n INTEGER PRIMARY KEY AUTOINCREMENT,"
+            " graph TEXT UNIQUE, digest TEXT)"
+        )
         # what the cross-record rules read of each record: an edit derives the records it
         # reaches from these, not from the store
         self.db.execute("CREATE TABLE IF NOT EXISTS rulefacts (path TEXT PRIMARY KEY, facts BLOB)")
@@ -405,7 +411,9 @@ class Cache:
 
     def set_loaded(self, added: dict[str, str], removed: list[str]) -> None:
         self.db.executemany("DELETE FROM loaded WHERE graph = ?", [(g,) for g in removed])
-        self.db.executemany("INSERT OR REPLACE INTO loaded VALUES (?, ?)", added.items())
+        self.db.executemany(
+            "INSERT OR REPLACE INTO loaded (graph, digest) VALUES (?, ?)", added.items()
+        )
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
