@@ -103,8 +103,9 @@ def totals(work: Path, key: str, store: ox.Store, start: bool = False) -> Counte
     again. None where the cache is not that build's (another build ended since, or `key` is
     of a copy with other graphs), holds what count() cannot add up, or no counts are kept
     yet, unless `start`: counting every graph the first time takes longer than the store's
-    own counts (18.4-23.2 s at 100k runs against 13.6-16.8 s), which `serve --watch`'s
-    builder does while it waits (serving/reload.py), not a command's or a server's start."""
+    own counts (37-48 s at 100k runs against 23-30 s: benchmarks/reports/counts.md), which
+    `serve --watch`'s builder does while it waits (serving/reload.py), not a command's or a
+    server's start."""
     cache = work / "cache.sqlite"
     if not cache.is_file():
         return None

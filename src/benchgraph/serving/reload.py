@@ -358,7 +358,8 @@ def _warm(job: Job, session: Session) -> None:
     """The served build, brought up to date (it is, unless something changed since the
     server built it) so that the session knows where its cache is; and its description's
     counts, kept per graph (serving/counts.py): each rebuild's description then counts
-    only the graphs it changed (0.5-0.7 s at 100k runs, against 13.6-16.8 s from the store)."""
+    only the graphs it changed (0.16-0.51 s at 100k runs, against 24-30 s from the store:
+    benchmarks/reports/counts.md)."""
     from ..errors import BenchgraphError
     from ..pipeline.steps import build
     from .counts import totals
