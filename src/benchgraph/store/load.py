@@ -204,6 +204,11 @@ class Loader:
             "CREATE TABLE IF NOT EXISTS derived (graph TEXT PRIMARY KEY, nq BLOB, kind TEXT)"
         )
         cache.db.execute("CREATE TABLE IF NOT EXISTS derived_kind (kind TEXT PRIMARY KEY, nq BLOB)")
+        # the runs of each kind: a kind no run has any more is dropped (derived) by looking
+        # its runs up here, where a pass over every run's row took 60 ms of an edit at 100k
+        cache.db.execute(
+            "CREATE INDEX IF NOT EXISTS derived_of_kind ON derived (kind) WHERE kind IS NOT NULL"
+        )
 
     def add(self, batches: Iterable[list[Entry]], expected: int | None = None) -> None:
         """Load the entries of every batch that may go in (no violation of their own) and are
@@ -322,8 +327,8 @@ class Loader:
         if diff.kinds:
             db.executemany("INSERT OR IGNORE INTO derived_kind VALUES (?, ?)", diff.kinds)
             db.execute(
-                "DELETE FROM derived_kind WHERE kind NOT IN "
-                "(SELECT kind FROM derived WHERE kind IS NOT NULL)"
+                "DELETE FROM derived_kind WHERE NOT EXISTS (SELECT 1 FROM derived"
+                " WHERE derived.kind = derived_kind.kind AND derived.kind IS NOT NULL)"
             )
 
     def finish(
