@@ -484,7 +484,7 @@ def test_exit_2_when_its_own_ontology_is_broken(tmp_path, monkeypatch, capsys):
     )
     monkeypatch.setattr(onto, "_REASONER", [])
     monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "cache"))
-    cached = (key.code_key, onto.ontology_graph, onto.ontology_closure)
+    cached = (key.code_key, onto.ontology_graph, onto.ontology_closure, onto.ontology_nquads)
     for f in cached:
         f.cache_clear()
     try:

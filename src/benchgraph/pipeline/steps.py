@@ -18,9 +18,7 @@ import pyoxigraph as ox
 from .. import settings
 from ..errors import VIOLATION, CannotRun, Problem, RecordsInvalid
 from ..locks import held, posix_lock_holder
-from ..namespaces import ONTOLOGY_IRI
-from ..rdf.nquads import nquads
-from ..reasoning.ontology import ontology_closure, reasoner
+from ..reasoning.ontology import ontology_closure, ontology_nquads, reasoner
 from ..records.provenance import display_base, display_path
 from ..store.cache import DIGEST, KIND, Cache, Entries, Entry
 from ..store.load import COMPACT_FROM, Loader, forget_store
@@ -175,7 +173,7 @@ class _Build:
         cache, before, stale = self.cache, self.before, self.stale
         cache.set_meta("result", None)  # until this build ends: a refused one is not up to date
         # the ontology comes with the kept closure; before any conversion and before workers fork
-        self.ontology = reasoner(self.work / "reasoner.pickle").ontology
+        reasoner(self.work / "reasoner.pickle")
         # the records others link to before the runs: a first build derives each batch of runs
         # as it loads, once those are in (pipeline.derive)
         stale.sort(key=lambda item: self.is_run(item[1]))
@@ -205,7 +203,7 @@ class _Build:
         self.loader = Loader(
             self.store,
             cache,
-            (nquads(self.ontology, ONTOLOGY_IRI), ontology_closure()),
+            (ontology_nquads(), ontology_closure()),
             self.derivation,
         )
         self.derivation.loader = self.loader
