@@ -69,6 +69,30 @@ def test_a_told_edit_builds_as_a_full_scan_would(data, tmp_path, monkeypatch):
     assert cold(data, tmp_path, monkeypatch) == (result.key, served)
 
 
+def test_told_builds_key_their_records_as_a_cold_build_with_records_left_out(
+    data, tmp_path, monkeypatch
+):
+    """The key's sorted digests are the last build's with the told changes (Session.digests):
+    a part left out, a run edited meanwhile and the part mended give a cold build's keys."""
+    session = session_after_a_build(data)
+    steps = [
+        (SXM, "vendor: Example", "vendor: Example\nmemory_gb: lots"),  # left out, with its runs
+        (PCIE_RUN, "confidence: ", "confidence: 0.31 #"),
+        (SXM, "vendor: Example\nmemory_gb: lots", "vendor: Example"),  # back in
+    ]
+    left_out = []
+    for name, old, new in steps:
+        session.told([edit(data, name, old, new)])
+        result = build(data, skip_invalid=True, session=session)
+        assert session.scanned == "told"
+        left_out.append(sorted(result.left_out))
+        assert cold(data, tmp_path / name.replace("/", "-"), monkeypatch)[0] == result.key
+        monkeypatch.setenv("BENCHGRAPH_CACHE", str(tmp_path / "cache"))
+        session.remember()
+    assert any(SXM in p for p in left_out[0]) and left_out[0] == left_out[1]
+    assert left_out[2] == []
+
+
 def test_a_told_file_deleted_leaves_the_build(data, tmp_path, monkeypatch):
     session = session_after_a_build(data)
     (data / NVLINK_RUN).unlink()

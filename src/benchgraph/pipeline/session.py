@@ -22,13 +22,14 @@ import os
 import sqlite3
 import stat
 import time
+from bisect import bisect_left, insort
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..records.files import max_record_bytes
 from ..records.provenance import git_head, last_commits
-from ..store.cache import Cache, Entries
+from ..store.cache import DIGEST, Cache, Entries
 from .changes import Found, file_digests, scan
 from .workers import warm
 
@@ -45,11 +46,19 @@ class _Memory:
     at: dict[str, int] = field(default_factory=dict)  # display path -> place in found.files
 
 
+@dataclass
+class _Digests:
+    key: str  # the build's
+    rows: dict[str, tuple]  # the index of the records it included
+    ordered: list[str]  # their digests, sorted
+
+
 class Session:
     """A builder's memory of its last build: build(..., session=) reads it, remember() fills
     it, told() adds the paths its watcher reported."""
 
     def __init__(self) -> None:
+        self._digests: _Digests | None = None
         self._memory: _Memory | None = None
         self._told: set[str] = set()
         self._last: tuple[Path, str, Path] | None = None  # the last build's folder, prefix, cache
@@ -58,6 +67,34 @@ class Session:
     def told(self, paths: Iterable[str]) -> None:
         """Paths changed since the last build began (absolute, as the watcher gives them)."""
         self._told.update(paths)
+
+    def digests(
+        self, rows: dict[str, tuple], last: str | None, touched: Iterable[str]
+    ) -> list[str]:
+        """The digests of the records a build includes (`rows`), sorted, as its key hashes
+        them: the list of the build whose key is `last` (the cache's last result), kept by
+        keep(), with the `touched` files' changes since (converted, gone, left out then or
+        now), else sorted afresh. Sorting 100k took 64 ms of an edited run's 0.4 s build."""
+        kept, self._digests = self._digests, None
+        if kept is None or last is None or kept.key != last:
+            return sorted(row[DIGEST] for row in rows.values())
+        ordered = list(kept.ordered)
+        for path in set(touched):
+            was, now = kept.rows.get(path), rows.get(path)
+            if was is not None:
+                i = bisect_left(ordered, was[DIGEST])
+                if i == len(ordered) or ordered[i] != was[DIGEST]:
+                    return sorted(row[DIGEST] for row in rows.values())
+                del ordered[i]
+            if now is not None:
+                insort(ordered, now[DIGEST])
+        if len(ordered) != len(rows):  # a change not among `touched`: never, but not trusted
+            return sorted(row[DIGEST] for row in rows.values())
+        return ordered
+
+    def keep(self, key: str, rows: dict[str, tuple], ordered: list[str]) -> None:
+        """A build's key, included records and their digests sorted, for the next (digests)."""
+        self._digests = _Digests(key, rows, ordered)
 
     def forget(self) -> None:
         """Scan in full at the next build (SIGHUP: a change the watcher may not have told)."""

@@ -293,11 +293,21 @@ class _Build:
     def finish(self) -> BuildResult:
         """The result, kept in the cache for the next build to reuse."""
         included, problems, left_out = self.included, self.problems, self.left_out
+        if self.session is None:
+            ordered = sorted(row[DIGEST] for row in included.rows.values())
+        else:  # from the session's last build where it is the cache's last (see digests)
+            last = self.last
+            touched = [e.path for e in self.fresh] + self.gone + list(left_out)
+            ordered = self.session.digests(
+                included.rows,
+                None if last is None else last.key,
+                touched + list(last.left_out if last is not None else ()),
+            )
         key = hashlib.blake2b(
-            "".join(sorted(row[DIGEST] for row in included.rows.values())).encode()
-            + code_key().encode(),
-            digest_size=16,
+            "".join(ordered).encode() + code_key().encode(), digest_size=16
         ).hexdigest()
+        if self.session is not None:
+            self.session.keep(key, included.rows, ordered)
         invalid = sorted({p.file for p in problems if p.severity == VIOLATION})
         result = BuildResult(
             self.work / "store",
