@@ -24,7 +24,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from build_once import busiest_accelerator, edit, toggle_confidence, toggle_fabric  # noqa: E402
+from build_once import busiest_accelerator, toggle_confidence, toggle_fabric  # noqa: E402
+from told_edits import told_edit  # noqa: E402
 
 from benchgraph.pipeline.session import Session  # noqa: E402
 from benchgraph.pipeline.steps import build  # noqa: E402
@@ -51,10 +52,7 @@ def measure(data: Path, rounds: int) -> dict:
     out: dict = {"first": first, "reached": reached, "records": result.records, "rounds": []}
     for _ in range(rounds):
         for name, path, change in (("run", run, toggle_confidence), ("part", part, toggle_fabric)):
-            session.remember()
-            edit(path, change)
-            session.told([str(path.resolve())])
-            result = build(data, skip_invalid=True, session=session)
+            _, result = told_edit(session, data, path, change)
             store = result.open()
             kept_s, kept = timed(_from_kept, work, result.key, store)
             store_s, read = timed(describe, store, result.key)

@@ -77,19 +77,19 @@ class Session:
         now), else sorted afresh. Sorting 100k took 64 ms of an edited run's 0.4 s build."""
         kept, self._digests = self._digests, None
         if kept is None or last is None or kept.key != last:
-            return sorted(row[DIGEST] for row in rows.values())
+            return _sorted_digests(rows)
         ordered = list(kept.ordered)
         for path in set(touched):
             was, now = kept.rows.get(path), rows.get(path)
             if was is not None:
                 i = bisect_left(ordered, was[DIGEST])
                 if i == len(ordered) or ordered[i] != was[DIGEST]:
-                    return sorted(row[DIGEST] for row in rows.values())
+                    return _sorted_digests(rows)
                 del ordered[i]
             if now is not None:
                 insort(ordered, now[DIGEST])
         if len(ordered) != len(rows):  # a change not among `touched`: never, but not trusted
-            return sorted(row[DIGEST] for row in rows.values())
+            return _sorted_digests(rows)
         return ordered
 
     def keep(self, key: str, rows: dict[str, tuple], ordered: list[str]) -> None:
@@ -154,6 +154,10 @@ class Session:
             found,
             {f[1]: i for i, f in enumerate(found.files)},
         )
+
+
+def _sorted_digests(rows: dict[str, tuple]) -> list[str]:
+    return sorted(row[DIGEST] for row in rows.values())
 
 
 def _told_scan(data_dir: Path, memory: _Memory, told: set[str]) -> Found | None:

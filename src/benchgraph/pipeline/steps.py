@@ -297,11 +297,11 @@ class _Build:
             ordered = sorted(row[DIGEST] for row in included.rows.values())
         else:  # from the session's last build where it is the cache's last (see digests)
             last = self.last
-            touched = [e.path for e in self.fresh] + self.gone + list(left_out)
+            touched = [e.path for e in self.fresh] + self.gone + [*left_out]
+            if last is not None:
+                touched += last.left_out
             ordered = self.session.digests(
-                included.rows,
-                None if last is None else last.key,
-                touched + list(last.left_out if last is not None else ()),
+                included.rows, None if last is None else last.key, touched
             )
         key = hashlib.blake2b(
             "".join(ordered).encode() + code_key().encode(), digest_size=16
